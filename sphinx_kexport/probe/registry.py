@@ -1,0 +1,149 @@
+"""Registering probe cases: ``case(...)`` and the checks done before anything runs.
+
+A case module is any importable module or ``.py`` file that exposes ``CASES``,
+a list of :class:`CaseSpec` built with :func:`case`. Importing this module
+does not import torch; :func:`case` does, because it inspects its inputs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+class CaseError(ValueError):
+    """A case that cannot be probed as registered; the message says why and how to fix it."""
+
+
+_VARIANT = re.compile(r"^(.*?)((?:\[[^\[\]]*\])+)$")
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """``"warp[reflect][batch]"`` -> ``("warp", "reflect, batch")``.
+
+    Only brackets at the very end are a variant; ``Cam[pinhole].project`` is
+    an operator name with no variant.
+    """
+    match = _VARIANT.match(name)
+    if not match or not match.group(1):
+        return name, ""
+    variant = match.group(2)[1:-1].replace("][", ", ")
+    return match.group(1), variant
+
+
+@dataclass
+class CaseSpec:
+    name: str
+    target: Any
+    inputs: list[Any]
+    kwargs: dict[str, Any]
+    package: str
+    section: str = ""
+    note: str = ""
+    check: bool = True
+    atol: float = 2e-4
+    rtol: float = 1e-3
+    skip: str | None = None
+    method: str | None = None
+    ref: str = ""
+    origin: str = field(default="", compare=False)  # module that registered it, for error messages
+
+    @property
+    def operator(self) -> str:
+        return split_name(self.name)[0]
+
+    @property
+    def variant(self) -> str:
+        return split_name(self.name)[1]
+
+
+def _public_path(obj: Any, package: str) -> str:
+    """The shortest importable dotted path that names ``obj``, preferring ``package``."""
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if not module or not qualname or "<" in qualname:
+        return ""
+    candidates = []
+    if package:
+        candidates.append(package)
+    parts = module.split(".")
+    candidates += [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
+    head = qualname.split(".")[0]
+    for mod_name in candidates:
+        try:
+            mod = importlib.import_module(mod_name)
+        except Exception:  # a candidate that does not import is simply not the answer
+            continue
+        found = getattr(mod, head, None)
+        if found is not None and (found is obj or (head != qualname and inspect.isclass(found)
+                                                   and found.__qualname__ == head
+                                                   and found.__module__ == module)):
+            return f"{mod_name}.{qualname}"
+    return f"{module}.{qualname}"
+
+
+def default_ref(target: Any, method: str | None, package: str) -> str:
+    """``ref`` when the case gives none: the target's importable dotted path."""
+    import torch
+
+    obj = target
+    if isinstance(target, torch.nn.Module) or not (inspect.isfunction(target) or inspect.isclass(target)
+                                                   or inspect.isbuiltin(target) or inspect.ismethod(target)):
+        obj = type(target)
+    if inspect.ismethod(obj):
+        obj = obj.__func__
+    path = _public_path(obj, package)
+    if path and method and inspect.isclass(obj):
+        path = f"{path}.{method}"
+    return path
+
+
+def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = None, *, package: str,
+         section: str = "", note: str = "", check: bool = True, atol: float = 2e-4, rtol: float = 1e-3,
+         skip: str | None = None, method: str | None = None, ref: str | None = None) -> CaseSpec:
+    """Register one probe case: a public callable plus concrete inputs.
+
+    Every tensor in ``inputs`` becomes a graph input; ``kwargs`` are baked
+    into the graph as constants. ``name[variant]`` names one variant of an
+    operator. ``skip="why"`` records an ``n/a`` entry without running;
+    ``check=False`` marks a random operator (only output count, shapes and
+    finiteness are compared). ``method`` calls that method of the target
+    instead of calling it.
+    """
+    where = f"case {name!r}"
+    if not isinstance(name, str) or not name.strip():
+        raise CaseError(f"a case needs a non-empty string name, got {name!r}")
+    if not isinstance(package, str) or not package:
+        raise CaseError(f"{where}: package must be a non-empty string such as 'kornia.filters', got {package!r}")
+    if skip is not None and (not isinstance(skip, str) or not skip.strip()):
+        raise CaseError(f"{where}: skip must be a reason string such as 'needs pretrained weights', got {skip!r}")
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    kwargs = dict(kwargs or {})
+    if skip is None:
+        import torch
+
+        for i, value in enumerate(inputs):
+            if not isinstance(value, torch.Tensor):
+                raise CaseError(
+                    f"{where}: inputs[{i}] is a {type(value).__name__}, expected a torch.Tensor. Every input "
+                    "becomes a graph input; pass Python values through kwargs (baked as constants) instead.")
+        if not inputs:
+            raise CaseError(f"{where}: needs at least one tensor input (add a dummy torch.zeros(1) for a "
+                            "constant graph)")
+        call = getattr(target, method, None) if method else target
+        if method and call is None:
+            raise CaseError(f"{where}: the target {type(target).__name__} has no method {method!r}")
+        if not callable(call):
+            raise CaseError(f"{where}: the target {target!r} cannot be called; pass a function, a callable "
+                            "or an nn.Module instance")
+    if ref is None and target is not None:
+        ref = default_ref(target, method, package)
+    return CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
+                    note=note, check=bool(check), atol=float(atol), rtol=float(rtol), skip=skip, method=method,
+                    ref=ref or "")
+
+
+Target = Callable[..., Any]
