@@ -1,0 +1,36 @@
+"""Doctree nodes of the export-support page.
+
+Each node carries plain, picklable data (see ``model.row_payload``) so the
+doctree survives the environment pickle and parallel builds, and each
+builder decides how to render it.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+
+
+class kexport_page(nodes.General, nodes.Element):
+    """Wraps one directive's output. HTML: ``<div class="kexport" ...>``.
+
+    Attributes: ``devices`` (list), ``columns`` (column payloads),
+    ``page_id`` (unique in the document).
+    """
+
+
+class kexport_controls(nodes.General, nodes.Element):
+    """The search box, filters and live count (HTML only; other builders skip it).
+
+    Attributes: ``columns`` (column payloads), ``devices`` (list),
+    ``total`` (row count).
+    """
+
+
+class kexport_table(nodes.General, nodes.Element):
+    """One table of rows (a package section).
+
+    Attributes: ``table_id``, ``title``, ``package``, ``section``,
+    ``columns`` (column payloads), ``rows`` (row payloads), ``links``
+    (row id -> resolved URI, filled at resolve time; absent id = not
+    resolved, shown as a code literal).
+    """
