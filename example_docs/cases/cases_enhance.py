@@ -1,0 +1,114 @@
+"""Survey cases for ``kornia.enhance``: intensity adjustments (brightness,
+contrast, saturation, hue, gamma, log, sigmoid), histogram operations
+(equalize, CLAHE, soft histograms), normalisation, ZCA whitening, integral
+images and the differentiable JPEG codec. Scalar factors are probed both baked
+(Python float) and live (tensor) where the function accepts either."""
+
+import torch
+
+import kornia.enhance as KE
+from sphinx_kexport.probe import case
+
+PKG = "kornia.enhance"
+IMG = "(1,3,32,32)"
+
+
+def _rand(*shape, seed=0, lo=0.0, hi=1.0):
+    gen = torch.Generator().manual_seed(seed)
+    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
+
+
+def _rgb(seed=0):
+    return _rand(1, 3, 32, 32, seed=seed)
+
+
+def c(name, target, inputs, kwargs=None, **kw):
+    return case(name, target, inputs, kwargs, package=PKG, **kw)
+
+
+def _factor(fname, baked, live, lo=None):
+    """``fname(image, factor)`` probed with the factor baked and live."""
+    fn = getattr(KE, fname)
+    return [
+        c(f"{fname}[baked factor]", fn, [_rgb()], {"factor": baked}, note=f"image live {IMG}; factor={baked} baked"),
+        c(f"{fname}[live factor]", fn, [_rgb(), torch.tensor([live])],
+          note=f"image live {IMG}; factor live (1,) = {live}"),
+    ]
+
+
+def _zca_fitted():
+    zca = KE.ZCAWhitening(dim=0)
+    zca.fit(_rand(16, 8, seed=6))
+    return zca
+
+
+CASES = [
+    *_factor("adjust_brightness", 0.2, 0.3),
+    *_factor("adjust_contrast", 0.7, 1.3),
+    *_factor("adjust_saturation", 0.5, 1.5),
+    *_factor("adjust_hue", 0.3, -0.4),
+    c("adjust_brightness_accumulative", KE.adjust_brightness_accumulative, [_rgb()], {"factor": 0.2},
+      note=f"image live {IMG}; factor=0.2 baked"),
+    c("adjust_contrast_with_mean_subtraction", KE.adjust_contrast_with_mean_subtraction, [_rgb()],
+      {"factor": 0.8}, note=f"image live {IMG}; factor=0.8 baked"),
+    c("adjust_saturation_with_gray_subtraction", KE.adjust_saturation_with_gray_subtraction, [_rgb()],
+      {"factor": 1.4}, note=f"image live {IMG}; factor=1.4 baked"),
+    c("adjust_gamma[baked]", KE.adjust_gamma, [_rgb()], {"gamma": 2.2, "gain": 1.0},
+      note=f"image live {IMG}; gamma=2.2, gain=1.0 baked"),
+    c("adjust_gamma[live]", KE.adjust_gamma, [_rgb(), torch.tensor([0.8]), torch.tensor([1.1])],
+      note=f"image live {IMG}; gamma live (1,), gain live (1,)"),
+    c("adjust_log", KE.adjust_log, [_rgb()], {"gain": 1.0, "inv": False},
+      note=f"image live {IMG}; gain=1, inv=False baked"),
+    c("adjust_sigmoid", KE.adjust_sigmoid, [_rgb()], {"cutoff": 0.5, "gain": 10.0},
+      note=f"image live {IMG}; cutoff=0.5, gain=10 baked"),
+    c("add_weighted[live weights]", KE.add_weighted,
+      [_rgb(0), torch.tensor(0.6), _rgb(1), torch.tensor(0.4), torch.tensor(0.05)],
+      note=f"src1, src2 live {IMG}; alpha, beta, gamma live 0-d tensors"),
+    c("add_weighted[baked weights]", lambda a, b: KE.add_weighted(a, 0.6, b, 0.4, 0.05), [_rgb(0), _rgb(1)],
+      note=f"src1, src2 live {IMG}; alpha=0.6, beta=0.4, gamma=0.05 baked", ref="kornia.enhance.add_weighted"),
+    c("invert", KE.invert, [_rgb(), torch.tensor([1.0])], note=f"image live {IMG}; max_val live (1,)"),
+    c("posterize[baked bits]", KE.posterize, [_rgb()], {"bits": 3}, note=f"image live {IMG}; bits=3 baked"),
+    c("posterize[live bits]", KE.posterize, [_rgb(), torch.tensor([4])],
+      note=f"image live {IMG}; bits live int64 (1,)"),
+    c("solarize", KE.solarize, [_rgb()], {"thresholds": 0.5, "additions": 0.1},
+      note=f"image live {IMG}; thresholds=0.5, additions=0.1 baked"),
+    c("sharpness", KE.sharpness, [_rgb()], {"factor": 0.5}, note=f"image live {IMG}; factor=0.5 baked"),
+    c("equalize", KE.equalize, [_rgb()], note=f"image live {IMG}"),
+    c("equalize3d", KE.equalize3d, [_rand(1, 3, 4, 16, 16, seed=2)], note="volume live (1,3,4,16,16)"),
+    c("equalize_clahe[fast]", KE.equalize_clahe, [_rgb()], {"clip_limit": 40.0, "grid_size": (4, 4)},
+      note=f"image live {IMG}; clip_limit=40, grid_size=(4,4) baked; histogram via torch.histc-like path"),
+    c("equalize_clahe[differentiable]", KE.equalize_clahe, [_rgb()],
+      {"clip_limit": 40.0, "grid_size": (4, 4), "slow_and_differentiable": True},
+      note=f"image live {IMG}; clip_limit=40, grid_size=(4,4), slow_and_differentiable=True baked"),
+    c("histogram", KE.histogram, [_rand(2, 64, seed=3), torch.linspace(0, 1, 16), torch.tensor(0.05)],
+      note="samples live (2,64); bins live (16,); bandwidth live 0-d"),
+    c("histogram2d", KE.histogram2d,
+      [_rand(2, 64, seed=3), _rand(2, 64, seed=4), torch.linspace(0, 1, 16), torch.tensor(0.05)],
+      note="x1, x2 live (2,64); bins live (16,); bandwidth live 0-d"),
+    c("image_histogram2d", KE.image_histogram2d, [_rand(1, 1, 16, 16, seed=5)],
+      {"min": 0.0, "max": 1.0, "n_bins": 32, "return_pdf": True},
+      note="image live (1,1,16,16); min=0, max=1, n_bins=32, return_pdf=True baked; returns (hist, pdf)"),
+    c("normalize", KE.normalize, [_rgb(), torch.tensor([0.485, 0.456, 0.406]), torch.tensor([0.229, 0.224, 0.225])],
+      note=f"image live {IMG}; mean and std live (3,)"),
+    c("denormalize", KE.denormalize,
+      [_rgb(), torch.tensor([0.485, 0.456, 0.406]), torch.tensor([0.229, 0.224, 0.225])],
+      note=f"image live {IMG}; mean and std live (3,)"),
+    c("normalize_min_max", KE.normalize_min_max, [_rgb()], {"min_val": -1.0, "max_val": 1.0},
+      note=f"image live {IMG}; min_val=-1, max_val=1 baked"),
+    c("zca_whiten", KE.zca_whiten, [_rand(16, 8, seed=6)], {"dim": 0},
+      note="data live (16,8); dim=0 baked; uses torch.linalg.svd"),
+    c("ZCAWhitening", _zca_fitted(), [_rand(16, 8, seed=11)],
+      note="nn.Module fitted eagerly on a (16,8) sample (whitening matrix held as constants); data live (16,8)"),
+    c("linear_transform", KE.linear_transform, [_rand(4, 6, seed=7), _rand(6, 6, seed=8), _rand(1, 6, seed=9)],
+      note="data live (4,6); transform_matrix live (6,6); mean_vector live (1,6); dim=0"),
+    c("integral_image", KE.integral_image, [_rgb()], note=f"image live {IMG}"),
+    c("integral_tensor", KE.integral_tensor, [_rand(2, 3, 8, 8, seed=10)], {"dim": (-1, -2)},
+      note="tensor live (2,3,8,8); dim=(-1,-2) baked"),
+    c("jpeg_codec_differentiable", KE.jpeg_codec_differentiable, [_rgb(), torch.tensor([50.0])],
+      note=f"image live {IMG}; jpeg_quality live (1,); default quantisation tables", atol=2e-3),
+    c("shift_rgb", KE.shift_rgb,
+      [_rgb(), torch.tensor([0.1]), torch.tensor([-0.05]), torch.tensor([0.02])],
+      note=f"image live {IMG}; r_shift, g_shift, b_shift live (1,)"),
+    c("threshold", KE.threshold, [_rgb()], {"thresh": 0.5, "maxval": 1.0},
+      note=f"image live {IMG}; thresh=0.5, maxval=1.0, type=THRESH_BINARY baked"),
+]

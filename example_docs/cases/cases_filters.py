@@ -1,0 +1,121 @@
+"""Survey cases for ``kornia.filters``: linear blurs (gaussian, box, motion,
+unsharp) with each border mode, edge-preserving blurs (bilateral, joint
+bilateral, guided, median), derivatives (sobel, laplacian, spatial gradients,
+canny), generic 2D/3D filtering, blur pooling, thresholding and the kernel
+factories. Kernel sizes are always baked (they set tensor shapes); sigmas and
+angles are probed live where the function accepts tensors."""
+
+import torch
+
+import kornia.filters as KF
+from sphinx_kexport.probe import case
+
+PKG = "kornia.filters"
+IMG = "(1,3,32,32)"
+
+
+def _rand(*shape, seed=0, lo=0.0, hi=1.0):
+    gen = torch.Generator().manual_seed(seed)
+    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
+
+
+def _rgb(seed=0, batch=1):
+    return _rand(batch, 3, 32, 32, seed=seed)
+
+
+def c(name, target, inputs, kwargs=None, **kw):
+    return case(name, target, inputs, kwargs, package=PKG, **kw)
+
+
+def _dummy():
+    return torch.zeros(1)
+
+
+def _gaussian_blur(border):
+    return c(f"gaussian_blur2d[{border}]", KF.gaussian_blur2d, [_rgb()],
+             {"kernel_size": (5, 5), "sigma": (1.5, 1.5), "border_type": border},
+             note=f"image live {IMG}; kernel_size=(5,5), sigma=(1.5,1.5), border_type='{border}' baked")
+
+
+CASES = [
+    *[_gaussian_blur(b) for b in ("reflect", "constant", "replicate", "circular")],
+    c("gaussian_blur2d[live sigma][batch=2]", KF.gaussian_blur2d, [_rgb(batch=2), torch.tensor([[1.0, 1.0], [2.0, 0.5]])],
+      {"kernel_size": (5, 5)}, note="image live (2,3,32,32); sigma live (2,2) (one per sample); kernel_size=(5,5) baked"),
+    c("gaussian_blur2d[non-separable]", KF.gaussian_blur2d, [_rgb()],
+      {"kernel_size": (5, 5), "sigma": (1.5, 1.5), "separable": False},
+      note=f"image live {IMG}; kernel_size=(5,5), sigma=(1.5,1.5), separable=False baked"),
+    c("GaussianBlur2d", KF.GaussianBlur2d((5, 5), (1.5, 1.5)), [_rgb()],
+      note=f"nn.Module; image live {IMG}; kernel_size=(5,5), sigma=(1.5,1.5) held in the module"),
+    c("box_blur[separable]", KF.box_blur, [_rgb()], {"kernel_size": (3, 3)},
+      note=f"image live {IMG}; kernel_size=(3,3), border_type='reflect', separable=True baked"),
+    c("box_blur[2d kernel]", KF.box_blur, [_rgb()], {"kernel_size": (3, 5), "separable": False},
+      note=f"image live {IMG}; kernel_size=(3,5), separable=False baked"),
+    c("median_blur", KF.median_blur, [_rgb()], {"kernel_size": (3, 3)},
+      note=f"image live {IMG}; kernel_size=(3,3) baked"),
+    c("bilateral_blur[l1]", KF.bilateral_blur, [_rgb()],
+      {"kernel_size": (5, 5), "sigma_color": 0.1, "sigma_space": (1.5, 1.5)},
+      note=f"image live {IMG}; kernel_size=(5,5), sigma_color=0.1, sigma_space=(1.5,1.5), color_distance_type='l1' baked"),
+    c("bilateral_blur[l2][live sigmas]", KF.bilateral_blur, [_rgb(), torch.tensor([0.1]), torch.tensor([[1.5, 1.5]])],
+      {"kernel_size": (5, 5), "color_distance_type": "l2"},
+      note=f"image live {IMG}; sigma_color live (1,), sigma_space live (1,2); kernel_size=(5,5), color_distance_type='l2' baked"),
+    c("joint_bilateral_blur", KF.joint_bilateral_blur, [_rgb(0), _rgb(1)],
+      {"kernel_size": (5, 5), "sigma_color": 0.1, "sigma_space": (1.5, 1.5)},
+      note=f"image and guidance live {IMG}; kernel_size=(5,5), sigma_color=0.1, sigma_space=(1.5,1.5) baked"),
+    c("guided_blur[gray guide]", KF.guided_blur, [_rand(1, 1, 32, 32, seed=2), _rgb()], {"kernel_size": 5, "eps": 0.01},
+      note=f"guidance live (1,1,32,32); image live {IMG}; kernel_size=5, eps=0.01 baked"),
+    c("guided_blur[color guide][subsample=2]", KF.guided_blur, [_rgb(1), _rgb()],
+      {"kernel_size": 5, "eps": 0.01, "subsample": 2},
+      note=f"guidance and image live {IMG}; kernel_size=5, eps=0.01, subsample=2 baked (fast guided filter)"),
+    c("unsharp_mask", KF.unsharp_mask, [_rgb()], {"kernel_size": (5, 5), "sigma": (1.5, 1.5)},
+      note=f"image live {IMG}; kernel_size=(5,5), sigma=(1.5,1.5) baked"),
+    c("motion_blur[baked angle]", KF.motion_blur, [_rgb()], {"kernel_size": 5, "angle": 35.0, "direction": 0.5},
+      note=f"image live {IMG}; kernel_size=5, angle=35, direction=0.5 baked"),
+    c("motion_blur[live angle]", KF.motion_blur, [_rgb(), torch.tensor([35.0]), torch.tensor([0.5])],
+      {"kernel_size": 5}, note=f"image live {IMG}; angle, direction live (1,); kernel_size=5 baked"),
+    c("motion_blur3d", KF.motion_blur3d, [_rand(1, 1, 8, 16, 16, seed=3)],
+      {"kernel_size": 3, "angle": (30.0, 45.0, 0.0), "direction": 0.0},
+      note="volume live (1,1,8,16,16); kernel_size=3, angle=(30,45,0), direction=0 baked"),
+    c("laplacian", KF.laplacian, [_rgb()], {"kernel_size": 5}, note=f"image live {IMG}; kernel_size=5 baked"),
+    c("sobel", KF.sobel, [_rgb()], note=f"image live {IMG}; normalized=True default"),
+    c("spatial_gradient[sobel]", KF.spatial_gradient, [_rgb()], {"mode": "sobel", "order": 1},
+      note=f"image live {IMG}; mode='sobel', order=1 baked"),
+    c("spatial_gradient[diff][order=2]", KF.spatial_gradient, [_rgb()], {"mode": "diff", "order": 2},
+      note=f"image live {IMG}; mode='diff', order=2 baked"),
+    c("spatial_gradient3d", KF.spatial_gradient3d, [_rand(1, 2, 6, 16, 16, seed=4)], {"mode": "diff", "order": 1},
+      note="volume live (1,2,6,16,16); mode='diff', order=1 baked"),
+    c("canny[hysteresis]", KF.canny, [_rgb()], {"low_threshold": 0.1, "high_threshold": 0.2},
+      note=f"image live {IMG}; thresholds 0.1/0.2, kernel_size=(5,5), sigma=(1,1), hysteresis=True baked; "
+           "hysteresis is a data-dependent loop"),
+    c("canny[no hysteresis]", KF.canny, [_rgb()], {"low_threshold": 0.1, "high_threshold": 0.2, "hysteresis": False},
+      note=f"image live {IMG}; thresholds 0.1/0.2, hysteresis=False baked"),
+    c("filter2d[reflect]", KF.filter2d, [_rgb(), _rand(1, 3, 3, seed=5)],
+      note=f"image live {IMG}; kernel live (1,3,3); border_type='reflect', padding='same'"),
+    c("filter2d[valid][normalized]", KF.filter2d, [_rgb(), _rand(1, 3, 3, seed=5)],
+      {"padding": "valid", "normalized": True},
+      note=f"image live {IMG}; kernel live (1,3,3); padding='valid', normalized=True baked"),
+    c("filter2d_separable", KF.filter2d_separable, [_rgb(), _rand(1, 5, seed=6), _rand(1, 5, seed=7)],
+      note=f"image live {IMG}; kernel_x, kernel_y live (1,5)"),
+    c("filter3d", KF.filter3d, [_rand(1, 2, 6, 16, 16, seed=8), _rand(1, 3, 3, 3, seed=9)],
+      note="volume live (1,2,6,16,16); kernel live (1,3,3,3); border_type='replicate'"),
+    c("fft_conv", KF.fft_conv, [_rgb(), _rand(1, 7, 7, seed=10)],
+      note=f"image live {IMG}; kernel live (1,7,7); FFT path (torch.fft)"),
+    c("blur_pool2d", KF.blur_pool2d, [_rgb()], {"kernel_size": 3, "stride": 2},
+      note=f"image live {IMG}; kernel_size=3, stride=2 baked"),
+    c("max_blur_pool2d", KF.max_blur_pool2d, [_rgb()], {"kernel_size": 3},
+      note=f"image live {IMG}; kernel_size=3, stride=2, max_pool_size=2 baked"),
+    c("edge_aware_blur_pool2d", KF.edge_aware_blur_pool2d, [_rgb()], {"kernel_size": 3},
+      note=f"image live {IMG}; kernel_size=3, edge_threshold=1.25 baked"),
+    c("in_range[mask]", KF.in_range, [_rgb()],
+      {"lower": (0.2, 0.2, 0.2), "upper": (0.8, 0.8, 0.8), "return_mask": True},
+      note=f"image live {IMG}; lower/upper tuples baked; return_mask=True"),
+    c("in_range[live bounds]", KF.in_range, [_rgb(), torch.tensor([[0.2, 0.2, 0.2]]), torch.tensor([[0.8, 0.8, 0.8]])],
+      note=f"image live {IMG}; lower, upper live (1,3); returns the masked image"),
+    c("otsu_threshold", KF.otsu_threshold, [_rand(1, 1, 32, 32, seed=11)], {"nbins": 64},
+      note="image live (1,1,32,32); nbins=64 baked; returns (thresholded, threshold)"),
+    c("get_gaussian_kernel2d[live sigma]", KF.get_gaussian_kernel2d, [torch.tensor([[1.5, 1.0]])],
+      {"kernel_size": (5, 5)}, note="sigma live (1,2); kernel_size=(5,5) baked"),
+    c("get_motion_kernel2d", KF.get_motion_kernel2d, [torch.tensor([30.0]), torch.tensor([0.2])],
+      {"kernel_size": 7}, note="angle, direction live (1,); kernel_size=7 baked"),
+    c("get_laplacian_kernel2d", lambda d: KF.get_laplacian_kernel2d(5) + d * 0, [_dummy()],
+      note="constant graph; dummy input; kernel_size=5 baked", ref="kornia.filters.get_laplacian_kernel2d"),
+]

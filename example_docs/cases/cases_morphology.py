@@ -1,0 +1,54 @@
+"""Survey cases for ``kornia.morphology``: dilation, erosion and the composite
+operators (opening, closing, gradient, top/bottom hat), per engine ('unfold',
+'convolution', 'shift') and border mode, plus morphological reconstruction.
+The structuring element (kernel) is a live tensor; engine and border are baked."""
+
+import torch
+
+import kornia.morphology as KM
+from sphinx_kexport.probe import case
+
+PKG = "kornia.morphology"
+IMG = "(1,3,32,32)"
+
+
+def _rand(*shape, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    return torch.rand(*shape, generator=gen)
+
+
+def c(name, target, inputs, kwargs=None, **kw):
+    return case(name, target, inputs, kwargs, package=PKG, **kw)
+
+
+def _img():
+    return _rand(1, 3, 32, 32, seed=0)
+
+
+KERNEL = torch.tensor([[0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+
+
+def _op(fname, variant="", **kwargs):
+    baked = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "engine='auto', border_type='geodesic' (defaults)"
+    name = f"{fname}[{variant}]" if variant else fname
+    return c(name, getattr(KM, fname), [_img(), KERNEL.clone()], kwargs,
+             note=f"image live {IMG}; kernel live (3,3) cross; {baked} baked")
+
+
+CASES = [
+    _op("dilation", "unfold", engine="unfold"),
+    _op("dilation", "convolution", engine="convolution"),
+    _op("dilation", "shift", engine="shift"),
+    _op("dilation", "constant border", border_type="constant", border_value=0.5),
+    _op("erosion", "unfold", engine="unfold"),
+    _op("erosion", "convolution", engine="convolution"),
+    _op("opening"),
+    _op("closing"),
+    _op("gradient"),
+    _op("top_hat"),
+    _op("bottom_hat"),
+    c("reconstruction[fixed iterations]", KM.reconstruction, [_img() * 0.5, _img()], {"num_iters": 4},
+      note=f"seed and mask live {IMG}; default 3x3 kernel; method='dilation', num_iters=4 baked"),
+    c("reconstruction[until stable]", KM.reconstruction, [_img() * 0.5, _img()],
+      note=f"seed and mask live {IMG}; num_iters=None: data-dependent convergence loop"),
+]

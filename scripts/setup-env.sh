@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Create (or reuse) .venv with everything the docs build and the tests need.
+# Usage: source scripts/setup-env.sh [docs|test]
+# Needs only python3, pip and apt on a fresh Debian/Ubuntu machine.
+set -euo pipefail
+KIND="${1:-test}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_install() {
+  # Debian packages only: no tool downloads a browser of its own.
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "==> apt-get install ${missing[*]}"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
+  apt_install python3-venv
+fi
+if [ "$KIND" = test ]; then
+  apt_install chromium chromium-driver
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv"
+  python3 -m venv .venv
+fi
+PIP=(.venv/bin/python -m pip install -q --disable-pip-version-check -c scripts/constraints.txt)
+# torch 2.13.0 explicitly and first (this workplace keeps the CPU wheel on
+# disk, and pip's find-links takes it): an unpinned torch, pulled in by a
+# dependency, drags in a multi-GB CUDA build.
+if ! .venv/bin/python -c "import torch, sys; sys.exit(torch.__version__ != '2.13.0+cpu')" >/dev/null 2>&1; then
+  echo "==> installing torch==2.13.0 (CPU build)"
+  .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
+fi
+echo "==> installing sphinx-kexport ($KIND)"
+if [ "$KIND" = docs ]; then
+  "${PIP[@]}" -e ".[probe]" kornia pydata-sphinx-theme
+else
+  "${PIP[@]}" -e ".[probe,test]" kornia build
+fi
