@@ -1,0 +1,71 @@
+"""The exact Python call that reproduces one cell of the page.
+
+Built from the case's registration as the probe recorded it (the ``call``
+field: source that defines ``fn`` and ``inputs``). Snapshots without it
+(Kornia's format) get no repro.
+"""
+
+from __future__ import annotations
+
+_WRAPPER = '''\
+class Probe(torch.nn.Module):
+    """Every tensor input is a graph input, as the probe ran it."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+model = Probe(fn).eval()
+'''
+
+_PATH_CODE = {
+    "onnx": (
+        "onnx_program = torch.onnx.export(model, inputs, dynamo=True, opset_version={opset})\n"
+        "onnx_program.save(\"case.onnx\")\n"
+        "import onnx, onnxruntime\n"
+        "onnx.checker.check_model(onnx_program.model_proto, full_check=True)\n"
+        "session = onnxruntime.InferenceSession(\"case.onnx\", providers={providers})\n"
+        "feed = {{i.name: t.detach().cpu().numpy() for i, t in zip(session.get_inputs(), inputs)}}\n"
+        "print(session.run(None, feed))\n"
+    ),
+    "export": (
+        "exported = torch.export.export(model, inputs)\n"
+        "print(exported.module()(*inputs))\n"
+    ),
+    "compile": (
+        "print(torch._dynamo.explain(model)(*inputs))  # graph breaks and their reasons\n"
+        "torch._dynamo.reset()\n"
+        "print(torch.compile(model)(*inputs))\n"
+    ),
+}
+
+
+def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = "") -> str:
+    """Python source reproducing ``path`` (onnx, export, compile) on ``device``.
+
+    Returns "" when the case carries no call.
+    """
+    if not call.strip():
+        return ""
+    providers = '["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == "cuda" \
+        else '["CPUExecutionProvider"]'
+    lines = []
+    if title:
+        lines.append(f"# {title}")
+    lines.append("import torch")
+    lines.append("")
+    lines.append(call.rstrip())
+    lines.append("")
+    lines.append(_WRAPPER)
+    if device == "cuda":
+        lines.append('model = model.to("cuda")')
+        lines.append('inputs = tuple(t.to("cuda") for t in inputs)')
+    lines.append("torch.manual_seed(1234)")
+    lines.append("with torch.no_grad():")
+    body = _PATH_CODE[path].format(opset=opset, providers=providers)
+    lines.extend("    " + line if line else "" for line in body.rstrip("\n").split("\n"))
+    return "\n".join(lines) + "\n"
