@@ -41,7 +41,6 @@ CASES = [
     _op("dilation", "shift", engine="shift"),
     _op("dilation", "constant border", border_type="constant", border_value=0.5),
     _op("erosion", "unfold", engine="unfold"),
-    _op("erosion", "convolution", engine="convolution"),
     _op("opening"),
     _op("closing"),
     _op("gradient"),

@@ -1,0 +1,209 @@
+"""Survey cases for ``kornia.augmentation``: 2D and 3D augmentations and the
+containers (AugmentationSequential, ImageSequential, VideoSequential).
+
+Every random augmentation is probed twice:
+
+* ``Name`` (deterministic): parameters are sampled eagerly once
+  (``forward_parameters(shape)`` after ``torch.manual_seed(7)``); the wrapper
+  calls ``aug(image, params=...)`` with every tensor-valued parameter fed as an
+  extra positional graph input, so the graph is deterministic and compared value
+  for value. Structural parameters (the ``batch_prob`` gate, shapes, the
+  colour-jitter ``order`` permutation) are held constant; the note lists both.
+* ``Name[random]``: sampling happens inside the graph (``check=False``); the
+  wrapper keeps the augmentation in training mode whatever the probe does.
+
+Augmentations without random parameters (Normalize, CenterCrop, Resize) are
+probed once, plainly. Containers run once eagerly and are then replayed with
+those parameters held constant (only the data are live)."""
+
+import torch
+
+import kornia.augmentation as KA
+from sphinx_kexport.probe import case
+
+PKG = "kornia.augmentation"
+SHAPE = (1, 3, 32, 32)
+SHAPE3D = (1, 1, 8, 16, 16)
+# Parameters that decide shapes or Python control flow rather than values.
+STRUCTURAL = ("batch_prob", "forward_input_shape", "dtype", "input_size", "output_size", "padding_size", "order")
+
+
+def _rand(*shape, seed=0, lo=0.0, hi=1.0):
+    gen = torch.Generator().manual_seed(seed)
+    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
+
+
+class _Det(torch.nn.Module):
+    """Replay an augmentation with fixed parameters; tensor parameters arrive as graph inputs."""
+
+    def __init__(self, aug, keys, const):
+        super().__init__()
+        self.aug = aug
+        self.keys = tuple(keys)
+        self.const = const
+
+    def forward(self, image, *values):
+        params = dict(self.const)
+        params.update(zip(self.keys, values))
+        return self.aug(image, params=params)
+
+
+class _Rand(torch.nn.Module):
+    """Call an augmentation plainly so that it samples inside the graph.
+
+    ``eval()``/``train(False)`` on this wrapper leave the augmentation in
+    training mode, so the probe's ``.eval()`` cannot switch sampling off.
+    """
+
+    def __init__(self, aug):
+        super().__init__()
+        self.aug = aug
+
+    def train(self, mode=True):
+        super().train(mode)
+        self.aug.train(True)
+        return self
+
+    def forward(self, image):
+        return self.aug(image)
+
+
+class _Replay(torch.nn.Module):
+    """Replay a container with the parameters of one eager run held constant."""
+
+    def __init__(self, container, params, **call_kwargs):
+        super().__init__()
+        self.container = container
+        self.params = params
+        self.call_kwargs = call_kwargs
+
+    def forward(self, *data):
+        out = self.container(*data, params=self.params, **self.call_kwargs)
+        if isinstance(out, (list, tuple)):
+            return tuple(getattr(o, "data", o) if not isinstance(o, torch.Tensor) else o for o in out)
+        return out
+
+
+def _fmt(shape):
+    return "(" + ",".join(str(s) for s in shape) + ")"
+
+
+def pair(name, make, *, section="", shape=SHAPE, baked="", half=False):
+    """The deterministic and the in-graph random case of one augmentation."""
+    ref = f"kornia.augmentation.{name}"
+    image = _rand(*shape, seed=1)
+    torch.manual_seed(7)
+    aug = make()
+    params = aug.forward_parameters(shape)
+    keys = [k for k, v in params.items() if isinstance(v, torch.Tensor) and k not in STRUCTURAL]
+    const = {k: v for k, v in params.items() if k not in keys}
+    live = ", ".join(f"{k} {_fmt(params[k].shape)}" for k in keys) or "none"
+    held = ", ".join(sorted(const)) or "none"
+    cfg = f"; {baked} baked" if baked else ""
+    cases = [
+        case(name, _Det(aug, keys, const), [image, *(params[k] for k in keys)], package=PKG, section=section,
+             ref=ref, note=f"image live {_fmt(shape)}{cfg}; params sampled once (seed 7) and fed as inputs: [{live}]; "
+                           f"held constant: [{held}]"),
+    ]
+    if keys:
+        cases.append(case(f"{name}[random]", _Rand(make()), [image], package=PKG, section=section, ref=ref,
+                          check=False, note=f"image live {_fmt(shape)}{cfg}; p=1; parameters sampled inside the "
+                                            "graph (train mode)"))
+    else:
+        half = True  # nothing to sample at p=1: the random case exercises the per-sample gate instead
+    if half:
+        cases.append(case(f"{name}[p=0.5][random]", _Rand(make_half(make)), [_rand(4, *shape[1:], seed=2)],
+                          package=PKG, section=section, ref=ref, check=False,
+                          note=f"image live (4,{','.join(map(str, shape[1:]))}){cfg}; p=0.5: per-sample gate "
+                               "sampled inside the graph"))
+    return cases
+
+
+def make_half(make):
+    aug = make()
+    aug.p = 0.5
+    return aug
+
+
+def plain(name, aug, *, section="", shape=SHAPE, baked=""):
+    return case(name, aug, [_rand(*shape, seed=1)], package=PKG, section=section, ref=f"kornia.augmentation.{name}",
+                note=f"image live {_fmt(shape)}; {baked} baked; no random parameters (plain call)")
+
+
+AUG_2D = [
+    *pair("RandomAffine", lambda: KA.RandomAffine(30.0, (0.1, 0.1), (0.9, 1.1), 10.0, p=1.0),
+          baked="degrees=30, translate=(0.1,0.1), scale=(0.9,1.1), shear=10", half=True),
+    *pair("RandomPerspective", lambda: KA.RandomPerspective(0.4, p=1.0), baked="distortion_scale=0.4"),
+    *pair("RandomHorizontalFlip", lambda: KA.RandomHorizontalFlip(p=1.0)),
+    *pair("RandomResizedCrop", lambda: KA.RandomResizedCrop((24, 24), p=1.0), baked="size=(24,24)"),
+    *pair("RandomCrop", lambda: KA.RandomCrop((24, 24), p=1.0), baked="size=(24,24)"),
+    *pair("RandomElasticTransform", lambda: KA.RandomElasticTransform((7, 7), (4.0, 4.0), p=1.0),
+          baked="kernel_size=(7,7), sigma=(4,4)"),
+    *pair("RandomThinPlateSpline", lambda: KA.RandomThinPlateSpline(0.2, p=1.0), baked="scale=0.2"),
+    *pair("RandomRotation90", lambda: KA.RandomRotation90((-1, 2), p=1.0), baked="times=(-1,2)"),
+    *pair("ColorJiggle", lambda: KA.ColorJiggle(0.2, 0.2, 0.2, 0.05, p=1.0),
+          baked="brightness=contrast=saturation=0.2, hue=0.05"),
+    *pair("RandomGrayscale", lambda: KA.RandomGrayscale(p=1.0)),
+    *pair("RandomGaussianBlur", lambda: KA.RandomGaussianBlur((5, 5), (0.5, 2.0), p=1.0),
+          baked="kernel_size=(5,5), sigma=(0.5,2.0)"),
+    *pair("RandomGaussianNoise", lambda: KA.RandomGaussianNoise(0.0, 0.05, p=1.0), baked="mean=0, std=0.05",
+          half=True),
+    *pair("RandomMotionBlur", lambda: KA.RandomMotionBlur(5, 35.0, 0.5, p=1.0),
+          baked="kernel_size=5, angle=35, direction=0.5"),
+    *pair("RandomSolarize", lambda: KA.RandomSolarize(0.1, 0.1, p=1.0), baked="thresholds=0.1, additions=0.1"),
+    *pair("RandomErasing", lambda: KA.RandomErasing(p=1.0), baked="scale=(0.02,0.33), ratio=(0.3,3.3)"),
+    *pair("RandomPlanckianJitter", lambda: KA.RandomPlanckianJitter(p=1.0), baked="mode='blackbody'"),
+    plain("Normalize", KA.Normalize(torch.tensor([0.485, 0.456, 0.406]), torch.tensor([0.229, 0.224, 0.225])),
+          baked="ImageNet mean/std"),
+    plain("CenterCrop", KA.CenterCrop((24, 24)), baked="size=(24,24)"),
+    plain("Resize", KA.Resize((24, 40)), baked="size=(24,40)"),
+]
+
+AUG_3D = [
+    *pair("RandomAffine3D", lambda: KA.RandomAffine3D((15.0, 20.0, 20.0), p=1.0), section="3d", shape=SHAPE3D,
+          baked="degrees=(15,20,20)"),
+    *pair("RandomHorizontalFlip3D", lambda: KA.RandomHorizontalFlip3D(p=1.0), section="3d", shape=SHAPE3D),
+    *pair("RandomCrop3D", lambda: KA.RandomCrop3D((6, 12, 12), p=1.0), section="3d", shape=SHAPE3D,
+          baked="size=(6,12,12)"),
+]
+
+
+def _replayed(container, *data, **call_kwargs):
+    """Run ``container`` once eagerly (seed 7) and return it wrapped with those parameters."""
+    torch.manual_seed(7)
+    container(*[d.clone() for d in data], **call_kwargs)
+    return _Replay(container, container._params, **call_kwargs)
+
+
+IMAGE = _rand(*SHAPE, seed=1)
+BOXES = torch.tensor([[[2.0, 3.0, 14.0, 18.0], [10.0, 8.0, 28.0, 30.0]]])
+KEYPOINTS = torch.tensor([[[5.0, 6.0], [20.0, 12.0], [16.0, 25.0]]])
+VIDEO = _rand(1, 3, 4, 32, 32, seed=3)
+
+CONTAINERS = [
+    case("AugmentationSequential[image]",
+         _replayed(KA.AugmentationSequential(KA.ColorJiggle(0.2, 0.2, 0.2, p=1.0), KA.RandomAffine(30.0, p=1.0)),
+                   IMAGE),
+         [IMAGE], package=PKG, section="container", ref="kornia.augmentation.AugmentationSequential",
+         note="image live (1,3,32,32); ColorJiggle + RandomAffine; params from one eager run held constant"),
+    case("AugmentationSequential[image, boxes, keypoints]",
+         _replayed(KA.AugmentationSequential(KA.RandomAffine(30.0, p=1.0), KA.RandomHorizontalFlip(p=1.0),
+                                             data_keys=["input", "bbox_xyxy", "keypoints"]),
+                   IMAGE, BOXES, KEYPOINTS),
+         [IMAGE, BOXES, KEYPOINTS], package=PKG, section="container",
+         ref="kornia.augmentation.AugmentationSequential",
+         note="image (1,3,32,32), boxes (1,2,4) xyxy, keypoints (1,3,2) live; RandomAffine + RandomHorizontalFlip; "
+              "params held constant"),
+    case("ImageSequential",
+         _replayed(KA.ImageSequential(KA.RandomGaussianBlur((3, 3), (0.5, 1.5), p=1.0),
+                                      KA.RandomPerspective(0.3, p=1.0)), IMAGE),
+         [IMAGE], package=PKG, section="container", ref="kornia.augmentation.ImageSequential",
+         note="image live (1,3,32,32); RandomGaussianBlur + RandomPerspective; params held constant"),
+    case("VideoSequential",
+         _replayed(KA.VideoSequential(KA.ColorJiggle(0.2, 0.2, 0.2, p=1.0), KA.RandomAffine(20.0, p=1.0),
+                                      data_format="BCTHW", same_on_frame=True), VIDEO),
+         [VIDEO], package=PKG, section="container", ref="kornia.augmentation.VideoSequential",
+         note="video live (1,3,4,32,32) BCTHW; ColorJiggle + RandomAffine, same_on_frame=True; params held constant"),
+]
+
+CASES = [*AUG_2D, *AUG_3D, *CONTAINERS]

@@ -1,0 +1,95 @@
+"""Survey cases for ``kornia.contrib`` and ``kornia.utils``: connected
+components, distance transform, patch extraction/combination, histogram
+matching, plasma fractal generation and k-means prediction; meshgrids,
+one-hot encoding and the drawing helpers. Helpers that work on numpy arrays or
+files, and models that need downloaded weights, are skip entries saying so."""
+
+import torch
+
+import kornia.contrib as KC
+import kornia.utils as KU
+from sphinx_kexport.probe import case
+
+IMG = "(1,3,32,32)"
+
+
+def _rand(*shape, seed=0, lo=0.0, hi=1.0):
+    gen = torch.Generator().manual_seed(seed)
+    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
+
+
+def contrib(name, target, inputs, kwargs=None, **kw):
+    return case(name, target, inputs, kwargs, package="kornia.contrib", **kw)
+
+
+def utils(name, target, inputs, kwargs=None, **kw):
+    return case(name, target, inputs, kwargs, package="kornia.utils", **kw)
+
+
+def _blobs():
+    img = torch.zeros(1, 1, 32, 32)
+    img[..., 3:10, 4:12] = 1.0
+    img[..., 15:28, 18:30] = 1.0
+    img[..., 20:30, 2:8] = 1.0
+    return img
+
+
+def _kmeans():
+    gen = torch.Generator().manual_seed(0)
+    centers = torch.tensor([[0.0, 0.0], [3.0, 3.0], [-3.0, 2.0]])
+    data = torch.cat([c + 0.3 * torch.randn(20, 2, generator=gen) for c in centers])
+    km = KC.KMeans(3, centers.clone(), max_iterations=10, seed=0)
+    km.fit(data)
+    return km
+
+
+def _dummy():
+    return torch.zeros(1)
+
+
+CONTRIB = [
+    contrib("connected_components[100 iterations]", KC.connected_components, [_blobs()], {"num_iterations": 100},
+            note="binary image live (1,1,32,32); num_iterations=100 baked (fixed-length loop)"),
+    contrib("distance_transform", KC.distance_transform, [_blobs()], {"kernel_size": 3},
+            note="binary image live (1,1,32,32); kernel_size=3, h=0.35 baked; loop length follows the image size"),
+    contrib("extract_tensor_patches", KC.extract_tensor_patches, [_rand(1, 3, 32, 32)], {"window_size": 8, "stride": 8},
+            note=f"image live {IMG}; window_size=8, stride=8 baked"),
+    contrib("combine_tensor_patches", KC.combine_tensor_patches, [_rand(1, 16, 3, 8, 8, seed=1)],
+            {"original_size": (32, 32), "window_size": 8, "stride": 8},
+            note="patches live (1,16,3,8,8); original_size=(32,32), window_size=8, stride=8 baked"),
+    contrib("histogram_matching", KC.histogram_matching,
+            [_rand(1, 3, 32, 32, seed=2), _rand(1, 3, 32, 32, seed=3) ** 2],
+            note=f"source and template live {IMG}; sorts pixel values"),
+    contrib("diamond_square[random]", lambda r: KC.diamond_square((1, 1, 33, 33), roughness=r), [torch.tensor(0.5)],
+            ref="kornia.contrib.diamond_square", check=False,
+            note="roughness live 0-d; output_size=(1,1,33,33) baked; random plasma sampled inside the graph"),
+    contrib("KMeans.predict", _kmeans(), [_rand(10, 2, seed=4, lo=-4.0, hi=4.0)], method="predict",
+            ref="kornia.contrib.KMeans.predict",
+            note="points live (10,2); KMeans fitted eagerly on 60 points (3 clusters), centres held as constants"),
+    contrib("FaceDetector", None, [], ref="kornia.contrib.FaceDetector",
+            skip="needs pretrained weights: the constructor downloads YuNet, and nothing can be downloaded here"),
+]
+
+UTILS = [
+    utils("create_meshgrid", lambda d: KU.create_meshgrid(16, 24) + d * 0, [_dummy()],
+          ref="kornia.utils.create_meshgrid",
+          note="constant graph; dummy input; height=16, width=24, normalized_coordinates=True baked"),
+    utils("one_hot", KU.one_hot, [torch.tensor([[[0, 1], [2, 3]]])],
+          {"num_classes": 4, "device": torch.device("cpu"), "dtype": torch.float32},
+          note="labels live int64 (1,2,2); num_classes=4 baked"),
+    utils("draw_rectangle[filled]", KU.draw_rectangle,
+          [torch.zeros(1, 3, 32, 32), torch.tensor([[[4.0, 5.0, 20.0, 25.0]]]), torch.tensor([[[1.0, 0.5, 0.0]]])],
+          {"fill": True},
+          note="image live (1,3,32,32); rectangles live (1,1,4); colour live (1,1,3); fill=True baked"),
+    utils("draw_line", KU.draw_line, [torch.zeros(3, 32, 32), torch.tensor([2.0, 3.0]), torch.tensor([28.0, 20.0]),
+                                     torch.tensor([1.0, 1.0, 1.0])],
+          note="image live (3,32,32); endpoints live (2,); colour live (3,); Bresenham-style rasterisation"),
+    utils("draw_convex_polygon", KU.draw_convex_polygon,
+          [torch.zeros(1, 3, 32, 32), torch.tensor([[[4.0, 4.0], [26.0, 8.0], [20.0, 28.0], [6.0, 22.0]]]),
+           torch.tensor([[0.0, 1.0, 0.0]])],
+          note="images live (1,3,32,32); polygon live (1,4,2); colours live (1,3)"),
+    utils("image_to_tensor/tensor_to_image", None, [], ref="kornia.utils.image_to_tensor",
+          skip="numpy input/output: converts between numpy arrays and tensors, not a tensor graph"),
+]
+
+CASES = [*CONTRIB, *UTILS]
