@@ -3,6 +3,18 @@
 Each node carries plain, picklable data (see ``model.row_payload``) so the
 doctree survives the environment pickle and parallel builds, and each
 builder decides how to render it.
+
+Figures the browser script recounts when the reader filters are inline
+elements with the classes ``kexport-count kexport-count--<key>``:
+
+* ``<path>-<device>`` (``onnx-cpu``, ``export-cuda``, ...): the text is
+  "supported / probed", or "—" when nothing was probed;
+* ``pass-all-<device>``, ``pass-all``, ``operators``, ``onnx-operators``,
+  ``rows``: the text is an integer.
+
+Counts inside an element classed ``kexport-pkg--<package slug>`` (a summary
+row, a package's lead sentence) are that package's; the others (in
+``.kexport-cards``) are the page's.
 """
 
 from __future__ import annotations

@@ -16,3 +16,39 @@ ROOTS = Path(__file__).resolve().parent / "roots"
 def rootdir() -> Path:
     """Scenario projects live in tests/roots/test-<name>/ (sphinx.testing convention)."""
     return ROOTS
+
+
+@pytest.fixture(scope="module")
+def build_once(tmp_path_factory):
+    """Build a scenario project once for a whole test module.
+
+    ``build_once("basic", "html", confoverrides={...})`` copies
+    tests/roots/test-basic to a fresh folder, builds it with a fresh
+    environment and returns the SphinxTestApp (status and warning streams
+    captured, as with sphinx.testing's ``app`` fixture). The same arguments
+    give the same app within the module. The app's global docutils state is
+    cleaned up right after the build (two live apps would clash); its outputs,
+    environment and streams stay readable.
+    """
+    import shutil
+    from io import StringIO
+
+    from sphinx.testing.util import SphinxTestApp
+
+    apps: dict[str, SphinxTestApp] = {}
+
+    def build(root: str, builder: str = "html", **kwargs) -> SphinxTestApp:
+        key = repr((root, builder, sorted(kwargs.items())))
+        if key not in apps:
+            src = tmp_path_factory.mktemp(f"{root}-{builder}") / "src"
+            shutil.copytree(ROOTS / f"test-{root}", src)
+            app = SphinxTestApp(builder, srcdir=src, freshenv=True, status=StringIO(), warning=StringIO(),
+                                **kwargs)
+            try:
+                app.build()
+            finally:
+                app.cleanup()
+            apps[key] = app
+        return apps[key]
+
+    return build

@@ -1,0 +1,109 @@
+"""The ``export-support`` directive.
+
+.. code-block:: rst
+
+   .. export-support:: _data/export_support.json
+      :packages: kornia.color, kornia.geometry
+      :devices: cpu
+
+The path is relative to the document, or to the source directory when it
+starts with ``/``. Any problem with the file or the options is reported as
+one error naming the file, the case, the field, what was expected and what
+was found; the page then shows that error instead of a partial table, and
+the build exits non-zero (``env_data.fail_build_on_errors``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from . import env_data
+from .model import build_model
+from .page import build_page
+from .snapshot import DEVICES, Snapshot, SnapshotError, load_snapshot
+
+logger = logging.getLogger(__name__)
+
+
+def names(argument: str | None) -> list[str]:
+    """A comma- and/or space-separated list; order kept, repeats dropped."""
+    found: list[str] = []
+    for name in re.split(r"[,\s]+", argument or ""):
+        if name and name not in found:
+            found.append(name)
+    return found
+
+
+class ExportSupportDirective(SphinxDirective):
+    required_arguments = 1
+    final_argument_whitespace = True
+    has_content = False
+    # Options are read as text and checked against the snapshot in
+    # _selection, so a bad value gets the same one-line error as a bad file.
+    # :compare: and :reasons: will join these.
+    option_spec = {
+        "packages": directives.unchanged,
+        "devices": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        relative, absolute = self.env.relfn2path(self.arguments[0], self.env.docname)
+        # Before reading, so that a missing file is looked for again next build.
+        self.env.note_dependency(absolute)
+        try:
+            snapshot = load_snapshot(absolute, source=relative)
+            packages, devices = self._selection(snapshot, relative)
+        except SnapshotError as exc:
+            return self._fail(str(exc))
+        config = self.config
+        model = build_model(
+            snapshot, packages=packages, devices=devices,
+            package_order=list(config.kexport_package_order),
+            section_titles=config.kexport_section_titles,
+        )
+        env_data.note_page(self.env, self.env.docname, relative, self.lineno)
+        return [build_page(self, model)]
+
+    def _selection(self, snapshot: Snapshot, source: str) -> tuple[list[str] | None, list[str] | None]:
+        """Check :packages: and :devices: against the snapshot."""
+        packages = self._names_option("packages", source)
+        if packages is not None:
+            known = list(dict.fromkeys(case.package for case in snapshot.cases))
+            for name in packages:
+                if name not in known:
+                    raise SnapshotError(
+                        f"{source}: option :packages:: expected packages the snapshot has "
+                        f"({', '.join(known) or 'none'}), found unknown package {name!r}.")
+        devices = self._names_option("devices", source)
+        if devices is not None:
+            for name in devices:
+                if name not in DEVICES:
+                    raise SnapshotError(
+                        f"{source}: option :devices:: expected a subset of {', '.join(DEVICES)}, "
+                        f"found unknown device {name!r}.")
+                if name not in snapshot.devices:
+                    raise SnapshotError(
+                        f"{source}: option :devices:: expected devices the snapshot was probed on "
+                        f"({', '.join(snapshot.devices)}), found {name!r}.")
+        return packages, devices
+
+    def _names_option(self, option: str, source: str) -> list[str] | None:
+        if option not in self.options:
+            return None
+        found = names(self.options[option])
+        if not found:
+            raise SnapshotError(f"{source}: option :{option}:: expected at least one name, found nothing.")
+        return found
+
+    def _fail(self, message: str) -> list[nodes.Node]:
+        """One error line for the log; a visible notice instead of half a page."""
+        logger.error(message, location=self.get_location())
+        env_data.note_failure(self.env, self.env.docname, message)
+        notice = nodes.error(classes=["kexport-error"], support_smartquotes=False)
+        notice += nodes.paragraph("", "The export-support page could not be built: " + message)
+        return [notice]

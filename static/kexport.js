@@ -1,0 +1,481 @@
+/* sphinx-kexport: search, filters and live counts for the export-support page.
+ *
+ * Enhances the server-rendered tables in place; without this script the page
+ * is complete (every row shown, the controls stay hidden). Vanilla, no
+ * dependencies, scoped to each `.kexport` container, safe to load twice.
+ *
+ * What rows are filtered and counted by comes from attributes written by
+ * sphinx_kexport/html.py, never from cell markup: div.kexport[data-cols],
+ * table[data-p][data-q], tr[data-s][data-o]. Search reads the visible text
+ * of a row's first and last cells: what the reader sees is what a search
+ * finds. Counts kept in step are the elements with a class
+ * `kexport-count--<key>`; one inside an element with a class
+ * `kexport-pkg--<slug>` counts that package only.
+ */
+(function () {
+  "use strict";
+
+  var SUPPORTED = { o: 1, b: 1, r: 1 };
+  var FAILING = { m: 1, f: 1 };
+  var URL_WRITE_DELAY = 150; // ms; Chrome throttles bursts of history.replaceState
+
+  function isField(el) {
+    if (!el || el === document.body) return false;
+    var tag = el.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable;
+  }
+
+  function formatNumber(n, grouped) {
+    return grouped ? n.toLocaleString("en-US") : String(n);
+  }
+
+  /* Searches compare normalised text: lower-case, every run of characters
+     other than letters and digits turned into "-" (as search_key() in
+     html.py does for the data attributes), so "warp_perspective" matches
+     "warp-perspective" and "linalg.svd" matches "linalg_svd". */
+  function normalise(text) {
+    return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "");
+  }
+
+  /* Words are ANDed; "a quoted phrase" is one term; -word excludes. */
+  function parseQuery(text) {
+    var terms = [], re = /(-?)(?:"([^"]*)"?|(\S+))/g, m;
+    while ((m = re.exec(text)) !== null) {
+      var term = normalise(m[2] !== undefined ? m[2] : m[3]);
+      if (term) terms.push({ text: term, negate: m[1] === "-" });
+    }
+    return terms;
+  }
+
+  function Page(root, number) {
+    this.root = root;
+    this.prefix = number ? "kx" + number + "-" : "kx-";
+    this.controls = root.querySelector(".kexport-controls");
+    this.input = this.controls && this.controls.querySelector("input[type=search]");
+    this.filterSelect = this.controls && this.controls.querySelector("select[data-kx=filter]");
+    this.deviceSelect = this.controls && this.controls.querySelector("select[data-kx=device]");
+    this.status = this.controls && this.controls.querySelector("[aria-live]");
+    this.readColumns();
+    this.readRows();
+    this.readGroups();
+    this.readCounts();
+    this.urlTimer = 0;
+  }
+
+  Page.prototype.readColumns = function () {
+    var keys = (this.root.getAttribute("data-cols") || "").split(" ").filter(Boolean);
+    this.columnKeys = keys;
+    this.columnIndex = {};
+    this.columnPath = [];
+    this.columnDevice = [];
+    this.devices = [];
+    for (var i = 0; i < keys.length; i++) {
+      var cut = keys[i].lastIndexOf("-");
+      this.columnIndex[keys[i]] = i;
+      this.columnPath.push(keys[i].slice(0, cut));
+      this.columnDevice.push(keys[i].slice(cut + 1));
+      if (this.devices.indexOf(this.columnDevice[i]) < 0) this.devices.push(this.columnDevice[i]);
+    }
+  };
+
+  /* Row data, read once into flat arrays: visibility updates then touch only
+     the rows that change. */
+  Page.prototype.readRows = function () {
+    var tables = this.root.querySelectorAll("table.kx-t");
+    var trs = [], codes = [], ops = [], pkgs = [], tableOf = [], disagree = [];
+    var allOk = new Array(this.columnKeys.length + 1).join("o"); // rows without data-s
+    var packageIndex = {}, packages = [], op = -1, nextOp = 0;
+    this.tables = [];
+    this.tableTexts = [];
+    for (var t = 0; t < tables.length; t++) {
+      var table = tables[t];
+      var slug = table.getAttribute("data-p") || "";
+      if (!(slug in packageIndex)) { packageIndex[slug] = packages.length; packages.push(slug); }
+      this.tableTexts.push(table.getAttribute("data-q") || "");
+      var wrapper = table.parentNode.classList.contains("kx-w") ? table.parentNode : table;
+      this.tables.push({ el: wrapper, visible: 0, hidden: false });
+      var body = table.tBodies[0], rows = body ? body.rows : [];
+      for (var r = 0; r < rows.length; r++) {
+        var tr = rows[r], o = tr.getAttribute("data-o");
+        // data-o: absent = a new operator, "=" = the previous row's, N = operator N again
+        if (o === null) op = nextOp++;
+        else if (o !== "=") op = +o;
+        trs.push(tr);
+        codes.push(tr.getAttribute("data-s") || allOk);
+        ops.push(op);
+        pkgs.push(packageIndex[slug]);
+        tableOf.push(t);
+        disagree.push(tr.classList.contains("kx-dis"));
+      }
+    }
+    this.trs = trs; this.codes = codes; this.ops = ops; this.pkgs = pkgs; this.texts = null;
+    this.tableOf = tableOf; this.disagree = disagree;
+    this.packages = packages; this.packageIndex = packageIndex;
+    this.visible = new Uint8Array(trs.length).fill(1);
+    this.opSeen = new Uint32Array(nextOp);
+    this.opOnnxSeen = new Uint32Array(nextOp);
+    this.generation = 0;
+  };
+
+  /* The text a row is searched by: its table's package and section, its id
+     (a slug of the case name) and what the operator and details cells show.
+     Built once, when the browser is idle after start-up or at the first
+     search, whichever comes first. */
+  Page.prototype.searchTexts = function () {
+    if (this.texts) return this.texts;
+    var texts = new Array(this.trs.length);
+    for (var i = 0; i < this.trs.length; i++) {
+      var cells = this.trs[i].cells;
+      texts[i] = this.tableTexts[this.tableOf[i]] + " " + this.trs[i].id + " " +
+        normalise(cells[0].textContent) + " " + normalise(cells[cells.length - 1].textContent);
+    }
+    return (this.texts = texts);
+  };
+
+  /* Sections (and sub-sections) between a table and the container; the one
+     holding the controls is never hidden. */
+  Page.prototype.readGroups = function () {
+    var sections = [], found = new Map();
+    for (var t = 0; t < this.tables.length; t++) {
+      for (var el = this.tables[t].el.parentNode; el && el !== this.root; el = el.parentNode) {
+        if (el.tagName !== "SECTION" && !el.classList.contains("section")) continue;
+        if (this.controls && el.contains(this.controls)) continue;
+        var rec = found.get(el);
+        if (!rec) { rec = { el: el, tables: [], hidden: false }; found.set(el, rec); sections.push(rec); }
+        rec.tables.push(t);
+      }
+    }
+    this.sections = sections;
+  };
+
+  Page.prototype.readCounts = function () {
+    var els = this.root.querySelectorAll("[class*='kexport-count--']"), counts = [];
+    for (var i = 0; i < els.length; i++) {
+      var el = els[i], key = null;
+      for (var c = 0; c < el.classList.length; c++) {
+        var name = el.classList[c];
+        if (name.indexOf("kexport-count--") === 0) key = name.slice(15);
+      }
+      var scope = el.closest("[class*='kexport-pkg--']"), pkg = -1;
+      if (scope && this.root.contains(scope)) {
+        var m = /(?:^|\s)kexport-pkg--(\S+)/.exec(scope.className);
+        if (!m || !(m[1] in this.packageIndex)) continue;
+        pkg = this.packageIndex[m[1]];
+      }
+      var target = el; // write into the innermost element holding all the text
+      while (target.children.length === 1 && target.firstElementChild.textContent === target.textContent) {
+        target = target.firstElementChild;
+      }
+      var text = target.textContent;
+      counts.push({ el: target, key: key, pkg: pkg, original: text, grouped: /\d,\d{3}/.test(text) });
+    }
+    this.counts = counts;
+  };
+
+  Page.prototype.state = function () {
+    return {
+      query: this.input ? this.input.value : "",
+      filter: this.filterSelect ? this.filterSelect.value : "",
+      device: this.deviceSelect ? this.deviceSelect.value : ""
+    };
+  };
+
+  /* A predicate over a row's status codes for the chosen filter and device. */
+  Page.prototype.predicate = function (filter, device) {
+    var cols = [], self = this;
+    for (var i = 0; i < this.columnKeys.length; i++) {
+      if (!device || this.columnDevice[i] === device) cols.push(i);
+    }
+    function anyOf(path, set) {
+      var pick = cols.filter(function (i) { return !path || self.columnPath[i] === path; });
+      return function (s) {
+        for (var k = 0; k < pick.length; k++) if (set[s.charAt(pick[k])]) return true;
+        return false;
+      };
+    }
+    if (filter === "fail") return anyOf("", FAILING);
+    if (filter.indexOf("fail-") === 0) return anyOf(filter.slice(5), FAILING);
+    if (filter === "breaks") return anyOf("compile", { b: 1 });
+    if (filter === "pass") {
+      return function (s) {
+        var probed = 0;
+        for (var k = 0; k < cols.length; k++) {
+          var code = s.charAt(cols[k]);
+          if (code === "n") continue;
+          if (!SUPPORTED[code]) return false;
+          probed++;
+        }
+        return probed > 0;
+      };
+    }
+    if (filter === "disagree") return "disagree";
+    return null;
+  };
+
+  Page.prototype.apply = function () {
+    var began = performance.now();
+    var st = this.state(), terms = parseQuery(st.query), nt = terms.length;
+    var test = this.predicate(st.filter, st.device);
+    var n = this.trs.length, texts = nt ? this.searchTexts() : null, codes = this.codes, visible = this.visible;
+    var shown = 0, queryHits = 0, filterHits = 0;
+    for (var t = 0; t < this.tables.length; t++) this.tables[t].visible = 0;
+    for (var i = 0; i < n; i++) {
+      var q = true;
+      for (var k = 0; k < nt; k++) {
+        var found = texts[i].indexOf(terms[k].text) !== -1;
+        if (found === terms[k].negate) { q = false; break; }
+      }
+      var f = test === null || (test === "disagree" ? this.disagree[i] : test(codes[i]));
+      if (q) queryHits++;
+      if (f) filterHits++;
+      var vis = q && f ? 1 : 0;
+      if (vis) { shown++; this.tables[this.tableOf[i]].visible++; }
+      if (vis !== visible[i]) { visible[i] = vis; this.trs[i].hidden = !vis; }
+    }
+    this.hideEmptyGroups();
+    var active = nt > 0 || test !== null;
+    this.root.classList.toggle("kx-filtered", active);
+    this.updateCounts(active);
+    this.updateStatus(st, terms, shown, queryHits, filterHits, active);
+    this.scheduleUrl(st);
+    var took = performance.now() - began;
+    var timings = window.kexportTimings;
+    timings.lastApply = took;
+    timings.applies.push(took);
+    if (timings.applies.length > 200) timings.applies.shift();
+    return shown;
+  };
+
+  Page.prototype.hideEmptyGroups = function () {
+    var t, tables = this.tables;
+    for (t = 0; t < tables.length; t++) {
+      var hide = tables[t].visible === 0;
+      if (hide !== tables[t].hidden) { tables[t].hidden = hide; tables[t].el.hidden = hide; }
+    }
+    for (var s = 0; s < this.sections.length; s++) {
+      var sec = this.sections[s], any = false;
+      for (t = 0; t < sec.tables.length && !any; t++) any = tables[sec.tables[t]].visible > 0;
+      if (any === sec.hidden) { sec.hidden = !any; sec.el.hidden = !any; }
+    }
+  };
+
+  /* Recompute every count from the visible rows: supported / probed per
+     column (n/a excluded), rows, pass-all, distinct operators. */
+  Page.prototype.tally = function () {
+    var ncol = this.columnKeys.length, npkg = this.packages.length;
+    var scopes = [];
+    for (var p = 0; p <= npkg; p++) {
+      var passDevice = {};
+      for (var d = 0; d < this.devices.length; d++) passDevice[this.devices[d]] = 0;
+      scopes.push({ rows: 0, supported: new Array(ncol).fill(0), probed: new Array(ncol).fill(0), passAll: 0,
+                    passDevice: passDevice, operators: 0, onnxOperators: 0, disagree: 0, failing: 0, breaks: 0 });
+    }
+    var page = scopes[npkg], gen = ++this.generation;
+    var devices = this.devices, columnDevice = this.columnDevice, columnPath = this.columnPath;
+    for (var i = 0; i < this.trs.length; i++) {
+      if (!this.visible[i]) continue;
+      var s = this.codes[i], pkg = scopes[this.pkgs[i]], op = this.ops[i];
+      var probedAll = 0, badAll = false, onnxOk = false, failing = false, breaks = false;
+      var devProbed = {}, devBad = {};
+      for (var c = 0; c < ncol; c++) {
+        var code = s.charAt(c);
+        if (code === "n") continue;
+        var ok = SUPPORTED[code] === 1;
+        pkg.probed[c]++; page.probed[c]++;
+        if (ok) { pkg.supported[c]++; page.supported[c]++; } else badAll = true;
+        if (ok && columnPath[c] === "onnx") onnxOk = true;
+        if (FAILING[code]) failing = true;
+        if (code === "b") breaks = true;
+        probedAll++;
+        devProbed[columnDevice[c]] = (devProbed[columnDevice[c]] || 0) + 1;
+        if (!ok) devBad[columnDevice[c]] = true;
+      }
+      var pass = probedAll > 0 && !badAll;
+      for (var d2 = 0; d2 < devices.length; d2++) {
+        var dev = devices[d2];
+        if (devProbed[dev] && !devBad[dev]) { pkg.passDevice[dev]++; page.passDevice[dev]++; }
+      }
+      var both = [pkg, page];
+      for (var b = 0; b < 2; b++) {
+        var sc = both[b];
+        sc.rows++;
+        if (pass) sc.passAll++;
+        if (failing) sc.failing++;
+        if (breaks) sc.breaks++;
+        if (this.disagree[i]) sc.disagree++;
+      }
+      // Operator ids are page-wide per (package, operator): one "seen" stamp serves both scopes.
+      if (this.opSeen[op] !== gen) { this.opSeen[op] = gen; pkg.operators++; page.operators++; }
+      if (onnxOk && this.opOnnxSeen[op] !== gen) { this.opOnnxSeen[op] = gen; pkg.onnxOperators++; page.onnxOperators++; }
+    }
+    return scopes;
+  };
+
+  Page.prototype.countText = function (scope, key, grouped) {
+    var fmt = function (n) { return formatNumber(n, grouped); };
+    if (key in this.columnIndex) {
+      var c = this.columnIndex[key];
+      return scope.probed[c] ? fmt(scope.supported[c]) + " / " + fmt(scope.probed[c]) : "—";
+    }
+    switch (key) {
+      case "rows": return fmt(scope.rows);
+      case "pass-all": return fmt(scope.passAll);
+      case "operators": return fmt(scope.operators);
+      case "onnx-operators": return fmt(scope.onnxOperators);
+      case "disagree": return fmt(scope.disagree);
+      case "failing": return fmt(scope.failing);
+      case "breaks": return fmt(scope.breaks);
+    }
+    if (key.indexOf("pass-all-") === 0 && key.slice(9) in scope.passDevice) return fmt(scope.passDevice[key.slice(9)]);
+    return null; // unknown key: leave the server's text alone
+  };
+
+  Page.prototype.updateCounts = function (active) {
+    var scopes = active ? this.tally() : null, npkg = this.packages.length;
+    for (var i = 0; i < this.counts.length; i++) {
+      var cnt = this.counts[i];
+      var text = active ? this.countText(scopes[cnt.pkg < 0 ? npkg : cnt.pkg], cnt.key, cnt.grouped) : cnt.original;
+      if (text !== null && cnt.el.textContent !== text) cnt.el.textContent = text;
+    }
+  };
+
+  Page.prototype.filterLabel = function (st) {
+    var label = this.filterSelect.options[this.filterSelect.selectedIndex].text;
+    if (st.device && this.deviceSelect) label += " on " + this.deviceSelect.options[this.deviceSelect.selectedIndex].text;
+    return "“" + label + "”";
+  };
+
+  Page.prototype.updateStatus = function (st, terms, shown, queryHits, filterHits, active) {
+    if (!this.status) return;
+    var total = this.trs.length, text, query = "“" + st.query.trim() + "”";
+    var filtering = this.filterSelect && (st.filter || st.device);
+    if (!active) {
+      text = formatNumber(total, true) + " configurations";
+    } else if (shown > 0) {
+      text = "Showing " + formatNumber(shown, true) + " of " + formatNumber(total, true) + " configurations";
+    } else if (terms.length && !queryHits) {
+      text = "No configuration matches " + query + ". Every word must appear in the operator, variant, " +
+             "package, section or reason; try fewer or shorter words.";
+    } else if (filtering && !filterHits) {
+      text = "No configuration in " + this.filterLabel(st) + ".";
+    } else {
+      text = "No configuration matches " + query + " in " + this.filterLabel(st) + " (the search alone matches " +
+             formatNumber(queryHits, true) + "; clear the filter to see them).";
+    }
+    this.controls.classList.toggle("kx-none", active && shown === 0);
+    if (this.status.textContent !== text) this.status.textContent = text;
+  };
+
+  Page.prototype.scheduleUrl = function (st) {
+    var self = this;
+    clearTimeout(this.urlTimer);
+    this.urlTimer = setTimeout(function () { self.writeUrl(st); }, URL_WRITE_DELAY);
+  };
+
+  Page.prototype.writeUrl = function (st) {
+    var params = new URLSearchParams(location.search);
+    var values = { q: st.query, f: st.filter, d: st.device };
+    for (var name in values) {
+      if (values[name]) params.set(this.prefix + name, values[name]);
+      else params.delete(this.prefix + name);
+    }
+    var qs = params.toString();
+    var url = location.pathname + (qs ? "?" + qs : "") + location.hash;
+    if (url === location.pathname + location.search + location.hash) return;
+    try { history.replaceState(history.state, "", url); } catch (e) { /* file:// in some browsers */ }
+  };
+
+  function selectValue(select, value) {
+    if (!select || !value) return false;
+    for (var i = 0; i < select.options.length; i++) {
+      if (select.options[i].value === value) { select.value = value; return true; }
+    }
+    return false;
+  }
+
+  Page.prototype.readUrl = function () {
+    var params = new URLSearchParams(location.search), changed = false;
+    var q = params.get(this.prefix + "q");
+    if (q && this.input) { this.input.value = q; changed = true; }
+    changed = selectValue(this.filterSelect, params.get(this.prefix + "f")) || changed;
+    changed = selectValue(this.deviceSelect, params.get(this.prefix + "d")) || changed;
+    return changed;
+  };
+
+  Page.prototype.clear = function () {
+    var st = this.state();
+    if (!st.query && !st.filter && !st.device) return false;
+    if (this.input) this.input.value = "";
+    if (this.filterSelect) this.filterSelect.value = "";
+    if (this.deviceSelect) this.deviceSelect.value = "";
+    this.apply();
+    return true;
+  };
+
+  /* A deep link to a row the filter hides clears the filter first. */
+  Page.prototype.revealTarget = function () {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var row = id && document.getElementById(id);
+    if (!row || !this.root.contains(row) || row.tagName !== "TR" || !row.hidden) return;
+    this.clear();
+    row.scrollIntoView({ block: "center" });
+  };
+
+  Page.prototype.bind = function () {
+    var self = this;
+    if (this.input) this.input.addEventListener("input", function () { self.apply(); });
+    if (this.filterSelect) this.filterSelect.addEventListener("change", function () { self.apply(); });
+    if (this.deviceSelect) this.deviceSelect.addEventListener("change", function () { self.apply(); });
+    this.controls.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && self.clear()) e.preventDefault();
+    });
+    window.addEventListener("hashchange", function () { self.revealTarget(); });
+  };
+
+  Page.prototype.start = function () {
+    if (!this.controls || !this.input || !this.trs.length) return false;
+    this.bind();
+    this.controls.hidden = false;
+    if (this.readUrl()) this.apply();
+    this.revealTarget();
+    var self = this, idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 200); };
+    idle(function () { self.searchTexts(); });
+    return true;
+  };
+
+  function bindKeys(pages) {
+    if (window.__kexportKeys) return;
+    window.__kexportKeys = true;
+    // Capture phase, so this runs before theme shortcuts bound to "/".
+    window.addEventListener("keydown", function (e) {
+      if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      var active = document.activeElement;
+      if (e.key === "/" && !isField(active) && pages.length) {
+        pages[0].input.focus();
+        pages[0].input.select();
+        e.preventDefault();
+        e.stopPropagation();
+      } else if (e.key === "Escape" && !isField(active)) {
+        pages.forEach(function (p) { p.clear(); });
+      }
+    }, true);
+  }
+
+  function enhance() {
+    var began = performance.now();
+    var timings = window.kexportTimings = window.kexportTimings || { applies: [] };
+    var roots = document.querySelectorAll(".kexport"), pages = [];
+    for (var i = 0; i < roots.length; i++) {
+      if (roots[i].__kexport) continue; // idempotent: a second copy of the script does nothing
+      var page = new Page(roots[i], i);
+      roots[i].__kexport = page;
+      if (page.start()) pages.push(page);
+    }
+    if (pages.length) bindKeys(pages);
+    timings.init = performance.now() - began;
+    timings.rows = pages.reduce(function (n, p) { return n + p.trs.length; }, 0);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", enhance);
+  else enhance();
+})();

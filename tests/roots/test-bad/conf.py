@@ -1,0 +1,4 @@
+project = "bad"
+extensions = ["sphinx_kexport"]
+copyright = "2026, the authors"
+version = release = "1.0"

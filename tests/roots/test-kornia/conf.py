@@ -1,0 +1,4 @@
+project = "kornia-sample"
+extensions = ["sphinx_kexport"]
+copyright = "2026, the authors"
+version = release = "1.0"

@@ -1,0 +1,3 @@
+project = "extlib"
+copyright = "2026, the authors"
+version = release = "2.0"
