@@ -72,6 +72,7 @@ def _public_path(obj: Any, package: str) -> str:
     parts = module.split(".")
     candidates += [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
     head = qualname.split(".")[0]
+    private = ""
     for mod_name in candidates:
         try:
             mod = importlib.import_module(mod_name)
@@ -81,8 +82,35 @@ def _public_path(obj: Any, package: str) -> str:
         if found is not None and (found is obj or (head != qualname and inspect.isclass(found)
                                                    and found.__qualname__ == head
                                                    and found.__module__ == module)):
-            return f"{mod_name}.{qualname}"
-    return f"{module}.{qualname}"
+            if not any(part.startswith("_") for part in f"{mod_name}.{head}".split(".")):
+                return f"{mod_name}.{qualname}"
+            private = private or f"{mod_name}.{qualname}"
+    # builtins report an internal home (torch.clamp lives in torch._VariableFunctionsClass,
+    # torch.linalg.svd in torch._C._linalg): look the object itself up where users reach it
+    return _path_by_identity(obj, candidates) or private or f"{module}.{qualname}"
+
+
+def _path_by_identity(obj: Any, module_names: list[str]) -> str:
+    """``module.attr`` (or ``module.sub.attr``) whose value *is* ``obj``, shortest module first."""
+    for mod_name in dict.fromkeys(sorted(module_names, key=lambda n: n.count("."))):
+        mod = importlib.import_module(mod_name) if mod_name in _imported() else None
+        if mod is None:
+            continue
+        names = [k for k, v in vars(mod).items() if v is obj and not k.startswith("_")]
+        if names:
+            return f"{mod_name}.{min(names, key=len)}"
+        for sub_name, sub in sorted(vars(mod).items()):
+            if inspect.ismodule(sub) and not sub_name.startswith("_") and sub.__name__ == f"{mod_name}.{sub_name}":
+                names = [k for k, v in vars(sub).items() if v is obj and not k.startswith("_")]
+                if names:
+                    return f"{mod_name}.{sub_name}.{min(names, key=len)}"
+    return ""
+
+
+def _imported() -> set[str]:
+    import sys
+
+    return set(sys.modules)
 
 
 def default_ref(target: Any, method: str | None, package: str) -> str:

@@ -1,0 +1,96 @@
+"""Benchmark: the probe with --jobs 2 against a sequential one-process baseline, on the same 30 cases.
+
+    python benchmarks/bench_probe.py [--jobs 2]
+
+Both runs start cold (own inductor cache directory each) and are timed from
+outside, process start to exit, imports included. The table gives
+configurations (cases) per minute, the speed-up, whether both found the same
+status for every case and path, and the peak memory of every process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+TARGET_RATIO = 1.5
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # every waited-for descendant, g++ included
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], cache: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the whole process tree)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), TORCHINDUCTOR_CACHE_DIR=str(cache))
+    cpu, began = _children_cpu(), time.monotonic()
+    done = subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command[:3])} ... failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return time.monotonic() - began, _children_cpu() - cpu
+
+
+def probe_statuses(snapshot: dict) -> dict:
+    return {c["name"]: {p: r["status"] for p, r in c["results"]["cpu"].items()} for c in snapshot["cases"]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    load = os.getloadavg()
+    baseline_command = [sys.executable, str(HERE / "baseline_sequential.py")]
+    probe_command = [sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(HERE / "cases_bench.py"),
+                     "--library", "cases_bench", "--jobs", str(args.jobs)]
+    with tempfile.TemporaryDirectory(prefix="kexport-bench-") as tmp:
+        work = Path(tmp)
+        baseline_out, probe_out, stats_out = work / "baseline.json", work / "probe.json", work / "stats.json"
+        baseline_s, baseline_cpu = timed(baseline_command + [str(baseline_out)], work / "cache-baseline")
+        probe_s, probe_cpu = timed(probe_command + ["--out", str(probe_out), "--stats", str(stats_out)],
+                                   work / "cache-probe")
+        baseline = json.loads(baseline_out.read_text())
+        probe = probe_statuses(json.loads(probe_out.read_text()))
+        stats = json.loads(stats_out.read_text())
+
+    cases = len(baseline["statuses"])
+    differences = [f"{name} {path}: baseline {baseline['statuses'][name][path]}, probe {probe[name][path]}"
+                   for name in baseline["statuses"] for path in ("onnx", "export", "compile")
+                   if baseline["statuses"][name][path] != probe.get(name, {}).get(path)]
+    rate_baseline, rate_probe = cases / baseline_s * 60, cases / probe_s * 60
+    ratio = rate_probe / rate_baseline
+    rows = [
+        ("configuration", "wall (s)", "configs/min", "CPU (s)", "cores used", "peak RSS per process"),
+        ("baseline: 1 process, sequential", f"{baseline_s:.1f}", f"{rate_baseline:.1f}", f"{baseline_cpu:.0f}",
+         f"{baseline_cpu / baseline_s:.2f}", f"{baseline['peak_rss_kb'] / 1024:.0f} MiB"),
+        (f"probe: --jobs {args.jobs}", f"{probe_s:.1f}", f"{rate_probe:.1f}", f"{probe_cpu:.0f}",
+         f"{probe_cpu / probe_s:.2f}",
+         ", ".join(f"worker {w['slot']}: {w['peak_rss_kb'] / 1024:.0f} MiB" for w in stats["workers"])),
+    ]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    print(f"{cases} cases x 3 paths, CPU, {os.cpu_count()} cores, load average before the runs {load[0]:.2f}\n")
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)))
+    verdict = "meets" if ratio >= TARGET_RATIO else "misses"
+    print(f"\nspeed-up: {ratio:.2f}x ({verdict} the {TARGET_RATIO}x target); CPU per configuration: baseline "
+          f"{baseline_cpu / cases:.2f} s, probe {probe_cpu / cases:.2f} s")
+    print(f"statuses identical: {'yes' if not differences else 'no'}"
+          + ("" if not differences else "\n  " + "\n  ".join(differences)))
+    if differences and all("baseline ok, probe ok-breaks" in d for d in differences):
+        print("  (the baseline counts breaks as explain's graph_break_count, like Kornia's survey; the probe also "
+              "counts a break explain reports after the last graph, where the rest of the function runs in Python)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

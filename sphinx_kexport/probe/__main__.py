@@ -1,0 +1,8 @@
+"""``python -m sphinx_kexport.probe``; see :mod:`sphinx_kexport.probe.cli`."""
+
+import sys
+
+from sphinx_kexport.probe.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

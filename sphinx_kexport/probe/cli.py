@@ -1,0 +1,327 @@
+"""``python -m sphinx_kexport.probe``: refresh the snapshot; ``merge`` and ``diff`` subcommands.
+
+Exit status: 0 when the survey ran (failing cases are data, not errors),
+1 when ``diff`` finds a regression or ``merge`` refuses a gap, 2 for a
+mistake in the configuration, the case modules or the command line (a
+message says what to fix; no traceback), 3 when the probe itself could not
+run, 130 when interrupted (rerun the same command to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import fnmatch
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+PROG = "python -m sphinx_kexport.probe"
+EXIT_OK, EXIT_REGRESSED, EXIT_USAGE, EXIT_TOOL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class UsageError(Exception):
+    """A mistake the user can fix; printed as one message, exit status 2."""
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> int:
+    print(f"sphinx-kexport probe: error: {message}", file=sys.stderr)
+    return code
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own errors: same format, status 2
+        self.print_usage(sys.stderr)
+        raise SystemExit(_fail(message))
+
+
+def probe_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description=(
+        "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
+        "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
+        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`."),
+        epilog="Interrupted or killed? Run the same command again: finished cases are not re-run.")
+    parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
+                        help="case module, .py file or directory (repeatable; replaces `cases`)")
+    parser.add_argument("--out", metavar="PATH", help="snapshot to write (replaces `out`)")
+    parser.add_argument("--device", action="append", choices=("cpu", "cuda"),
+                        help="device to probe (repeatable; replaces `devices`); other devices' results "
+                             "already in the snapshot are kept")
+    parser.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: CPU count, max 8)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="per case; a case past it is recorded as failed (default 300)")
+    parser.add_argument("--only", action="append", metavar="PATTERN",
+                        help="probe only cases whose name equals or starts with PATTERN, or whose package is "
+                             "PATTERN (repeatable; * and ? are wildcards); the others keep their results")
+    parser.add_argument("--opset", type=int, metavar="N", help="ONNX opset (default 18)")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="probe the K-th of N deterministic slices of the cases and write a part for "
+                             "`merge` (default output: <out>.shard-K-of-N.json)")
+    parser.add_argument("--library", metavar="NAME",
+                        help="import name of the surveyed library (replaces `library`)")
+    parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
+    parser.add_argument("--fresh", action="store_true", help="ignore finished records of an interrupted run")
+    parser.add_argument("--keep-work", action="store_true",
+                        help="keep the work directory of per-case records after writing the snapshot")
+    parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
+    return parser
+
+
+# --------------------------------------------------------------------------
+# probe
+
+
+def _matches(spec: Any, pattern: str) -> bool:
+    if any(ch in pattern for ch in "*?"):
+        return fnmatch.fnmatchcase(spec.name, pattern) or fnmatch.fnmatchcase(spec.package, pattern)
+    return (spec.name == pattern or spec.name.startswith(pattern) or spec.package == pattern
+            or spec.package.startswith(pattern + "."))
+
+
+def _infer_library(specs: list[Any]) -> str:
+    tops = collections.Counter(spec.package.split(".")[0] for spec in specs if spec.package)
+    return tops.most_common(1)[0][0] if tops else ""
+
+
+def _torch_version() -> str:
+    import torch  # already imported by the case modules
+
+    return torch.__version__
+
+
+def _previous_snapshot(out: Path, notes: list[str]) -> dict[str, Any] | None:
+    from ..snapshot import SnapshotError, normalise, read_json
+
+    if not out.exists():
+        return None
+    try:
+        data, _ = normalise(read_json(out), str(out))
+        return data
+    except SnapshotError as exc:
+        notes.append(f"the existing {out.name} cannot be read, so none of its results are kept ({exc})")
+        return None
+
+
+def run_probe(args: argparse.Namespace) -> int:
+    from .config import ConfigError, build_config
+
+    try:
+        config = build_config(args, Path.cwd())
+    except ConfigError as exc:
+        return _fail(str(exc))
+
+    from .loader import LoadError, load_cases, resolve_sources
+
+    try:
+        sources = resolve_sources(config.cases, config.root)
+        specs = load_cases(sources)
+    except LoadError as exc:
+        return _fail(f"{exc}\nNothing was run.")
+
+    from .environment import cuda_available, library_info, tool_versions
+    from .locate import NO_LIBRARY, library_root
+
+    library = config.library or _infer_library(specs)
+    root = library_root(library)
+    if config.library and root is NO_LIBRARY:
+        return _fail(f"library {config.library!r} (set by `library` or --library) cannot be imported; "
+                     "install it, or fix the import name. Nothing was run.")
+    if "cuda" in config.devices and not cuda_available():
+        import torch
+
+        built = f"torch {torch.__version__} " + ("has CUDA support but sees no GPU" if torch.version.cuda
+                                                  else "is a CPU-only build")
+        return _fail(f"--device cuda: this machine has no usable CUDA device ({built}). Probe cuda on a GPU "
+                     "machine and merge, or drop cuda from `devices`. Nothing was written.")
+
+    selected = [s for s in specs if not config.only or any(_matches(s, p) for p in config.only)]
+    if config.shard:
+        chosen = {id(s) for s in selected}  # by identity: CaseSpec equality would compare tensors
+        selected = [s for i, s in enumerate(specs) if config.shard.selects(i) and id(s) in chosen]
+    if not selected:
+        what = f"--only {' '.join(config.only)}" if config.only else f"--shard {config.shard}"
+        return _fail(f"no case matches {what} (the case modules register {len(specs)} cases). Nothing was run.")
+
+    info = library_info(library, root.directory if root is not NO_LIBRARY else "")
+    try:
+        return _survey(config, sources, specs, selected, root, info, tool_versions())
+    except KeyboardInterrupt:
+        print("\ninterrupted: rerun the same command to resume (finished cases are kept)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[Any], root: Any,
+            info: dict[str, str], tools: dict[str, str]) -> int:
+    from ..snapshot import SnapshotError, dump_snapshot
+    from .assemble import build_snapshot
+    from .environment import device_environment
+    from .fingerprint import fingerprint
+    from .measure import skipped
+    from .progress import Progress, summary_table
+    from .runner import Runner, Task, ToolError
+    from .store import WorkDir, work_dir_for
+
+    work = WorkDir(work_dir_for(config.out))
+    if config.fresh:
+        work.remove()
+    measured: dict[tuple[str, str], dict[str, Any]] = {}
+    tasks: list[Task] = []
+    reused: list[dict[str, Any]] = []
+    skips: list[tuple[Any, str]] = []
+    for device in config.devices:
+        for spec in selected:
+            key = fingerprint(spec, device, config.opset, info["version"], tools)
+            if spec.skip:
+                skips.append((spec, device))
+                continue
+            done = work.finished(spec.name, device, key)
+            if done is not None:
+                measured[(spec.name, device)] = done
+                reused.append(done)
+            else:
+                tasks.append(Task(spec.name, device, key, ["onnx", "export", "compile"]))
+
+    total = len(tasks) + len(reused) + len(skips)
+    progress = Progress(total)
+    where = f" (shard {config.shard})" if config.shard else ""
+    print(f"probing {len(selected)} of {len(specs)} cases on {', '.join(config.devices)}{where} with "
+          f"{min(config.jobs, max(1, len(tasks)))} worker(s); records in {work.path}", flush=True)
+    progress.resumed(len(reused), reused)
+    for spec, device in skips:
+        measured[(spec.name, device)] = skipped(spec)
+        progress.finished(spec.name, device, measured[(spec.name, device)], 0.0, measured=False)
+
+    jobs = min(config.jobs, max(1, len(tasks)))
+    settings = {"sys_path": list(sys.path), "sources": [(s.module, s.path_entry, s.label, s.found_in_directory)
+                                                        for s in sources],
+                "library": root.name, "opset": config.opset,
+                "threads": max(1, (os.cpu_count() or 1) // jobs)}
+
+    seconds: dict[str, float] = {}
+
+    def finished(task: Task) -> None:
+        results = {p: task.results[p] for p in ("onnx", "export", "compile")}
+        measured[(task.name, task.device)] = results
+        seconds[f"{task.name} [{task.device}]"] = round(task.seconds, 3)
+        progress.finished(task.name, task.device, results, task.seconds)
+
+    runner = Runner(work=work, settings=settings, jobs=jobs, timeout=config.timeout, root=root,
+                    on_start=lambda t: progress.started(t.name, t.device), on_finish=finished,
+                    on_note=progress.note)
+    began = time.monotonic()
+    try:
+        if tasks:
+            work.path.mkdir(parents=True, exist_ok=True)
+            runner.run(tasks)
+    except ToolError as exc:
+        progress.close()
+        return _fail(f"{exc}\nFinished cases are kept in {work.path}; rerun to resume.", EXIT_TOOL)
+    finally:
+        progress.close()
+
+    environments = {}
+    for device in config.devices:
+        # written by a worker of this run, or of the interrupted run whose records (same tool
+        # versions, by their fingerprints) were reused
+        env = work.environment(device)
+        if env is None or env.get("opset") != config.opset or env.get("torch") != _torch_version():
+            env = device_environment(device, config.opset)  # no worker ran: every case was skipped
+        environments[device] = env
+    notes: list[str] = []
+    previous = None if config.shard else _previous_snapshot(config.out, notes)
+    snapshot, more = build_snapshot(specs=specs, measured=measured, environments=environments, library=info,
+                                    previous=previous)
+    notes += more
+    try:
+        dump_snapshot(snapshot, config.out)
+    except SnapshotError as exc:  # a bug in the probe, not in the user's cases
+        runner.close()
+        return _fail(f"the snapshot does not validate, not writing it: {exc}", EXIT_TOOL)
+    runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
+    wall = time.monotonic() - began
+    if not config.keep_work:
+        work.remove()
+
+    for note in notes:
+        print(f"note: {note}")
+    print()
+    print(summary_table(snapshot["cases"], list(snapshot["environments"])), end="")
+    state = "complete" if snapshot["complete"] else f"incomplete: {len(snapshot['missing'])} cases missing"
+    print(f"\nwrote {config.out} ({len(snapshot['cases'])} cases, {state})")
+    if config.stats:
+        stats = {"wall_seconds": round(wall, 3), "measured": len(tasks), "reused": len(reused),
+                 "skipped": len(skips), "jobs": jobs, "workers": runner.worker_peaks(), "case_seconds": seconds}
+        config.stats.parent.mkdir(parents=True, exist_ok=True)
+        config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------
+# merge and diff
+
+
+def run_merge(argv: list[str]) -> int:
+    parser = _Parser(prog=f"{PROG} merge", description=(
+        "Combine shard outputs (and per-device runs) into one snapshot. The parts must share the case "
+        "inventory, library and tool versions; a case no part measured is refused unless --allow-incomplete."))
+    parser.add_argument("out", metavar="OUT")
+    parser.add_argument("parts", nargs="+", metavar="PART")
+    parser.add_argument("--allow-incomplete", action="store_true",
+                        help="write the snapshot anyway, marked complete: false with the missing case names")
+    args = parser.parse_args(argv)
+    from .merge import MergeError, MergeGap, merge_command
+
+    try:
+        result = merge_command(Path(args.out), [Path(p) for p in args.parts], args.allow_incomplete)
+    except MergeGap as exc:
+        return _fail(f"{exc} Nothing was written.", EXIT_REGRESSED)
+    except MergeError as exc:
+        return _fail(f"{exc} Nothing was written.")
+    for note in result.notes:
+        print(f"note: {note}")
+    state = "complete" if not result.missing else f"incomplete: {len(result.missing)} cases missing"
+    print(f"wrote {args.out} ({len(result.snapshot['cases'])} cases from {len(args.parts)} parts, {state})")
+    return EXIT_OK
+
+
+def run_diff(argv: list[str]) -> int:
+    parser = _Parser(prog=f"{PROG} diff", description=(
+        "List per case, device and path what regressed (supported -> mismatch/fail), what was fixed and what "
+        "changed between two snapshots. Exit status 1 when anything regressed."))
+    parser.add_argument("old", metavar="OLD")
+    parser.add_argument("new", metavar="NEW")
+    parser.add_argument("--device", action="append", choices=("cpu", "cuda"), help="compare only this device")
+    args = parser.parse_args(argv)
+    from ..compare import KINDS, compare, count, regressed
+    from ..snapshot import SnapshotError, normalise, read_json
+
+    try:
+        old, _ = normalise(read_json(args.old), args.old)
+        new, _ = normalise(read_json(args.new), args.new)
+    except SnapshotError as exc:
+        return _fail(str(exc))
+    changes = compare(old, new, args.device)
+    for kind in KINDS:
+        group = [c for c in changes if c.kind == kind]
+        if group:
+            print(f"{kind} ({len(group)}):")
+            for change in group:
+                print(f"  {change.describe()}")
+    counts = count(changes)
+    print(", ".join(f"{counts[k]} {k}" for k in KINDS) if changes else "no differences")
+    return EXIT_REGRESSED if regressed(changes) else EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "merge":
+            return run_merge(argv[1:])
+        if argv and argv[0] == "diff":
+            return run_diff(argv[1:])
+        return run_probe(probe_parser().parse_args(argv))
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE

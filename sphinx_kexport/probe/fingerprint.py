@@ -1,0 +1,66 @@
+"""A fingerprint of what a record measured, so a resumed run reuses only records that still apply.
+
+It covers the case definition (name, target, input shapes, dtypes and
+values, kwargs, check/atol/rtol/skip/method), the library version, the tool
+versions, the opset and the device. Object addresses in reprs are removed so
+that an unchanged case gets the same fingerprint in every process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from .registry import CaseSpec
+
+RECORD_FORMAT = 1  # bump when the meaning of a record changes
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _stable_repr(value: Any) -> str:
+    return _ADDRESS.sub("", repr(value))
+
+
+def _target_name(target: Any) -> str:
+    if target is None:
+        return ""
+    obj = target if hasattr(target, "__qualname__") else type(target)
+    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', type(obj).__name__)}"
+
+
+def _tensor_digest(tensor: Any) -> dict[str, Any]:
+    import torch
+
+    data = tensor.detach().cpu().contiguous()
+    raw = data.view(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
+    return {"shape": list(data.shape), "dtype": str(data.dtype), "values": hashlib.sha256(raw).hexdigest()[:16]}
+
+
+def _module_digest(target: Any) -> str:
+    """A module's structure and parameter values (random init under the import seed is reproducible)."""
+    import torch
+
+    if not isinstance(target, torch.nn.Module):
+        return ""
+    digest = hashlib.sha256(_stable_repr(target).encode())
+    for name, tensor in sorted(target.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(json.dumps(_tensor_digest(tensor), sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def case_definition(spec: CaseSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name, "target": _target_name(spec.target), "module": _module_digest(spec.target),
+        "inputs": [_tensor_digest(t) for t in spec.inputs] if not spec.skip else [],
+        "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
+        "rtol": spec.rtol, "skip": spec.skip, "method": spec.method,
+    }
+
+
+def fingerprint(spec: CaseSpec, device: str, opset: int, library_version: str, tools: dict[str, str]) -> str:
+    payload = {"format": RECORD_FORMAT, "case": case_definition(spec), "device": device, "opset": opset,
+               "library": library_version, "tools": tools}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

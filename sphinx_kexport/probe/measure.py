@@ -1,0 +1,331 @@
+"""Measure one case on one device: the eager reference, then ONNX, torch.export and torch.compile.
+
+Every path starts from fresh copies of the inputs (and of a module target), so
+an operator that mutates its inputs or buffers cannot leak state from one path
+into the next. A failure is recorded with the stage it happened in, a reason a
+user understands and the deepest frame inside the surveyed library.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any, Callable
+
+import torch
+
+from . import compare_outputs
+from .locate import LibraryRoot, deepest_frame, where_exception
+from .reasons import exception_chain, explain_exception, explain_text
+from .registry import CaseSpec
+
+SEED = 1234
+ORT_THREADS = 0  # onnxruntime intra-op threads; 0 = its default (the worker sets its share of the CPUs)
+PATHS = ("onnx", "export", "compile")
+MAX_BREAK_REASONS = 5
+
+RANDOM_DETAIL = {
+    "onnx": "random operator: exported and ran in onnxruntime; only the output count, shapes and finiteness "
+            "are checked, not the values",
+    "export": "random operator: captured and ran; only the output count, shapes and finiteness are checked, "
+              "not the values",
+    "compile": "random operator: compiled and ran; only the output count, shapes and finiteness are checked, "
+               "not the values",
+}
+
+
+def result(status: str, detail: str = "", stage: str = "", where: str = "", **extra: Any) -> dict[str, Any]:
+    return {"status": status, "detail": detail, "stage": stage, "where": where, **extra}
+
+
+def skipped(spec: CaseSpec) -> dict[str, dict[str, Any]]:
+    """The record of a ``skip=`` case: n/a everywhere, nothing run."""
+    out = {path: result("n/a", spec.skip or "", "skip") for path in PATHS}
+    out["compile"]["graph_breaks"] = 0
+    return out
+
+
+# --------------------------------------------------------------------------
+# the callable every path captures
+
+
+def _make_wrapper_class(n_inputs: int) -> type:
+    # generated so that the forward has exactly n named positional inputs: the
+    # exported graphs then name their inputs in0, in1, ... and ONNX inputs can
+    # be matched by name even when the exporter folds some away
+    names = ", ".join(f"in{i}" for i in range(n_inputs))
+    namespace: dict[str, Any] = {}
+    exec(f"def forward(self, {names}):\n    return self._flatten(self._call({names}))\n", namespace)
+    return type("ProbedCase", (torch.nn.Module,), {"forward": namespace["forward"]})
+
+
+def build_wrapper(target: Any, kwargs: dict[str, Any], method: str | None, n_inputs: int) -> torch.nn.Module:
+    wrapper = _make_wrapper_class(n_inputs)()
+    if isinstance(target, torch.nn.Module):
+        wrapper.target = target  # a submodule, so its parameters and buffers are captured
+    else:
+        wrapper.__dict__["target"] = target
+    callee = getattr(target, method) if method else target
+    bound_kwargs = dict(kwargs)
+
+    def call(*args: Any) -> Any:
+        return callee(*args, **bound_kwargs)
+
+    wrapper.__dict__["_call"] = call
+    wrapper.__dict__["_flatten"] = compare_outputs.flatten_outputs
+    return wrapper.eval()
+
+
+def _on_device(value: Any, device: str) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_on_device(v, device) for v in value)
+    if isinstance(value, dict):
+        return {k: _on_device(v, device) for k, v in value.items()}
+    return value
+
+
+class CaseRun:
+    """Fresh, device-placed copies of one case's callable and inputs."""
+
+    def __init__(self, spec: CaseSpec, device: str):
+        self.spec = spec
+        self.device = device
+        self.kwargs = _on_device(spec.kwargs, device)
+
+    def inputs(self) -> tuple[torch.Tensor, ...]:
+        return tuple(t.detach().clone().to(self.device) for t in self.spec.inputs)
+
+    def wrapper(self) -> torch.nn.Module:
+        target = self.spec.target
+        if isinstance(target, torch.nn.Module):
+            try:
+                target = copy.deepcopy(target)
+            except Exception:  # some modules refuse deepcopy; share the instance then
+                pass
+            target = target.to(self.device).eval()
+        return build_wrapper(target, self.kwargs, self.spec.method, len(self.spec.inputs))
+
+
+# --------------------------------------------------------------------------
+# the probe
+
+
+class Measurement:
+    def __init__(self, spec: CaseSpec, device: str, opset: int, root: LibraryRoot):
+        self.spec = spec
+        self.device = device
+        self.opset = opset
+        self.root = root
+        self.run = CaseRun(spec, device)
+        self.reference: tuple[torch.Tensor, ...] = ()
+
+    # -- helpers
+
+    def _failure(self, status: str, stage: str, exc: BaseException, prefix: str = "", **extra: Any) -> dict:
+        return result(status, prefix + explain_exception(exc), stage, where_exception(exc, self.root), **extra)
+
+    def _judge(self, path: str, outputs: list[Any], **extra: Any) -> dict[str, Any]:
+        """Compare a path's outputs with eager (stage compare)."""
+        if not self.spec.check:
+            verdict = compare_outputs.check_shapes_and_finite(self.reference, outputs)
+            if verdict.same:
+                return result("ok-unverified", RANDOM_DETAIL[path], **extra)
+            return result("mismatch", "random operator, and even the output count, shapes or finiteness "
+                          f"differ from eager: {verdict.detail}", "compare", **extra)
+        verdict = compare_outputs.compare(self.reference, outputs, self.spec.atol, self.spec.rtol)
+        if verdict.same:
+            return result("ok", **extra)
+        return result("mismatch", f"runs, but the result differs from eager: {verdict.detail}", "compare",
+                      max_abs_diff=verdict.max_abs_diff, **extra)
+
+    @staticmethod
+    def _seeded(fn: Callable[[], Any]) -> Any:
+        torch.manual_seed(SEED)
+        with torch.no_grad():
+            return fn()
+
+    # -- eager
+
+    def eager(self) -> dict[str, dict[str, Any]] | None:
+        """Run the reference; on failure return the n/a record for every path."""
+        try:
+            wrapper, inputs = self.run.wrapper(), self.run.inputs()
+            self.reference = tuple(t.detach() for t in self._seeded(lambda: wrapper(*inputs)))
+        except Exception as exc:  # the case itself does not run: nothing to capture
+            failed = self._failure("n/a", "eager", exc, "does not run eagerly with the probed inputs: ")
+            return {path: dict(failed) for path in PATHS} | {"compile": dict(failed, graph_breaks=0)}
+        if not self.reference:
+            na = result("n/a", "returns no tensor (a Python object), nothing to capture", "eager")
+            return {path: dict(na) for path in PATHS} | {"compile": dict(na, graph_breaks=0)}
+        return None
+
+    # -- ONNX
+
+    def onnx(self) -> dict[str, Any]:
+        import onnx
+        import onnxruntime
+
+        wrapper, inputs = self.run.wrapper(), self.run.inputs()
+        try:
+            program = self._seeded(lambda: torch.onnx.export(
+                wrapper, inputs, dynamo=True, opset_version=self.opset, report=False, verbose=False))
+            model = program.model_proto
+        except Exception as exc:
+            # the exporter wraps torch.export failures in TorchExportError, translation ones in ConversionError
+            return self._failure("fail", "capture" if type(exc).__name__ == "TorchExportError" else "translate",
+                                 exc)
+        try:
+            onnx.checker.check_model(model, full_check=True)
+        except Exception as exc:
+            return self._failure("fail", "check", exc, "onnx.checker rejects the exported graph: ")
+        provider = onnx_provider(self.device, onnxruntime)
+        try:
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = ORT_THREADS
+            options.inter_op_num_threads = 1
+            providers = [provider] + (["CPUExecutionProvider"] if provider != "CPUExecutionProvider" else [])
+            session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=providers)
+            provider = session.get_providers()[0]
+        except Exception as exc:
+            return self._failure("fail", "load", exc, provider=provider)
+        names = [i.name for i in session.get_inputs()]
+        feed, folded, problem = map_onnx_inputs(names, self.run.inputs())  # fresh: export saw the others
+        if problem:
+            return result("fail", problem, "run", provider=provider)
+        try:
+            outputs = session.run(None, feed)
+        except Exception as exc:
+            return self._failure("fail", "run", exc, "onnxruntime cannot run the exported graph: ",
+                                 provider=provider)
+        judged = self._judge("onnx", list(outputs), provider=provider)
+        if folded and judged["status"] == "ok":
+            judged["detail"] = (f"the exporter folded input{'s' if len(folded) > 1 else ''} "
+                                f"{', '.join(folded)} into constants: the graph ignores "
+                                f"{'them' if len(folded) > 1 else 'it'}")
+        return judged
+
+    # -- torch.export
+
+    def export(self) -> dict[str, Any]:
+        wrapper, inputs = self.run.wrapper(), self.run.inputs()
+        try:
+            program = self._seeded(lambda: torch.export.export(wrapper, inputs))
+        except Exception as exc:
+            return self._failure("fail", "capture", exc)
+        try:
+            module = program.module()
+            outputs = self._seeded(lambda: module(*self.run.inputs()))
+        except Exception as exc:
+            return self._failure("fail", "run", exc, "the exported program does not run: ")
+        return self._judge("export", list(compare_outputs.flatten_outputs(outputs)))
+
+    # -- torch.compile
+
+    def _graph_breaks(self, wrapper: torch.nn.Module, inputs: tuple) -> tuple[int, list[str], str]:
+        explanation = self._seeded(lambda: torch._dynamo.explain(wrapper)(*inputs))
+        reasons: list[str] = []
+        where = ""
+        for brk in explanation.break_reasons:
+            text = explain_text(str(getattr(brk, "reason", brk)))
+            if text and text not in reasons:
+                reasons.append(text)
+            if not where:
+                stack = getattr(brk, "user_stack", None) or []
+                where = deepest_frame([(f.filename, f.lineno or 0) for f in stack], self.root)
+        # explain counts graphs minus one: a break after the last traced op (an `if` on a tensor
+        # whose branches do work in Python) leaves one graph and a count of 0, yet it is a break
+        count = max(int(explanation.graph_break_count), len(explanation.break_reasons))
+        return count, reasons[:MAX_BREAK_REASONS], where
+
+    def compile(self) -> dict[str, Any]:
+        dynamo = torch._dynamo
+        try:
+            dynamo.reset()
+            try:
+                breaks, reasons, break_where = self._graph_breaks(self.run.wrapper(), self.run.inputs())
+            except Exception as exc:
+                return self._failure("fail", "capture", exc, graph_breaks=0)
+            extra: dict[str, Any] = {"graph_breaks": breaks}
+            if reasons:
+                extra["break_reasons"] = reasons
+            dynamo.reset()
+            compiled = torch.compile(self.run.wrapper())
+            inputs = self.run.inputs()
+            try:
+                outputs = self._seeded(lambda: compiled(*inputs))
+            except Exception as exc:
+                return self._failure("fail", compile_stage(exc), exc, **extra)
+            judged = self._judge("compile", list(outputs), **extra)
+            if breaks and judged["status"] == "ok":
+                plural = "s" if breaks > 1 else ""
+                judged.update(status="ok-breaks", where=break_where,
+                              detail=f"{breaks} graph break{plural}: {reasons[0] if reasons else 'reason unknown'}")
+            elif breaks and judged["status"] == "ok-unverified":
+                judged["detail"] += f" ({breaks} graph break{'s' if breaks > 1 else ''})"
+            return judged
+        finally:
+            dynamo.reset()
+
+    def measure(self, paths: tuple[str, ...] | list[str] = PATHS,
+                started: Callable[[str], None] | None = None,
+                finished: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
+        """Measure ``paths`` (eager first); ``started``/``finished`` report progress as it happens,
+        so that a crash later in the case does not lose the paths already measured."""
+        started = started or (lambda path: None)
+        finished = finished or (lambda path, result: None)
+        out: dict[str, dict[str, Any]] = {}
+        if self.spec.skip:
+            out = {path: skipped(self.spec)[path] for path in paths}
+        else:
+            started("eager")
+            failed = self.eager()
+            if failed:
+                out = {path: failed[path] for path in paths}
+        if out:
+            for path, res in out.items():
+                finished(path, res)
+            return out
+        for path in paths:
+            started(path)
+            began = time.perf_counter()
+            try:
+                out[path] = getattr(self, path)()
+            except Exception as exc:  # a bug outside the staged steps; still a fact about this case
+                out[path] = self._failure("fail", "run", exc)
+            out[path]["seconds"] = round(time.perf_counter() - began, 3)
+            finished(path, out[path])
+        return out
+
+
+def compile_stage(exc: BaseException) -> str:
+    """Which part of torch.compile raised: dynamo's capture, inductor's translation, or the run."""
+    names = {type(e).__name__ for e in exception_chain(exc)}
+    modules = {type(e).__module__ for e in exception_chain(exc)}
+    if names & {"BackendCompilerFailed", "InductorError", "LoweringException", "CppCompileError",
+                "CompilationError"}:
+        return "translate"
+    if any(m.startswith("torch._dynamo") for m in modules) or names & {"Unsupported", "UserError",
+                                                                          "TorchRuntimeError"}:
+        return "capture"
+    return "run"
+
+
+def onnx_provider(device: str, onnxruntime: Any) -> str:
+    if device == "cuda" and "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        return "CUDAExecutionProvider"
+    return "CPUExecutionProvider"
+
+
+def map_onnx_inputs(graph_inputs: list[str], inputs: tuple[torch.Tensor, ...]
+                    ) -> tuple[dict[str, Any], list[str], str]:
+    """Feed by name (in0, in1, ...); inputs the exporter folded away are reported, not fed."""
+    arrays = {f"in{i}": compare_outputs.to_numpy(t) for i, t in enumerate(inputs)}
+    if all(name in arrays for name in graph_inputs):
+        feed = {name: arrays[name] for name in graph_inputs}
+        return feed, [name for name in arrays if name not in feed], ""
+    if len(graph_inputs) == len(inputs):  # renamed by the exporter, same count: positional
+        return dict(zip(graph_inputs, arrays.values())), [], ""
+    return {}, [], (f"cannot map the case's {len(inputs)} input tensors onto the graph inputs "
+                    f"{', '.join(graph_inputs)}")

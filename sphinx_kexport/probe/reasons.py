@@ -1,0 +1,187 @@
+"""Turn an exception (or a dynamo break reason) into a reason a user understands.
+
+The probe sees torch's internal error text; the page must show the *cause*
+("no ONNX lowering for torch.linalg.svd"), not a stack trace. A table of known
+causes is matched against the whole exception chain (torch wraps the real
+cause one or two levels deep); anything unknown falls back to the root cause's
+first line, cleaned of internal paths and newlines and cut to ~160 chars.
+
+Pure Python: torch is consulted only if it is already imported, to turn an
+aten overload name into the public torch name.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Callable
+
+MAX_REASON = 160
+
+# aten names whose public spelling the generic rule below would get wrong
+ATEN_PUBLIC_NAMES = {
+    "_linalg_svd": "torch.linalg.svd",
+    "_linalg_solve_ex": "torch.linalg.solve",
+    "linalg_lu_factor_ex": "torch.linalg.lu_factor",
+    "_linalg_eigh": "torch.linalg.eigh",
+    "linalg_qr": "torch.linalg.qr",
+    "linalg_inv_ex": "torch.linalg.inv",
+    "_linalg_det": "torch.linalg.det",
+    "_linalg_slogdet": "torch.linalg.slogdet",
+    "linalg_cholesky_ex": "torch.linalg.cholesky",
+    "linalg_eig": "torch.linalg.eig",
+    "_conj": "complex conj (torch.fft)",
+    "_fft_c2c": "torch.fft (complex)",
+    "_fft_r2c": "torch.fft.rfft",
+    "_fft_c2r": "torch.fft.irfft",
+    "_local_scalar_dense": "Tensor.item()",
+    "grid_sampler_3d": "torch.nn.functional.grid_sample (5-D)",
+    "upsample_bicubic2d_aa": "torch.nn.functional.interpolate(mode='bicubic', antialias=True)",
+    "_upsample_bicubic2d_aa": "torch.nn.functional.interpolate(mode='bicubic', antialias=True)",
+    "_upsample_bilinear2d_aa": "torch.nn.functional.interpolate(mode='bilinear', antialias=True)",
+}
+
+_NAMESPACES = (("linalg_", "torch.linalg."), ("fft_", "torch.fft."), ("special_", "torch.special."))
+
+
+def torch_name(op: str) -> str:
+    """``_linalg_svd`` -> ``torch.linalg.svd``; ``aten.nonzero.default`` -> ``torch.nonzero``."""
+    op = op.split(".")[1] if op.startswith("aten.") else op.split(".")[0]
+    if op in ATEN_PUBLIC_NAMES:
+        return ATEN_PUBLIC_NAMES[op]
+    base = op.lstrip("_")
+    for suffix in ("_ex", "_out"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+    for prefix, namespace in _NAMESPACES:
+        if base.startswith(prefix):
+            return namespace + base[len(prefix):]
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return f"torch.{base}"
+    for owner, label in ((torch, "torch"), (torch.nn.functional, "torch.nn.functional"),
+                         (torch.Tensor, "Tensor")):
+        if hasattr(owner, base):
+            return f"{label}.{base}"
+    return f"aten.{op}"
+
+
+# (pattern over the whole chain text, reason or builder). First match wins, so
+# specific causes come before generic ones.
+Rule = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]"]
+
+_RULES: list[Rule] = [
+    (re.compile(r"No ONNX function found for <OpOverload\(op='(?:aten|prims)\.(\w+)'"),
+     lambda m: f"no ONNX lowering for {torch_name(m.group(1))}"),
+    (re.compile(r"aten_(\w+) (with .*?) is not supported in this export path"),
+     lambda m: f"no ONNX lowering for {torch_name(m.group(1))} {m.group(2)}"),
+    (re.compile(r"Could not find an implementation for (\w+)\((\d+)\)"),
+     lambda m: f"onnxruntime has no kernel for ONNX {m.group(1)} (opset {m.group(2)}) with the input types "
+               "used here (often float64 or bfloat16)"),
+    (re.compile(r"Could not extract specialized integer from data-dependent expression"),
+     "a Python integer (an index, loop count or size) is computed from tensor values at run time"),
+    (re.compile(r"Dynamic shape operator[\s\S]*?Operator `([\w.]+)`"),
+     lambda m: f"the output shape depends on tensor values ({torch_name(m.group(1))})"),
+    (re.compile(r"depends on input Tensor data|Dynamic shape operator"),
+     "the output shape depends on tensor values (nonzero / boolean indexing)"),
+    (re.compile(r"Tensor\.tolist\(\)"),
+     "a tensor is read back into a Python list (.tolist()) during the forward"),
+    (re.compile(r"Could not guard on data-dependent expression|GuardOnDataDependentSymNode|"
+                r"Data-dependent branching|generic_jump"),
+     "a Python branch (if / while) tests tensor values at run time"),
+    (re.compile(r"Tensor\.item\(\)|_local_scalar_dense|its data is not allocated"),
+     "a tensor value is read back into Python (.item() / bool()) during the forward"),
+    (re.compile(r"DataDependentOutputException\s*:?\s*(?:<-\s*)?aten\.(\w+)"),
+     lambda m: f"{torch_name(m.group(1))} produces a Python value from tensor values (no graph output)"),
+    (re.compile(r"torch\._C\.Generator|'Optional\[Generator\]'|Generator as (an )?input"),
+     "a torch.Generator argument cannot be captured"),
+    (re.compile(r"is mutated in the forward method|mutating a buffer|Mutating module attribute"),
+     "a constant buffer is mutated in place during the forward"),
+    (re.compile(r"Nodes in a graph must be topologically sorted"),
+     "exporter bug: onnxscript emits an unsorted graph (the eager result is correct)"),
+    (re.compile(r"No conversion available yet when dim is None"),
+     "no ONNX lowering for the dim=None reduction the operator uses"),
+    (re.compile(r"Overloaded torch operator invoked from Python failed to match"),
+     "the exporter cannot resolve the torch overload the operator calls"),
+    (re.compile(r"Cannot access data pointer of Tensor|Cannot access storage of"),
+     "the operator reads raw tensor memory (numpy / data_ptr / deepcopy), which capture cannot trace"),
+    (re.compile(r"(InductorError|BackendCompilerFailed)[\s\S]*(CalledProcessError|g\+\+|C\+\+ compile error)"),
+     "inductor C++ codegen bug in this torch version (the generated kernel does not compile)"),
+    (re.compile(r"BackendCompilerFailed[\s\S]*UntypedStorage"),
+     "inductor bug in this torch version (KeyError on a tensor storage while lowering the graph)"),
+    (re.compile(r"Skip calling `torch\.compiler\.disable\(\)`d function|torch\.compiler\.disable"),
+     "calls a function marked torch.compiler.disable, which runs in Python"),
+    (re.compile(r"CUDA out of memory|DefaultCPUAllocator: can't allocate memory|OutOfMemoryError"),
+     "ran out of memory with the probed inputs"),
+]
+
+# internal noise to drop from a fallback line
+_PATH_IN_TEXT = re.compile(r"""(?:[A-Za-z]:)?(?:[\w.~-]*[/\\])+(?:site-packages|dist-packages|lib)[/\\][^\s"',)]*""")
+_TORCH_PATH = re.compile(  # "(_export/non_strict_utils.py:1205 in __torch_function__)" and the like
+    r"""\(?[\w./\\-]*(?:torch|onnxscript|onnx|onnxruntime|_export|_dynamo|_inductor)[/\\][\w./\\-]+\.py"""
+    r"""(?::\d+)?(?: in \w+)?\)?""")
+_OBJECT_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_HINT_TAIL = re.compile(
+    r"\s*(Set TORCHDYNAMO_VERBOSE|For more information|Caused by|Explanation:|Hint:|Developer debug).*$")
+
+
+def clean_line(text: str, limit: int = MAX_REASON) -> str:
+    """One readable line: no internal paths, no object addresses, no newlines, at most ``limit`` chars."""
+    line = ""
+    for candidate in text.splitlines():
+        if candidate.strip():
+            line = candidate.strip()
+            break
+    line = _HINT_TAIL.sub("", line)
+    line = _TORCH_PATH.sub("", line)
+    line = _PATH_IN_TEXT.sub("", line)
+    line = _OBJECT_ADDRESS.sub("", line)
+    line = re.sub(r"\s+", " ", line).strip(" :;,")
+    if len(line) > limit:
+        line = line[: limit - 1].rstrip() + "…"
+    return line
+
+
+def exception_chain(exc: BaseException) -> list[BaseException]:
+    """The exception and its causes, outermost first (cycles cut)."""
+    chain: list[BaseException] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        chain.append(current)
+        seen.add(id(current))
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    return chain
+
+
+def _chain_text(chain: list[BaseException]) -> str:
+    return "\n".join(f"{type(e).__name__}: {e}" for e in chain)
+
+
+def known_cause(text: str) -> str:
+    """The table's reason for ``text``, or "" when no rule matches."""
+    for pattern, reason in _RULES:
+        match = pattern.search(text)
+        if match:
+            return reason if isinstance(reason, str) else reason(match)
+    return ""
+
+
+def _root_line(chain: list[BaseException]) -> str:
+    # the root cause, unless its message is empty (then the nearest one that says something)
+    for exc in reversed(chain):
+        line = clean_line(str(exc))
+        if line:
+            return f"{type(exc).__name__}: {line}" if type(exc).__name__ not in line else line
+    return type(chain[-1]).__name__
+
+
+def explain_exception(exc: BaseException) -> str:
+    """The user-facing reason for a failure."""
+    chain = exception_chain(exc)
+    return known_cause(_chain_text(chain)) or clean_line(_root_line(chain))
+
+
+def explain_text(text: str) -> str:
+    """The user-facing reason for a message that is not an exception (a dynamo break reason)."""
+    return known_cause(text) or clean_line(text)

@@ -1,0 +1,126 @@
+"""A worker process: imports the case modules once, then measures the cases it is sent.
+
+Protocol over a multiprocessing pipe (parent -> worker): ``(name, device,
+paths)`` or ``None`` to stop. Worker -> parent: ``("ready", pid)``,
+``("env", device, env)``, ``("path", name, device, path)`` when a path starts,
+``("result", name, device, path, result)`` when it ends, ``("done", name,
+device, peak_rss_kb)``, or ``("init-error", message)``.
+
+The worker's stdout/stderr (torch's and onnxruntime's C++ chatter included)
+go to a per-worker log file, with faulthandler on, so that a segfault leaves a
+Python stack the parent can read a ``where`` from. Nothing here imports torch
+before the environment (thread counts, inductor settings) is in place.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import logging
+import os
+import signal
+import sys
+import warnings
+from typing import Any
+
+
+def _die_with_parent() -> None:
+    # kill -9 of the probe must not leave workers behind burning CPU (Linux only; best effort)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _redirect_output(log_path: str) -> Any:
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    log = open(log_path, "a", buffering=1, encoding="utf-8", errors="replace")
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    sys.stdout = sys.stderr = log
+    faulthandler.enable(file=log, all_threads=False)
+    # the parent sends SIGUSR1 before killing a case that timed out: the stack says where it hung
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=log, all_threads=False)
+    return log
+
+
+def _quiet() -> None:
+    logging.disable(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+
+
+def peak_rss_kb() -> int:
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # KiB on Linux
+
+
+def serve(conn: Any, settings: dict[str, Any]) -> None:
+    """Entry point of a spawned worker."""
+    parent = os.getppid()
+    _die_with_parent()
+    if os.getppid() != parent:
+        return
+    log = _redirect_output(settings["log_path"])
+    threads = int(settings["threads"])
+    # in-process inductor compilation: a pool of compile workers per probe worker would oversubscribe the CPU
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    sys.path[:] = settings["sys_path"]
+    _quiet()
+    try:
+        import torch
+
+        torch.set_num_threads(threads)
+        import onnxruntime
+
+        onnxruntime.set_default_logger_severity(3)
+        from . import measure
+        from .environment import device_environment
+        from .speedups import reuse_onnx_registry
+        from .loader import LoadError, Source, load_cases
+        from .locate import library_root
+
+        measure.ORT_THREADS = threads
+        reuse_onnx_registry()
+        cases = {spec.name: spec for spec in load_cases([Source(*s) for s in settings["sources"]])}
+        root = library_root(settings["library"])
+    except LoadError as exc:
+        conn.send(("init-error", str(exc)))
+        return
+    except Exception as exc:  # the parent imported the same modules; this is an environment problem
+        conn.send(("init-error", f"{type(exc).__name__}: {exc}"))
+        return
+    _quiet()  # importing the case modules may have configured logging again
+    conn.send(("ready", os.getpid()))
+    opset = int(settings["opset"])
+    described: set[str] = set()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        name, device, paths = task
+        if device not in described:
+            conn.send(("env", device, device_environment(device, opset)))
+            described.add(device)
+        print(f"=== case {name!r} on {device}: {', '.join(paths)}", flush=True)
+
+        def started(path: str, name: str = name, device: str = device) -> None:
+            print(f"--- {path}", flush=True)
+            conn.send(("path", name, device, path))
+
+        def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
+            conn.send(("result", name, device, path, result))
+
+        measurement = measure.Measurement(cases[name], device, opset, root)
+        measurement.measure(paths, started, finished)
+        log.flush()
+        conn.send(("done", name, device, peak_rss_kb()))
