@@ -20,6 +20,15 @@ def test_aten_names_become_public_torch_names():
         "no ONNX lowering for torch.histc"
 
 
+def test_unmatched_overload_names_the_torch_operator():
+    # seen on kornia RandomErasing[random]: clamp(1.0, height) with a size-derived bound
+    raw = ("RuntimeError: Cannot find a compatible OpOverload for aten.clamp with the provided arguments. "
+           "Tried overloads ['clamp.default', 'clamp.Tensor']")
+    reason = known_cause(raw)
+    assert reason.startswith("the ONNX exporter finds no ONNX overload of torch.clamp")
+    assert "OpOverload" not in reason
+
+
 def test_fallback_reason_is_one_clean_line():
     raw = ("RuntimeError: something odd in /usr/lib/python3.11/site-packages/torch/_ops.py:123 at 0x7f00deadbeef\n"
            "  File \"/x/torch/fx/graph.py\", line 3\nmore")

@@ -101,6 +101,9 @@ _RULES: list[Rule] = [
      "exporter bug: onnxscript emits an unsorted graph (the eager result is correct)"),
     (re.compile(r"No conversion available yet when dim is None"),
      "no ONNX lowering for the dim=None reduction the operator uses"),
+    (re.compile(r"Cannot find a compatible OpOverload for (?:aten|prims)\.(\w+)"),
+     lambda m: f"the ONNX exporter finds no ONNX overload of {torch_name(m.group(1))} for the argument types "
+               "used (e.g. Python numbers mixed with tensors or sizes)"),
     (re.compile(r"Overloaded torch operator invoked from Python failed to match"),
      "the exporter cannot resolve the torch overload the operator calls"),
     (re.compile(r"Cannot access data pointer of Tensor|Cannot access storage of"),
