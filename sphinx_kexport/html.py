@@ -7,11 +7,19 @@ place; what it filters and counts by sits in attributes, so it never
 interprets cell markup:
 
 * ``div.kexport[data-cols]``: the column keys, in the order of each row's
-  status codes;
+  status codes (``data-labels``: their labels, ``|``-separated);
 * ``table[data-p][data-q]``: package slug; package and section search text;
 * ``tr[data-s]``: one status code per column (see ``STATUS_CODE``); left
   out when every column is ok, the common case;
-  ``tr[data-o]``: distinct-operator bookkeeping (see ``_operator_marks``).
+  ``tr[data-o]``: distinct-operator bookkeeping (see ``OperatorMarks``);
+  ``tr[data-c]``: one change code per column (see ``CHANGE_CODE``), only on
+  rows that changed since the snapshot of ``:compare:``.
+
+Optional parts, present when the core puts their data in the row payload:
+a failure reason links to its entry in the reason index (``reasons``:
+detail text -> entry id), a cell that regressed or was fixed carries a
+marker (``changes``), and a failing row with a recorded ``call`` gets a
+"Reproduce" box the script fills from the page's repro templates.
 
 Search covers the table's text, the row id (a slug of the case name) and
 the visible text of the operator and details cells (operator, variant,
@@ -35,6 +43,7 @@ from typing import Any, Iterable
 import jinja2
 from docutils import nodes
 
+from .changes import MARKER_TEXT, cell_marker, marker_title
 from .nodes import kexport_page
 from .paths import static_dir, templates_dir
 from .snapshot import PATHS
@@ -42,6 +51,8 @@ from .snapshot import PATHS
 # One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>``.
 STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "n/a": "n"}
 SUPPORTED_CODES = frozenset("obr")
+# ``tr[data-c]``: how each cell changed since the compared snapshot ("-": not at all).
+CHANGE_CODE = {"regressed": "r", "fixed": "f", "changed": "c"}
 
 JS_FILE = "kexport.js"
 CSS_FILE = "kexport.css"
@@ -108,22 +119,42 @@ def _stage_text(row: dict[str, Any]) -> str:
     return "stage: " + "; ".join(f"{s['text']} ({s['labels']})" for s in stages)
 
 
+def _change_codes(row: dict[str, Any], columns: list[dict[str, Any]]) -> str:
+    kinds = {change["key"]: change["kind"] for change in row.get("changes", ())}
+    codes = "".join(CHANGE_CODE.get(kinds.get(col["key"], ""), "-") for col in columns)
+    return "" if codes == "-" * len(codes) else codes
+
+
+def _repro(row: dict[str, Any]) -> str:
+    """The call a "Reproduce" box shows: only for rows that fail somewhere and recorded one."""
+    call = row.get("call") or ""
+    return call.rstrip() if call.strip() and row["failing"] else ""
+
+
+def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since: str) -> dict[str, Any]:
+    breaks = cell.get("graph_breaks") or 0
+    # "yes, 2 breaks" says it already; any other status with breaks gets them added.
+    extra = f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != "ok-breaks" else ""
+    change = cell_marker(row, cell["key"])
+    return {
+        "code": STATUS_CODE[cell["status"]], "text": cell["text"], "differs": differs, "extra": extra,
+        "change": change and change["kind"],
+        "change_text": change and MARKER_TEXT[change["kind"]],
+        "change_title": change and marker_title(change, since),
+    }
+
+
 def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[str, str],
-              operator_mark: str | None, device_labels: list[str]) -> dict[str, Any]:
+              operator_mark: str | None, device_labels: list[str], since: str) -> dict[str, Any]:
     cells = {c["key"]: c for c in row["cells"]}
     differing = _differing_keys(cells, columns) if row["disagree"] else set()
-    status_cells = []
-    for col in columns:
-        cell = cells[col["key"]]
-        breaks = cell.get("graph_breaks") or 0
-        extra = f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != "ok-breaks" else ""
-        status_cells.append({"code": STATUS_CODE[cell["status"]], "text": cell["text"],
-                             "differs": col["key"] in differing, "extra": extra})
+    status_cells = [_status_cell(row, cells[col["key"]], col["key"] in differing, since) for col in columns]
     href = links.get(row["id"])
     codes = "".join(c["code"] for c in status_cells)
     return {
         "id": row["id"],
         "codes": "" if codes == "o" * len(codes) else codes,  # all ok: attribute left out
+        "changes": _change_codes(row, columns),
         "operator_mark": operator_mark,
         "disagree": row["disagree"],
         "disagree_label": " ≠ ".join(device_labels),
@@ -134,8 +165,11 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "note": row["note"],
         "cells": status_cells,
         "details": row["details"],
+        "reasons": row.get("reasons") or {},
         "stage": _stage_text(row),
         "where": row["where"],
+        "name": row["name"],
+        "call": _repro(row),
     }
 
 
@@ -166,12 +200,13 @@ class OperatorMarks:
         return out
 
 
-def render_table(node: nodes.Element, operators: OperatorMarks) -> str:
+def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "") -> str:
+    """``since``: the compared snapshot's date, for the change markers' titles."""
     columns = display_columns(node["columns"])
     links = node.get("links") or {}
     device_labels = list(dict.fromkeys(c["device_label"] for c in columns))
     marks = operators.marks(node["rows"])
-    rows = [_row_view(row, columns, links, mark, device_labels) for row, mark in zip(node["rows"], marks)]
+    rows = [_row_view(row, columns, links, mark, device_labels, since) for row, mark in zip(node["rows"], marks)]
     package_slug = node["rows"][0]["package_slug"] if node["rows"] else ""
     table_text = " ".join(search_key(t) for t in (node.get("package", ""), node.get("section", ""),
                                                      node.get("title", "")) if t)
@@ -188,7 +223,7 @@ def render_controls(node: nodes.Element) -> str:
     return _templates().get_template("controls.html.jinja").render(
         paths=[(p, next(c["path_label"] for c in columns if c["path"] == p)) for p in PATHS
                if any(c["path"] == p for c in columns)],
-        devices=devices, total=node["total"],
+        devices=devices, total=node["total"], since=node.get("compare", ""), reasons=bool(node.get("reasons")),
     )
 
 
@@ -198,8 +233,10 @@ def render_controls(node: nodes.Element) -> str:
 
 def visit_page(self, node: nodes.Element) -> None:
     self._kexport_operators = OperatorMarks()
+    self._kexport_since = node.get("compare", "")
     columns = display_columns(node["columns"])
-    attrs = {"data-cols": " ".join(c["key"] for c in columns)}
+    attrs = {"data-cols": " ".join(c["key"] for c in columns),
+             "data-labels": "|".join(c["label"] for c in columns)}  # for the "Reproduce" snippets
     if node.get("page_id") and node["page_id"] not in node["ids"]:
         attrs["ids"] = [node["page_id"]]
     self.body.append(self.starttag(node, "div", "", CLASS="kexport", **attrs))
@@ -220,7 +257,7 @@ def depart_controls(self, node: nodes.Element) -> None:  # pragma: no cover - Sk
 
 def visit_table(self, node: nodes.Element) -> None:
     operators = getattr(self, "_kexport_operators", None) or OperatorMarks()  # a table outside a page
-    self.body.append(render_table(node, operators))
+    self.body.append(render_table(node, operators, getattr(self, "_kexport_since", "")))
     raise nodes.SkipNode
 
 

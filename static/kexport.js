@@ -55,10 +55,13 @@
     this.filterSelect = this.controls && this.controls.querySelector("select[data-kx=filter]");
     this.deviceSelect = this.controls && this.controls.querySelector("select[data-kx=device]");
     this.status = this.controls && this.controls.querySelector("[aria-live]");
+    this.reasonChip = this.controls && this.controls.querySelector(".kx-reason");
+    this.reason = "";
     this.readColumns();
     this.readRows();
     this.readGroups();
-    this.readCounts();
+    this.counts = null;   // read at the first filter (or when idle): see readCounts
+    this.reasons = null;  // likewise: see readReasons
     this.urlTimer = 0;
   }
 
@@ -82,7 +85,7 @@
      the rows that change. */
   Page.prototype.readRows = function () {
     var tables = this.root.querySelectorAll("table.kx-t");
-    var trs = [], codes = [], ops = [], pkgs = [], tableOf = [], disagree = [];
+    var trs = [], codes = [], changes = [], ops = [], pkgs = [], tableOf = [], disagree = [];
     var allOk = new Array(this.columnKeys.length + 1).join("o"); // rows without data-s
     var packageIndex = {}, packages = [], op = -1, nextOp = 0;
     this.tables = [];
@@ -102,6 +105,7 @@
         else if (o !== "=") op = +o;
         trs.push(tr);
         codes.push(tr.getAttribute("data-s") || allOk);
+        changes.push(tr.getAttribute("data-c") || "");
         ops.push(op);
         pkgs.push(packageIndex[slug]);
         tableOf.push(t);
@@ -109,7 +113,7 @@
       }
     }
     this.trs = trs; this.codes = codes; this.ops = ops; this.pkgs = pkgs; this.texts = null;
-    this.tableOf = tableOf; this.disagree = disagree;
+    this.tableOf = tableOf; this.disagree = disagree; this.changes = changes;
     this.packages = packages; this.packageIndex = packageIndex;
     this.visible = new Uint8Array(trs.length).fill(1);
     this.opSeen = new Uint32Array(nextOp);
@@ -125,9 +129,12 @@
     if (this.texts) return this.texts;
     var texts = new Array(this.trs.length);
     for (var i = 0; i < this.trs.length; i++) {
-      var cells = this.trs[i].cells;
+      var cells = this.trs[i].cells, last = cells[cells.length - 1], details = last.textContent;
+      // The "Reproduce" box (the details cell's last child) holds code, not words to search.
+      var box = last.lastElementChild;
+      if (box && box.classList.contains("kx-repro")) details = details.slice(0, details.length - box.textContent.length);
       texts[i] = this.tableTexts[this.tableOf[i]] + " " + this.trs[i].id + " " +
-        normalise(cells[0].textContent) + " " + normalise(cells[cells.length - 1].textContent);
+        normalise(cells[0].textContent) + " " + normalise(details);
     }
     return (this.texts = texts);
   };
@@ -148,14 +155,18 @@
     this.sections = sections;
   };
 
+  /* Every count element, with its original text (restored when the filter
+     is cleared). */
   Page.prototype.readCounts = function () {
-    var els = this.root.querySelectorAll("[class*='kexport-count--']"), counts = [];
+    if (this.counts) return this.counts;
+    var els = this.root.getElementsByClassName("kexport-count"), counts = [];
     for (var i = 0; i < els.length; i++) {
       var el = els[i], key = null;
       for (var c = 0; c < el.classList.length; c++) {
         var name = el.classList[c];
         if (name.indexOf("kexport-count--") === 0) key = name.slice(15);
       }
+      if (key === null) continue;
       var scope = el.closest("[class*='kexport-pkg--']"), pkg = -1;
       if (scope && this.root.contains(scope)) {
         var m = /(?:^|\s)kexport-pkg--(\S+)/.exec(scope.className);
@@ -169,18 +180,66 @@
       var text = target.textContent;
       counts.push({ el: target, key: key, pkg: pkg, original: text, grouped: /\d,\d{3}/.test(text) });
     }
-    this.counts = counts;
+    return (this.counts = counts);
+  };
+
+  /* The reason index (when the page has one): each entry lists its rows as
+     links, which become the rows its "Show only these rows" button keeps. */
+  Page.prototype.readReasons = function () {
+    if (this.reasons) return this.reasons;
+    var index = this.root.getElementsByClassName("kx-rs")[0], reasons = {}, self = this;
+    var entries = index ? index.querySelectorAll("tbody > tr[id]") : [];
+    if (entries.length) {
+      var rowIndex = {};
+      for (var i = 0; i < this.trs.length; i++) rowIndex[this.trs[i].id] = i;
+      Array.prototype.forEach.call(entries, function (entry) {
+        var rows = new Uint8Array(self.trs.length), label = entry.querySelector(".kx-rt");
+        entry.querySelectorAll(".kx-rr a[href^='#']").forEach(function (a) {
+          var at = rowIndex[decodeURIComponent(a.getAttribute("href").slice(1))];
+          if (at !== undefined) rows[at] = 1;
+        });
+        reasons[entry.id] = { rows: rows, text: label ? label.textContent : entry.id };
+      });
+    }
+    return (this.reasons = reasons);
+  };
+
+  /* The buttons are hidden without JavaScript; one listener serves them all. */
+  Page.prototype.bindReasonButtons = function () {
+    var buttons = this.root.getElementsByClassName("kx-rf"), self = this;
+    if (!buttons.length) return;
+    for (var i = 0; i < buttons.length; i++) buttons[i].hidden = false;
+    this.root.addEventListener("click", function (e) {
+      var button = e.target.closest && e.target.closest("button.kx-rf");
+      if (button && self.root.contains(button)) self.showReason(button.getAttribute("data-kx-reason"));
+    });
+  };
+
+  Page.prototype.showReason = function (id) {
+    this.setReason(id);
+    this.apply();
+    this.controls.scrollIntoView({ block: "start" });
+  };
+
+  Page.prototype.setReason = function (id) {
+    var reasons = id ? this.readReasons() : null;
+    this.reason = reasons && reasons[id] ? id : "";
+    if (!this.reasonChip) return;
+    this.reasonChip.hidden = !this.reason;
+    this.reasonChip.querySelector("q").textContent = this.reason ? reasons[this.reason].text : "";
   };
 
   Page.prototype.state = function () {
     return {
       query: this.input ? this.input.value : "",
       filter: this.filterSelect ? this.filterSelect.value : "",
-      device: this.deviceSelect ? this.deviceSelect.value : ""
+      device: this.deviceSelect ? this.deviceSelect.value : "",
+      reason: this.reason
     };
   };
 
-  /* A predicate over a row's status codes for the chosen filter and device. */
+  /* A predicate (status codes, row index) for the chosen filter and device;
+     null when every row passes. */
   Page.prototype.predicate = function (filter, device) {
     var cols = [], self = this;
     for (var i = 0; i < this.columnKeys.length; i++) {
@@ -208,14 +267,33 @@
         return probed > 0;
       };
     }
-    if (filter === "disagree") return "disagree";
+    if (filter === "disagree") return function (s, i) { return self.disagree[i]; };
+    if (filter === "regressed" || filter === "fixed" || filter === "changed") {
+      var want = filter.charAt(0); // the change codes: r, f, c
+      return function (s, i) {
+        var c = self.changes[i];
+        for (var k = 0; c && k < cols.length; k++) {
+          var code = c.charAt(cols[k]);
+          if (code !== "-" && (want === "c" || code === want)) return true;
+        }
+        return false;
+      };
+    }
     return null;
+  };
+
+  /* The filter and, when one is chosen, the reason: both must hold. */
+  Page.prototype.rowTest = function (st) {
+    var test = this.predicate(st.filter, st.device);
+    if (!st.reason) return test;
+    var rows = this.reasons[st.reason].rows;
+    return function (s, i) { return rows[i] === 1 && (test === null || test(s, i)); };
   };
 
   Page.prototype.apply = function () {
     var began = performance.now();
     var st = this.state(), terms = parseQuery(st.query), nt = terms.length;
-    var test = this.predicate(st.filter, st.device);
+    var test = this.rowTest(st);
     var n = this.trs.length, texts = nt ? this.searchTexts() : null, codes = this.codes, visible = this.visible;
     var shown = 0, queryHits = 0, filterHits = 0;
     for (var t = 0; t < this.tables.length; t++) this.tables[t].visible = 0;
@@ -225,7 +303,7 @@
         var found = texts[i].indexOf(terms[k].text) !== -1;
         if (found === terms[k].negate) { q = false; break; }
       }
-      var f = test === null || (test === "disagree" ? this.disagree[i] : test(codes[i]));
+      var f = test === null || test(codes[i], i);
       if (q) queryHits++;
       if (f) filterHits++;
       var vis = q && f ? 1 : 0;
@@ -331,24 +409,30 @@
   };
 
   Page.prototype.updateCounts = function (active) {
-    var scopes = active ? this.tally() : null, npkg = this.packages.length;
-    for (var i = 0; i < this.counts.length; i++) {
-      var cnt = this.counts[i];
+    if (!active && !this.counts) return;  // never changed: nothing to restore
+    var counts = this.readCounts(), scopes = active ? this.tally() : null, npkg = this.packages.length;
+    for (var i = 0; i < counts.length; i++) {
+      var cnt = counts[i];
       var text = active ? this.countText(scopes[cnt.pkg < 0 ? npkg : cnt.pkg], cnt.key, cnt.grouped) : cnt.original;
       if (text !== null && cnt.el.textContent !== text) cnt.el.textContent = text;
     }
   };
 
   Page.prototype.filterLabel = function (st) {
-    var label = this.filterSelect.options[this.filterSelect.selectedIndex].text;
-    if (st.device && this.deviceSelect) label += " on " + this.deviceSelect.options[this.deviceSelect.selectedIndex].text;
-    return "“" + label + "”";
+    var parts = [];
+    if (st.filter || st.device) {
+      var label = this.filterSelect.options[this.filterSelect.selectedIndex].text;
+      if (st.device && this.deviceSelect) label += " on " + this.deviceSelect.options[this.deviceSelect.selectedIndex].text;
+      parts.push("“" + label + "”");
+    }
+    if (st.reason) parts.push("the reason “" + this.reasons[st.reason].text + "”");
+    return parts.join(" with ");
   };
 
   Page.prototype.updateStatus = function (st, terms, shown, queryHits, filterHits, active) {
     if (!this.status) return;
     var total = this.trs.length, text, query = "“" + st.query.trim() + "”";
-    var filtering = this.filterSelect && (st.filter || st.device);
+    var filtering = st.filter || st.device || st.reason;
     if (!active) {
       text = formatNumber(total, true) + " configurations";
     } else if (shown > 0) {
@@ -374,7 +458,7 @@
 
   Page.prototype.writeUrl = function (st) {
     var params = new URLSearchParams(location.search);
-    var values = { q: st.query, f: st.filter, d: st.device };
+    var values = { q: st.query, f: st.filter, d: st.device, reason: st.reason };
     for (var name in values) {
       if (values[name]) params.set(this.prefix + name, values[name]);
       else params.delete(this.prefix + name);
@@ -399,15 +483,18 @@
     if (q && this.input) { this.input.value = q; changed = true; }
     changed = selectValue(this.filterSelect, params.get(this.prefix + "f")) || changed;
     changed = selectValue(this.deviceSelect, params.get(this.prefix + "d")) || changed;
+    var reason = params.get(this.prefix + "reason");
+    if (reason) { this.setReason(reason); changed = changed || !!this.reason; }
     return changed;
   };
 
   Page.prototype.clear = function () {
     var st = this.state();
-    if (!st.query && !st.filter && !st.device) return false;
+    if (!st.query && !st.filter && !st.device && !st.reason) return false;
     if (this.input) this.input.value = "";
     if (this.filterSelect) this.filterSelect.value = "";
     if (this.deviceSelect) this.deviceSelect.value = "";
+    this.setReason("");
     this.apply();
     return true;
   };
@@ -421,11 +508,91 @@
     row.scrollIntoView({ block: "center" });
   };
 
+  /* "Reproduce": the page carries one code template per column; a failing
+     row carries its call. Opening the box shows, per failing cell, the
+     exact snippet with a copy button. Built with text nodes only: the call
+     and the name are untrusted. */
+  Page.prototype.fillRepro = function (box) {
+    if (box.__kexportFilled) return;
+    box.__kexportFilled = true;
+    if (this.reproTemplates === undefined) {
+      // <template class="kx-repro-tpl"><pre data-k="onnx-cpu">code</pre>...</template> (repro_page.py)
+      var holder = this.root.querySelector("template.kx-repro-tpl"), found = null;
+      if (holder) {
+        found = {};
+        holder.content.querySelectorAll("pre[data-k]").forEach(function (pre) {
+          found[pre.getAttribute("data-k")] = pre.textContent;
+        });
+      }
+      this.reproTemplates = found;
+    }
+    var templates = this.reproTemplates, code = box.querySelector("pre");
+    var tr = box.closest("tr"), i = this.trs.indexOf(tr);
+    if (!templates || !code || i < 0) return;
+    var call = code.textContent, name = box.getAttribute("data-n") || "", s = this.codes[i];
+    var labels = (this.root.getAttribute("data-labels") || "").split("|");
+    var added = 0;
+    for (var c = 0; c < this.columnKeys.length; c++) {
+      var template = templates[this.columnKeys[c]];
+      if (!FAILING[s.charAt(c)] || !template) continue;
+      // The order matters and matches sphinx_kexport.repro.fill_template: title, then call.
+      var text = template.split("@@KX_TITLE@@").join(name).split("@@KX_CALL@@").join(call.replace(/\s+$/, ""));
+      box.appendChild(snippet(labels[c] || this.columnKeys[c], text));
+      added++;
+    }
+    if (added) code.hidden = true;  // each snippet holds the call
+  };
+
+  function snippet(label, text) {
+    var wrap = document.createElement("div"), head = document.createElement("div");
+    var button = document.createElement("button"), pre = document.createElement("pre");
+    wrap.className = "kx-snippet";
+    head.textContent = label + " ";
+    button.type = "button";
+    button.textContent = "Copy";
+    button.addEventListener("click", function () {
+      copyText(text).then(function () { button.textContent = "Copied"; },
+                          function () { button.textContent = "Select and copy"; });
+      setTimeout(function () { button.textContent = "Copy"; }, 1500);
+    });
+    head.appendChild(button);
+    pre.textContent = text;
+    wrap.appendChild(head);
+    wrap.appendChild(pre);
+    return wrap;
+  }
+
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    return new Promise(function (resolve, reject) {  // file:// and plain http
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      area.remove();
+      if (ok) resolve(); else reject(new Error("copy refused"));
+    });
+  }
+
   Page.prototype.bind = function () {
     var self = this;
     if (this.input) this.input.addEventListener("input", function () { self.apply(); });
     if (this.filterSelect) this.filterSelect.addEventListener("change", function () { self.apply(); });
     if (this.deviceSelect) this.deviceSelect.addEventListener("change", function () { self.apply(); });
+    if (this.reasonChip) {
+      this.reasonChip.querySelector("button").addEventListener("click", function () {
+        self.setReason("");
+        self.apply();
+      });
+    }
+    this.root.addEventListener("toggle", function (e) {  // toggle does not bubble: capture it
+      if (e.target.classList && e.target.classList.contains("kx-repro") && e.target.open) self.fillRepro(e.target);
+    }, true);
     this.controls.addEventListener("keydown", function (e) {
       if (e.key === "Escape" && self.clear()) e.preventDefault();
     });
@@ -435,11 +602,13 @@
   Page.prototype.start = function () {
     if (!this.controls || !this.input || !this.trs.length) return false;
     this.bind();
+    this.bindReasonButtons();
     this.controls.hidden = false;
     if (this.readUrl()) this.apply();
     this.revealTarget();
     var self = this, idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 200); };
-    idle(function () { self.searchTexts(); });
+    // What the first search or filter needs, read while the reader looks at the page.
+    idle(function () { self.searchTexts(); self.readCounts(); });
     return true;
   };
 

@@ -3,7 +3,9 @@
 Hand-made so the tests can name what each search and filter must show:
 four packages (geometry with three sections), CPU and CUDA, rows that
 disagree between the devices, every status, merged reasons, notes and
-variants, and snapshot strings that look like markup.
+variants, recorded calls for "Reproduce", and snapshot strings that look
+like markup. Also writes _data/older.json, the snapshot the page compares
+with (one cell regressed, one fixed, one changed otherwise).
 
     python tests/roots/test-browser/make_snapshot.py
 """
@@ -41,7 +43,7 @@ SVD = "no ONNX lowering for torch.linalg.svd"
 
 
 def case(package, section, operator, variant="", *, onnx=OK, export=OK, compile=OK, cuda=None, note="",
-         ref=""):
+         ref="", call=""):
     """``cuda``: overrides for the CUDA results, else CUDA = CPU."""
     cpu = {"onnx": dict(onnx), "export": dict(export), "compile": dict(compile)}
     gpu = {k: dict(v) for k, v in cpu.items()}
@@ -49,22 +51,27 @@ def case(package, section, operator, variant="", *, onnx=OK, export=OK, compile=
     for paths in (cpu, gpu):
         paths["compile"].setdefault("graph_breaks", 0)
     name = f"{package}.{operator}" + (f"[{variant}]" if variant else "")
-    return {"name": name, "package": package, "section": section, "operator": operator, "variant": variant,
-            "ref": ref, "note": note, "results": {"cpu": cpu, "cuda": gpu}}
+    record = {"name": name, "package": package, "section": section, "operator": operator, "variant": variant,
+              "ref": ref, "note": note, "results": {"cpu": cpu, "cuda": gpu}}
+    if call:
+        record["call"] = call
+    return record
 
 
 CASES = [
     # mylib.color: one table
     case("mylib.color", "", "rgb_to_gray", ref="mylib.color.rgb_to_gray"),
     case("mylib.color", "", "hsv_to_rgb", onnx=fail("no ONNX lowering for aten::atan2", "translate",
-                                                     "mylib/color/hsv.py:31")),
+                                                     "mylib/color/hsv.py:31"),
+         call="import mylib\nfn = mylib.color.hsv_to_rgb\ninputs = (torch.rand(1, 3, 8, 8),)"),
     case("mylib.color", "", "rgb_to_lab", "batch", note="a batch of 4 images"),
     case("mylib.color", "", "gray_to_rgb", compile=breaks(2), cuda={"compile": dict(OK)}),
     case("mylib.color", "", "lab_to_rgb",
          cuda={"onnx": fail("CUDAExecutionProvider: no kernel for Atan", "run")}),
     case("mylib.color", "", "sepia", export=NA),
     case("mylib.color", "", "rgb_to_yuv", note='<img src=x onerror="window.__kx_xss=1"> & "quotes"',
-         compile=fail("<script>window.__kx_xss=2</script> unsupported", "run")),
+         compile=fail("<script>window.__kx_xss=2</script> unsupported", "run"),
+         call='fn = lambda x: x  # </pre></details><img src=x onerror="window.__kx_xss=3">\ninputs = ()'),
     # mylib.geometry: three sections
     case("mylib.geometry", "transform", "warp_affine", ref="mylib.geometry.warp_affine"),
     case("mylib.geometry", "transform", "warp_perspective", onnx=fail(SVD, "translate", "mylib/geometry/warp.py:88"),
@@ -97,6 +104,24 @@ CASES = [
 ]
 
 
+def older(current: dict) -> dict:
+    """The snapshot before: warp_perspective's ONNX passed (now regressed), sobel's
+    torch.compile failed (now fixed), canny had no graph breaks (changed otherwise)."""
+    import copy
+
+    data = copy.deepcopy(current)
+    data["generated_at"] = "2025-12-01T00:00:00Z"
+    for record in data["cases"]:
+        for device, paths in record["results"].items():
+            if record["operator"] == "warp_perspective":
+                paths["onnx"] = dict(OK)
+            if record["operator"] == "sobel" and device == "cpu":
+                paths["compile"] = dict(fail("inductor: no lowering for aten.sobel", "run"), graph_breaks=0)
+            if record["operator"] == "canny" and device == "cpu":
+                paths["compile"] = dict(OK, graph_breaks=0)
+    return data
+
+
 def snapshot() -> dict:
     env = {"torch": "2.13.0", "onnx": "1.21.0", "onnxruntime": "1.23.2", "onnxscript": "0.5.7",
            "python": "3.12.3", "platform": "Linux-x86_64", "device_name": "", "opset": 18,
@@ -110,3 +135,4 @@ def snapshot() -> dict:
 
 if __name__ == "__main__":
     dump_snapshot(snapshot(), HERE / "_data" / "export_support.json")
+    dump_snapshot(older(snapshot()), HERE / "_data" / "older.json")

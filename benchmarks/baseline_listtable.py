@@ -1,0 +1,105 @@
+"""The reference's approach, for comparison: the page as RST list-tables.
+
+Writes what Kornia's generator writes for the same rows: ``.. role::``
+declarations for the six statuses, sphinx-design cards with the counts, a
+legend and a summary list-table, then one ``list-table`` per package section
+whose cells are role calls (``:compat-ok:`yes```), the operator as a
+``:py:obj:`` reference (or a literal) with the variant as a second literal,
+and a Details column with the reasons grouped by identical text and the
+source location as a literal. Several devices get one status column per
+device and path. Rows, order, grouping and counts come from
+``model.build_model``, so both sides render exactly the same configurations.
+
+    python benchmarks/baseline_listtable.py snapshot.json page.rst
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from sphinx_kexport.model import STATUS_MEANING, STATUS_TEXT, PageModel, build_model, status_text
+from sphinx_kexport.snapshot import load_snapshot
+
+ROLE = {"ok": "compat-ok", "ok-breaks": "compat-ok-breaks", "ok-unverified": "compat-ok-random",
+        "mismatch": "compat-mismatch", "fail": "compat-fail", "n/a": "compat-na"}
+
+
+def inline(text: str) -> str:
+    """Escape untrusted text for one line of inline RST (the reference's rules)."""
+    text = " ".join(text.split()).replace("\\", "\\\\").replace("`", "'")
+    return re.sub(r"([*|_])", r"\\\1", text)
+
+
+def _underline(title: str, char: str) -> str:
+    return f"{title}\n{char * len(title)}\n"
+
+
+def _cards(model: PageModel) -> list[str]:
+    out = ["", ".. grid:: 1 3 3 3", "   :gutter: 3", ""]
+    for device, path in model.columns:
+        out += [f"   .. grid-item-card:: {model.column_label(device, path)}", "",
+                f"      {model.counts.columns[f'{path}-{device}']}", ""]
+    return out
+
+
+def _legend(model: PageModel) -> list[str]:
+    out = ["", _underline("Legend", "-"), "", ".. list-table::", "   :header-rows: 1", "   :widths: 20 80", "",
+           "   * - Cell", "     - Meaning"]
+    for status in model.statuses_used:
+        out += [f"   * - :{ROLE[status]}:`{STATUS_TEXT[status]}`", f"     - {STATUS_MEANING[status]}"]
+    return out
+
+
+def _summary(model: PageModel) -> list[str]:
+    out = ["", _underline("Summary by package", "-"), "", ".. list-table::", "   :header-rows: 1", "",
+           "   * - Package", "     - Probed"]
+    out += [f"     - {model.column_label(d, p)}" for d, p in model.columns]
+    for group in model.groups:
+        out += [f"   * - {group.package}", f"     - {group.counts.rows}"]
+        out += [f"     - {group.counts.columns[f'{p}-{d}']}" for d, p in model.columns]
+    return out
+
+
+def render(model: PageModel, title: str = "Export support") -> str:
+    out = [".. Generated for the benchmark: the list-table rendering of the export-support page.\n"]
+    out += [f".. role:: {role}\n" for role in ROLE.values()]
+    out += ["", _underline(title, "="), "", f"{model.counts.rows} probed configurations.\n"]
+    out += _cards(model) + _legend(model) + _summary(model)
+    headers = [model.column_label(d, p).replace("torch.", "torch.\u200b") for d, p in model.columns]
+    for group in model.groups:
+        out += ["", _underline(group.package, "-")]
+        for table in group.tables:
+            if len(group.tables) > 1:
+                out += ["", _underline(table.title, "^")]
+            out += ["", ".. list-table::", "   :header-rows: 1", "   :widths: auto", "   :class: compat-table", ""]
+            out.append("   * - Operator")
+            out += [f"     - {h}" for h in headers]
+            out.append("     - Details")
+            for row in table.rows:
+                case = row.case
+                op = (f":py:obj:`{case.operator} <{case.ref}>`" if case.ref else f"``{case.operator}``")
+                if case.variant:
+                    op += f" ``[{inline(case.variant)}]``"
+                out.append(f"   * - {op}")
+                for device, path in model.columns:
+                    cell = row.cell(device, path)
+                    out.append(f"     - :{ROLE[cell.result.status]}:`{status_text(cell.result)}`")
+                details = " · ".join(f"**{d.labels}:** {inline(d.text)}" for d in row.details)
+                for where in row.where:
+                    details += f" ``{where}``"
+                out.append(f"     - {details.strip() or ' '}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("snapshot")
+    parser.add_argument("out")
+    args = parser.parse_args(argv)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write(render(build_model(load_snapshot(args.snapshot))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+"""Benchmark: the export-support page against the reference's list-tables.
+
+For each size (default 1,200 and 5,000 configurations on CPU and CUDA) it
+writes a synthetic snapshot (benchmarks/synthetic.py) and four Sphinx
+projects: the page (``.. export-support::``), the same rows as docutils
+list-tables with role cells (benchmarks/baseline_listtable.py), and an empty
+page for each, all with the same API page so that operator references
+resolve on both sides. It then measures, as medians over ``--repeats``
+clean builds in fresh processes:
+
+* the build time the page adds (page build minus empty build) with the
+  html, text and latex builders (latex writes .tex, no PDF), as CPU time
+  (user + system) of the build process: Sphinx builds on one core, and CPU
+  time does not count the time other processes on a shared machine take;
+* the bytes of the page's HTML;
+
+and, for the largest size, in headless Chromium: the first enhancement of
+the page (``window.kexportTimings.init``) and the time a search keystroke
+takes to apply (the input handler, timed in the page around the event),
+plus the time until the next frame for information.
+
+    python benchmarks/bench_page.py [--sizes 1200 5000] [--repeats 3] [--builders html text latex]
+                                    [--json out.json]
+
+This is a benchmark, not a test: nothing fails, it prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path[:0] = [str(HERE), str(REPO / "tests"), str(REPO)]
+
+from baseline_listtable import render as render_listtable  # noqa: E402
+from synthetic import make_snapshot  # noqa: E402
+
+from sphinx_kexport.model import build_model  # noqa: E402
+from sphinx_kexport.snapshot import build, dump_snapshot  # noqa: E402
+
+DEVICES = ("cpu", "cuda")
+BUILDERS = ("html", "text", "latex")
+TARGETS = {"html": 0.15, "text": 0.10, "latex": 0.10, "bytes": 0.60, "keystroke": 16.0, "init": 50.0}
+QUERIES = ("warp", "geometry svd", "no onnx lowering", "kornia.filters blur", "mismatch")
+
+
+# --------------------------------------------------------------------------
+# projects
+
+
+def _api_page(snapshot: dict) -> str:
+    """One py:function per referenced operator, so references resolve on both sides."""
+    refs = sorted({case["ref"] for case in snapshot["cases"] if case["ref"]})
+    lines = [":orphan:", "", "API", "===", ""]
+    for ref in refs:
+        lines += [f".. py:function:: {ref}(x)", "", "   An operator.", ""]
+    return "\n".join(lines)
+
+
+def _write_project(folder: Path, extension: str, index: str, api: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "conf.py").write_text(f"project = 'bench'\nextensions = [{extension!r}]\n", encoding="utf-8")
+    (folder / "index.rst").write_text(index, encoding="utf-8")
+    (folder / "api.rst").write_text(api, encoding="utf-8")
+    return folder
+
+
+def make_projects(workdir: Path, rows: int) -> dict[str, Path]:
+    data = make_snapshot(rows, DEVICES, seed=rows)
+    api = _api_page(data)
+    title = "Export support\n==============\n\n"
+    ours = _write_project(workdir / "ours", "sphinx_kexport", title + ".. export-support:: _data/snapshot.json\n",
+                          api)
+    dump_snapshot(data, ours / "_data" / "snapshot.json")
+    model = build_model(build(data, "synthetic", "sphinx-kexport/1"))
+    return {
+        "ours": ours,
+        "ours-empty": _write_project(workdir / "ours-empty", "sphinx_kexport", title, api),
+        "listtable": _write_project(workdir / "listtable", "sphinx_design", render_listtable(model), api),
+        "listtable-empty": _write_project(workdir / "listtable-empty", "sphinx_design", title, api),
+    }
+
+
+# --------------------------------------------------------------------------
+# builds
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def build_once(project: Path, builder: str, out: Path) -> float:
+    """CPU seconds (user + system) of one clean build in a fresh interpreter."""
+    shutil.rmtree(out, ignore_errors=True)
+    command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", builder, str(project), str(out)]
+    began = _children_cpu()
+    done = subprocess.run(command, capture_output=True, text=True)
+    seconds = _children_cpu() - began
+    if done.returncode:
+        raise SystemExit(f"build failed: {' '.join(command)}\n{done.stderr[-2000:]}")
+    return seconds
+
+
+def added_build_time(page: Path, empty: Path, builder: str, repeats: int, out: Path) -> tuple[float, float]:
+    """(median page build, median empty build), alternating so drift hits both."""
+    page_times, empty_times = [], []
+    for _ in range(repeats):
+        page_times.append(build_once(page, builder, out / "page"))
+        empty_times.append(build_once(empty, builder, out / "empty"))
+    return statistics.median(page_times), statistics.median(empty_times)
+
+
+# --------------------------------------------------------------------------
+# browser
+
+KEYSTROKES_JS = """
+const [queries, done] = [arguments[0], arguments[arguments.length - 1]];
+const input = document.querySelector('.kexport-controls input[type=search]');
+const nextFrame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+(async () => {
+  const handler = [], frame = [];
+  for (const q of queries) {
+    for (let i = 1; i <= q.length; i++) {
+      input.value = q.slice(0, i);
+      const t0 = performance.now();
+      input.dispatchEvent(new Event('input', {bubbles: true}));
+      handler.push(performance.now() - t0);
+      await nextFrame();
+      frame.push(performance.now() - t0);
+    }
+    input.value = '';
+    input.dispatchEvent(new Event('input', {bubbles: true}));
+    await nextFrame();
+  }
+  done({handler, frame});
+})();
+"""
+
+
+def browser_metrics(html_dir: Path, loads: int = 5) -> dict[str, float]:
+    from browser_support import chromium, serve
+
+    inits, handler, frame = [], [], []
+    with serve(html_dir) as base, chromium() as driver:
+        driver.set_script_timeout(120)
+        for _ in range(loads):
+            driver.get(base + "index.html")
+            time.sleep(0.5)  # a reader does not type within half a second of the page appearing
+            inits.append(driver.execute_script("return window.kexportTimings.init"))
+            timings = driver.execute_async_script(KEYSTROKES_JS, list(QUERIES))
+            handler += timings["handler"]
+            frame += timings["frame"]
+        rows = driver.execute_script("return window.kexportTimings.rows")
+    return {"rows": rows, "init": statistics.median(inits), "keystroke": statistics.median(handler),
+            "keystroke_p90": statistics.quantiles(handler, n=10)[-1], "frame": statistics.median(frame),
+            "keystrokes": len(handler)}
+
+
+# --------------------------------------------------------------------------
+# report
+
+
+def _ratio(ours: float, theirs: float) -> float:
+    return ours / theirs if theirs > 0 else float("inf")
+
+
+def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str]) -> dict:
+    results: dict = {"repeats": repeats, "builders": builders, "sizes": {}}
+    for rows in sizes:
+        print(f"-- {rows} configurations", file=sys.stderr)
+        projects = make_projects(workdir / str(rows), rows)
+        size: dict = {}
+        for builder in builders:
+            entry = {}
+            for side in ("ours", "listtable"):
+                page, empty = added_build_time(projects[side], projects[f"{side}-empty"], builder, repeats,
+                                               workdir / str(rows) / f"_build-{side}-{builder}")
+                entry[side] = {"page": page, "empty": empty, "added": max(page - empty, 0.0)}
+                print(f"   {builder:5s} {side:9s} page {page:6.2f} s, empty {empty:5.2f} s (CPU)", file=sys.stderr)
+            size[builder] = entry
+        size["bytes"], size["gzip"] = {}, {}
+        for side in ("ours", "listtable"):
+            out = workdir / str(rows) / f"_build-{side}-html"
+            build_once(projects[side], "html", out / "page")
+            html = (out / "page" / "index.html").read_bytes()
+            size["bytes"][side] = len(html)
+            size["gzip"][side] = len(gzip.compress(html))
+            if side == "ours":
+                size["html_dir"] = str(out / "page")
+        results["sizes"][rows] = size
+    largest = max(sizes)
+    print(f"-- Chromium, {largest} configurations", file=sys.stderr)
+    results["browser"] = browser_metrics(Path(results["sizes"][largest].pop("html_dir")))
+    for size in results["sizes"].values():
+        size.pop("html_dir", None)
+    return results
+
+
+def table(results: dict) -> str:
+    lines = ["| measure | rows | sphinx-kexport | list-table | ratio | target |", "|---|---:|---:|---:|---:|---|"]
+    for rows, size in results["sizes"].items():
+        for builder in results["builders"]:
+            ours, theirs = size[builder]["ours"]["added"], size[builder]["listtable"]["added"]
+            ratio = _ratio(ours, theirs)
+            mark = "ok" if ratio <= TARGETS[builder] else "MISSED"
+            lines.append(f"| added {builder} build, CPU s | {rows:,} | {ours:.2f} | {theirs:.2f} | "
+                         f"{ratio:.3f} | ≤ {TARGETS[builder]} ({mark}) |")
+        ours, theirs = size["bytes"]["ours"], size["bytes"]["listtable"]
+        ratio = _ratio(ours, theirs)
+        mark = "ok" if ratio <= TARGETS["bytes"] else "MISSED"
+        lines.append(f"| page HTML (bytes) | {rows:,} | {ours:,} | {theirs:,} | {ratio:.3f} | "
+                     f"≤ {TARGETS['bytes']} ({mark}) |")
+        ours, theirs = size["gzip"]["ours"], size["gzip"]["listtable"]
+        lines.append(f"| page HTML gzipped (bytes) | {rows:,} | {ours:,} | {theirs:,} | {_ratio(ours, theirs):.3f} "
+                     "| info |")
+    b = results["browser"]
+    for key, label in (("keystroke", "search keystroke applied, median (ms)"),
+                       ("init", "first enhancement, median of loads (ms)")):
+        mark = "ok" if b[key] <= TARGETS[key] else "MISSED"
+        lines.append(f"| {label} | {b['rows']:,} | {b[key]:.2f} | — | — | ≤ {TARGETS[key]:g} ({mark}) |")
+    lines.append(f"| search keystroke, 90th percentile (ms) | {b['rows']:,} | {b['keystroke_p90']:.2f} | — | — | info |")
+    lines.append(f"| keystroke until the next frame, median (ms) | {b['rows']:,} | {b['frame']:.2f} | — | — | info |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1200, 5000])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--builders", nargs="*", default=list(BUILDERS), choices=BUILDERS,
+                        help="builders to time (none: only bytes and the browser)")
+    parser.add_argument("--json", help="also write the raw results here")
+    parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    if args.repeats < 3:
+        parser.error("--repeats must be at least 3 (medians)")
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kexport-bench-"))
+    try:
+        results = run(args.sizes, args.repeats, workdir, args.builders)
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(table(results))
+    print(f"\nmedians of {args.repeats} clean builds per cell, CPU time of the build process; "
+          "added = page build − empty-page build; "
+          f"{results['browser']['keystrokes']} keystrokes over {len(QUERIES)} queries; "
+          "list-tables as benchmarks/baseline_listtable.py writes them.")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""Synthetic format-1 snapshots of any size, for benchmarks and browser tests.
+
+Deterministic for a given seed. Realistic in shape: Kornia's 15 packages,
+weighted like Kornia's survey, with its ~50 sections (geometry alone has
+22); operators with and without variants, notes and
+cross-reference targets; about 20 % of configurations fail somewhere, with
+Kornia-like reasons, failing stages and source locations; on two devices a
+few rows disagree between CPU and CUDA.
+
+    python benchmarks/synthetic.py 1200 out.json [--devices cpu cuda] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from typing import Any
+
+from sphinx_kexport.snapshot import dump_snapshot
+
+# (package, share of the rows in %, its sections): the shape of Kornia's page.
+LAYOUT = [
+    ("color", 6, [""]), ("enhance", 5, [""]), ("filters", 6, [""]), ("morphology", 2, [""]),
+    ("geometry", 25, ["", "transform", "conversions", "camera", "linalg", "boxes", "bbox", "epipolar",
+                      "homography", "subpix", "depth", "keypoints", "liegroup", "line", "plane", "pointcloud",
+                      "pose", "quaternion", "ransac", "ray", "solvers", "vector"]),
+    ("feature", 10, ["", "detectors", "descriptors", "laf", "matching", "models", "orientation_affine",
+                     "responses"]),
+    ("augmentation", 20, ["", "3d", "container", "mix", "auto"]),
+    ("losses", 4, [""]), ("metrics", 3, [""]), ("contrib", 4, ["", "patches", "wrappers"]),
+    ("models", 6, ["", "base", "processors"]), ("image", 2, [""]), ("sensors", 2, ["camera"]),
+    ("utils", 3, [""]), ("tracking", 2, [""]),
+]
+WORDS = ["rgb", "hsv", "lab", "warp", "affine", "perspective", "gaussian", "blur", "sobel", "laplacian",
+         "canny", "harris", "resize", "rotate", "crop", "flip", "normalize", "equalize", "sharpen", "erode",
+         "dilate", "opening", "closing", "solve", "svd", "inverse", "project", "unproject", "match", "detect",
+         "describe", "sample", "jitter", "mosaic", "mixup", "cutmix", "ssim", "psnr", "dice", "focal"]
+VARIANTS = ["", "", "", "", "batch", "random", "p=0.5", "fp16", "same_on_batch", "train"]
+REASONS = {
+    "onnx": ["no ONNX lowering for torch.linalg.svd", "no ONNX lowering for aten::linalg_solve",
+             "data-dependent output size (nonzero)", "onnxruntime: unsupported type tensor(bool) for Mul",
+             "onnx.checker: graph input has no shape"],
+    "export": ["data-dependent control flow: if on a tensor value", "unsupported Python builtin: print",
+               "guard on a symbolic size failed", "torch.export cannot trace generator objects"],
+    "compile": ["inductor: no lowering for aten.histc", "result differs from eager (max abs diff 3.1e-02)",
+                "graph break: Tensor.item() call", "dynamo: unsupported call to numpy.random.rand"],
+}
+STAGES = {"onnx": ["translate", "check", "run", "capture"], "export": ["capture"],
+          "compile": ["capture", "run", "compare"]}
+
+
+def _result(rng: random.Random, path: str, fail_rate: float, package: str, name: str) -> dict[str, Any]:
+    roll = rng.random()
+    if roll < fail_rate:
+        status = "mismatch" if path != "export" and rng.random() < 0.15 else "fail"
+        return {"status": status, "detail": rng.choice(REASONS[path]),
+                "stage": "compare" if status == "mismatch" else rng.choice(STAGES[path]),
+                "where": f"kornia/{package}/{name.split('_')[0]}.py:{rng.randint(10, 900)}"}
+    if roll < fail_rate + 0.03:
+        return {"status": "n/a", "detail": "not a tensor graph", "stage": "", "where": ""}
+    if path == "compile" and rng.random() < 0.12:
+        return {"status": "ok-breaks", "detail": "graph break: data-dependent branch", "stage": "",
+                "where": "", "graph_breaks": rng.randint(1, 4)}
+    if rng.random() < 0.05:
+        return {"status": "ok-unverified", "detail": "random operator: shapes and finiteness checked", "stage": "",
+                "where": ""}
+    result = {"status": "ok", "detail": "", "stage": "", "where": ""}
+    if path == "compile":
+        result["graph_breaks"] = 0
+    return result
+
+
+def _environment(device: str) -> dict[str, Any]:
+    return {"torch": "2.13.0", "onnx": "1.21.0", "onnxruntime": "1.23.2", "onnxscript": "0.5.7",
+            "python": "3.12.3", "platform": "Linux-x86_64", "device_name": "synthetic " + device, "opset": 18,
+            "probed_at": "2026-01-01T00:00:00Z"}
+
+
+def make_snapshot(rows: int, devices: tuple[str, ...] = ("cpu",), seed: int = 0,
+                  fail_rate: float = 0.07, disagree_rate: float = 0.03) -> dict[str, Any]:
+    """A valid format-1 snapshot with ``rows`` cases.
+
+    ``fail_rate`` is per cell; with three paths about 20 % of rows fail
+    somewhere at the default. ``disagree_rate``: the share of rows whose
+    CUDA cell flips relative to CPU (two devices only).
+    """
+    rng = random.Random(seed)
+    cases = []
+    names: set[str] = set()
+    weights = [share for _, share, _ in LAYOUT]
+    for i in range(rows):
+        short, _, sections = rng.choices(LAYOUT, weights)[0]
+        package = "kornia." + short
+        section = rng.choice(sections)
+        name_words = [rng.choice(WORDS) for _ in range(rng.randint(2, 3))]
+        operator = "_".join(name_words) if i % 4 else "".join(w.capitalize() for w in name_words)
+        variant = rng.choice(VARIANTS)
+        name = f"{package}.{operator}" + (f"[{variant}]" if variant else "")
+        if name in names:  # registry names are unique; a clash is told apart like Kornia's paths
+            name += f"[{i}]"
+        names.add(name)
+        first = {path: _result(rng, path, fail_rate, package.split(".")[1], operator)
+                 for path in ("onnx", "export", "compile")}
+        results = {devices[0]: first}
+        for device in devices[1:]:
+            paths = {path: dict(result) for path, result in first.items()}
+            if rng.random() < disagree_rate:  # flip ONNX on this device
+                if first["onnx"]["status"] in ("ok", "ok-breaks", "ok-unverified"):
+                    paths["onnx"] = {"status": "fail", "detail": "CUDAExecutionProvider: no kernel for GridSample",
+                                     "stage": "run", "where": ""}
+                else:
+                    paths["onnx"] = {"status": "ok", "detail": "", "stage": "", "where": ""}
+            results[device] = paths
+        cases.append({
+            "name": name, "package": package, "section": section, "operator": operator, "variant": variant,
+            "ref": f"{package}.{operator}" if i % 3 else "",
+            "note": "inputs are a 1x3x32x32 batch" if i % 11 == 0 else "",
+            "results": results,
+        })
+    return {"schema": 1, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
+            "library": {"name": "kornia", "version": "0.9.0", "revision": "synthetic"},
+            "environments": {d: _environment(d) for d in devices}, "cases": cases}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", type=int)
+    parser.add_argument("out")
+    parser.add_argument("--devices", nargs="+", default=["cpu"], choices=["cpu", "cuda"])
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    dump_snapshot(make_snapshot(args.rows, tuple(args.devices), args.seed), args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Headless Chromium and a local web server, for the browser tests and the benchmark.
+
+Only the system's Chromium and chromedriver are used (never Selenium
+Manager, which would download a browser): ``chromium_available()`` says
+whether they are installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import io
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Iterator
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+# Flags that work as root in a container, with nothing reaching the network.
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage")
+
+
+def build_html(srcdir: Path, outdir: Path, **overrides) -> str:
+    """Build ``srcdir`` with Sphinx's HTML builder into ``outdir``; returns the warnings."""
+    from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+    warnings = io.StringIO()
+    # As sphinx-build does: node and role registrations end with the build,
+    # so several builds in one process do not warn about each other.
+    with patch_docutils(str(srcdir)), docutils_namespace():
+        app = Sphinx(str(srcdir), str(srcdir), str(outdir), str(outdir / ".doctrees"), "html",
+                     confoverrides=overrides, status=None, warning=warnings, freshenv=True)
+        app.build()
+    return warnings.getvalue()
+
+
+def chromium_available() -> bool:
+    return CHROMIUM.exists() and CHROMEDRIVER.exists()
+
+
+@contextlib.contextmanager
+def chromium(*, javascript: bool = True, width: int = 1280, height: int = 900) -> Iterator["WebDriver"]:  # noqa: F821
+    """A headless Chromium driven by Selenium, with the browser console captured."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="kx-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument(f"--window-size={width},{height}")
+    if not javascript:
+        options.add_argument("--blink-settings=scriptEnabled=false")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: str | Path) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 at a free port; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def console_errors(driver) -> list[str]:
+    """Browser console entries at level SEVERE or WARNING since the last call.
+
+    The test server has no favicon; the browser's request for it is not the page's fault.
+    """
+    return [f"{e['level']}: {e['message']}" for e in driver.get_log("browser")
+            if e["level"] in ("SEVERE", "WARNING") and "favicon.ico" not in e["message"]]
+
+
+# --------------------------------------------------------------------------
+# colour arithmetic for contrast checks (WCAG 2.x)
+
+
+def parse_rgb(css: str) -> tuple[float, float, float, float]:
+    """'rgb(1, 2, 3)' or 'rgba(1, 2, 3, 0.5)' -> (r, g, b, a)."""
+    inner = css[css.index("(") + 1: css.rindex(")")].replace("/", ",")
+    parts = [p.strip() for p in inner.replace(" ", ",").split(",") if p.strip()]
+    r, g, b = (float(p) for p in parts[:3])
+    a = float(parts[3]) if len(parts) > 3 else 1.0
+    return r, g, b, a
+
+
+def relative_luminance(rgb: tuple[float, ...]) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = rgb[:3]
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(fg: tuple[float, ...], bg: tuple[float, ...]) -> float:
+    hi, lo = sorted((relative_luminance(fg), relative_luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
