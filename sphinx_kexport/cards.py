@@ -91,17 +91,22 @@ def _overall_figures(model: PageModel) -> list[nodes.paragraph]:
     return figures
 
 
-def build_cards(directive: SphinxDirective, model: PageModel) -> nodes.container:
-    """A grid of four cards: one per capture path, and one for the whole page."""
+def build_cards(directive: SphinxDirective, model: PageModel, comparison=None) -> nodes.container:
+    """A grid of four cards: one per capture path, and one for the whole page.
+
+    With a ``comparison`` (``changes.Comparison``, from ``:compare:``) each card
+    also says how many cells regressed and were fixed since the older snapshot.
+    """
     lines = [".. grid:: 1 2 2 4", "   :gutter: 3", "   :class-container: kexport-cards", ""]
     slots: list[list[nodes.paragraph]] = []
     opset = _opset_text(model)
     for path, title, description in PATH_CARDS:
         lines += _card_rst(title, len(slots), description.format(opset=opset), path)
-        slots.append(_path_figures(model, path))
+        slots.append(_path_figures(model, path)
+                     + ([comparison.card_line(model, path)] if comparison is not None else []))
     lines += _card_rst("All paths", len(slots), "Configurations that pass every path they were probed on, "
                        "and the operators they cover.", "all")
-    slots.append(_overall_figures(model))
+    slots.append(_overall_figures(model) + ([comparison.overall_line()] if comparison is not None else []))
 
     holder = nodes.container()
     source, line = directive.get_source_info()

@@ -89,6 +89,10 @@ CONFIG_VALUES = (
                 "{name: (base URL, path)}."),
     ConfigValue("kexport_warn_unresolved", False, (bool,), _check_bool,
                 "Warn once per page about operator references that link nowhere."),
+    ConfigValue("kexport_api_badges", False, (bool,), _check_bool,
+                "Add a strip of status badges to each API entry that appears in a snapshot."),
+    ConfigValue("kexport_downloads", True, (bool,), _check_bool,
+                "Publish each snapshot (JSON as committed, and CSV) next to the HTML page, with links."),
 )
 
 CONFIG_ERRORS_ATTR = "_kexport_config_errors"

@@ -15,12 +15,11 @@ from .snapshot import PATHS, Snapshot
 CSV_COLUMNS = ("name", "package", "section", "operator", "variant", "ref", "device", "path", "status", "detail",
                "stage", "where", "graph_breaks")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_CHARS = frozenset(_FORMULA_START)
 
 
-def _cell(value: object) -> object:
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
+def _safe(value: str) -> str:
+    return "'" + value if value and value[0] in _FORMULA_CHARS else value
 
 
 def snapshot_csv(snapshot: Snapshot) -> str:
@@ -28,13 +27,17 @@ def snapshot_csv(snapshot: Snapshot) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    devices = snapshot.devices
+    rows = []
     for case in snapshot.cases:
-        for device in snapshot.devices:
+        head = [_safe(case.name), _safe(case.package), _safe(case.section), _safe(case.operator),
+                _safe(case.variant), _safe(case.ref)]
+        for device in devices:
             if device not in case.results:
                 continue
             for path in PATHS:
                 r = case.result(device, path)
-                writer.writerow([_cell(v) for v in (
-                    case.name, case.package, case.section, case.operator, case.variant, case.ref, device, path,
-                    r.status, r.detail, r.stage, r.where, r.graph_breaks if path == "compile" else "")])
+                rows.append(head + [device, path, r.status, _safe(r.detail), _safe(r.stage), _safe(r.where),
+                                    r.graph_breaks if path == "compile" else ""])
+    writer.writerows(rows)
     return out.getvalue()

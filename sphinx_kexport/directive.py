@@ -5,6 +5,8 @@
    .. export-support:: _data/export_support.json
       :packages: kornia.color, kornia.geometry
       :devices: cpu
+      :reasons: on
+      :compare: _data/export_support-0.8.json
 
 The path is relative to the document, or to the source directory when it
 starts with ``/``. Any problem with the file or the options is reported as
@@ -23,9 +25,11 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from . import env_data
+from .changes import Comparison, load_comparison
+from .downloads import note_snapshot
 from .model import build_model
 from .page import build_page
-from .snapshot import DEVICES, Snapshot, SnapshotError, load_snapshot
+from .snapshot import DEVICES, Snapshot, SnapshotError, build, normalise, read_json
 
 logger = logging.getLogger(__name__)
 
@@ -45,10 +49,11 @@ class ExportSupportDirective(SphinxDirective):
     has_content = False
     # Options are read as text and checked against the snapshot in
     # _selection, so a bad value gets the same one-line error as a bad file.
-    # :compare: and :reasons: will join these.
     option_spec = {
         "packages": directives.unchanged,
         "devices": directives.unchanged,
+        "reasons": directives.unchanged,
+        "compare": directives.unchanged,
     }
 
     def run(self) -> list[nodes.Node]:
@@ -56,8 +61,11 @@ class ExportSupportDirective(SphinxDirective):
         # Before reading, so that a missing file is looked for again next build.
         self.env.note_dependency(absolute)
         try:
-            snapshot = load_snapshot(absolute, source=relative)
+            data, fmt = normalise(read_json(absolute, relative), relative)
+            snapshot = build(data, relative, fmt)
             packages, devices = self._selection(snapshot, relative)
+            reasons = self._reasons_option(relative)
+            old = self._compare_option(relative)
         except SnapshotError as exc:
             return self._fail(str(exc))
         config = self.config
@@ -66,8 +74,33 @@ class ExportSupportDirective(SphinxDirective):
             package_order=list(config.kexport_package_order),
             section_titles=config.kexport_section_titles,
         )
+        comparison = Comparison.of(old, data, model) if old is not None else None
+        downloads = note_snapshot(self.env, absolute, snapshot) if config.kexport_downloads else None
         env_data.note_page(self.env, self.env.docname, relative, self.lineno)
-        return [build_page(self, model)]
+        return [build_page(self, model, reasons=reasons, comparison=comparison, downloads=downloads)]
+
+    def _reasons_option(self, source: str) -> bool:
+        """``:reasons: on|off`` (default on)."""
+        if "reasons" not in self.options:
+            return True
+        value = (self.options["reasons"] or "").strip().lower()
+        if value in ("on", "yes", "true"):
+            return True
+        if value in ("off", "no", "false"):
+            return False
+        raise SnapshotError(f"{source}: option :reasons:: expected on or off, found {value or 'nothing'!r}.")
+
+    def _compare_option(self, source: str) -> tuple[dict, str] | None:
+        """``:compare: PATH``: the older snapshot, read and checked like the main one."""
+        if "compare" not in self.options:
+            return None
+        argument = (self.options["compare"] or "").strip()
+        if not argument:
+            raise SnapshotError(f"{source}: option :compare:: expected the path of an older snapshot, "
+                                "found nothing.")
+        relative, absolute = self.env.relfn2path(argument, self.env.docname)
+        self.env.note_dependency(absolute)
+        return load_comparison(absolute, relative), relative
 
     def _selection(self, snapshot: Snapshot, source: str) -> tuple[list[str] | None, list[str] | None]:
         """Check :packages: and :devices: against the snapshot."""

@@ -12,17 +12,21 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from . import __version__, html
+from .api_badges import setup_api_badges
 from .config import register as register_config
 from .directive import ExportSupportDirective
+from .downloads import setup_downloads
 from .env_data import setup_env_data
 from .nodes import kexport_controls, kexport_page, kexport_table
+from .reasons_section import setup_reasons
 from .render_static import setup_static
+from .repro_page import setup_repro
 from .toc import setup_toc
 from .xref import setup_xref
 
 # Bump when the stored doctrees or environment data change shape, so Sphinx
 # re-reads every document instead of unpickling stale nodes.
-ENV_VERSION = 1
+ENV_VERSION = 2
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -36,6 +40,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(kexport_controls, html=(html.visit_controls, html.depart_controls), **static["controls"])
     app.add_node(kexport_table, html=(html.visit_table, html.depart_table), **static["table"])
     html.setup_html(app)
+    # Beyond the table: reason index, repro snippets, data downloads, API badges.
+    setup_reasons(app)
+    setup_repro(app)
+    setup_downloads(app)
+    setup_api_badges(app)
 
     setup_xref(app)
     setup_env_data(app)

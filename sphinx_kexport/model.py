@@ -350,7 +350,17 @@ def column_payload(model: PageModel) -> list[dict]:
 
 
 def row_payload(row: Row) -> dict:
-    """Everything a builder needs to render one row, as plain data."""
+    """Everything a builder needs to render one row, as plain data.
+
+    The page may add optional keys (see ``page._decorator``):
+
+    * ``reasons``: {a detail's text: the id of its entry in the reason index},
+      for the details that are failure reasons (``:reasons: on``);
+    * ``changes``: the cells that differ from the older snapshot
+      (``:compare:``), ``[{"key": "onnx-cpu", "kind": "regressed" | "fixed" |
+      "changed", "old": "ok", "new": "fail"}]`` (a status is None where the
+      case or device was absent).
+    """
     case = row.case
     return {
         "id": row.id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -22,6 +23,7 @@ _RULES = [
     (re.compile(r"(?:[\w.-]*[A-Za-z][\w.-]*/)+[\w.-]+(?::\d+)?"), "‹path›"),
     (re.compile(r"torch\.Size\(\[[^\]]*\]\)|\((?:\s*-?\d+\s*,)+\s*-?\d*\s*\)|\[(?:\s*-?\d+\s*,)+\s*-?\d*\s*\]"),
      "‹shape›"),
+    (re.compile(r"\b[A-Za-z_]\w*(?:::[A-Za-z_]\w*)+(?:\.\w+)*"), "‹name›"),  # aten::atan2, aten::add.Tensor
     (re.compile(r"\b[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+\b"), "‹name›"),
     (re.compile(r"\b[A-Za-z]*_[\w]*\b"), "‹name›"),
     (re.compile(r"(?<=[A-Za-z])\d+\b"), "‹n›"),  # out0 / out1
@@ -30,14 +32,18 @@ _RULES = [
 _SPACES = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
-    """The reason with names, paths, shapes and numbers replaced by placeholders."""
+    """The reason with names, paths, shapes and numbers replaced by placeholders.
+
+    Cached: a page repeats the same few reasons hundreds of times."""
     out = _SPACES.sub(" ", text).strip()
     for pattern, placeholder in _RULES:
         out = pattern.sub(placeholder, out)
     return out
 
 
+@lru_cache(maxsize=8192)
 def reason_id(normalised: str) -> str:
     """A stable anchor for a normalised reason (same text -> same id, across builds)."""
     return "kx-reason-" + hashlib.sha1(normalised.encode("utf-8")).hexdigest()[:10]

@@ -48,8 +48,19 @@ def reason_text(row: dict) -> str:
     return text
 
 
+def cell_text(row: dict, cell: dict) -> str:
+    """The cell's text, plus "[regressed]" / "[fixed]" when the page compares with an
+    older snapshot (``:compare:``) and this cell changed that way."""
+    for change in row.get("changes", ()):
+        if change["key"] == cell["key"] and change["kind"] in ("regressed", "fixed"):
+            return f"{cell['text']} [{change['kind']}]"
+    return cell["text"]
+
+
 def _cell_texts(row: dict) -> list[str]:
-    return [cell["text"] for cell in row["cells"]]
+    if "changes" not in row:
+        return [cell["text"] for cell in row["cells"]]
+    return [cell_text(row, cell) for cell in row["cells"]]
 
 
 def skip(self: nodes.NodeVisitor, node: nodes.Element) -> None:
@@ -125,9 +136,14 @@ def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
     return code
 
 
-def _latex_status(self: Any, cell: dict) -> str:
+def _latex_status(self: Any, cell: dict, row: dict | None = None) -> str:
     text = self.encode(cell["text"])
-    return r"\textbf{%s}" % text if cell["status"] in ("fail", "mismatch") else text
+    text = r"\textbf{%s}" % text if cell["status"] in ("fail", "mismatch") else text
+    if row is not None and "changes" in row:
+        marked = cell_text(row, cell)
+        if marked != cell["text"]:
+            text += r" \emph{%s}" % self.encode(marked[len(cell["text"]):].strip())
+    return text
 
 
 def _latex_reason(self: Any, row: dict) -> str:
@@ -162,7 +178,7 @@ def latex_longtable(self: Any, node: kexport_table) -> str:
     links = node.get("links", {})
     for row in node["rows"]:
         cells = [_latex_operator(self, row, links.get(row["id"]))]
-        cells += [_latex_status(self, cell) for cell in row["cells"]]
+        cells += [_latex_status(self, cell, row) for cell in row["cells"]]
         out.append(" & ".join(cells) + r" \\")
         reason = _latex_reason(self, row)
         if reason:
@@ -188,7 +204,7 @@ def row_item(row: dict, columns: list[dict]) -> nodes.list_item:
         variant = f"[{row['variant']}]"
         para += nodes.Text(" ")
         para += nodes.literal(variant, variant)
-    statuses = "; ".join(f"{column['label']}: {cell['text']}" for column, cell in zip(columns, row["cells"]))
+    statuses = "; ".join(f"{column['label']}: {text}" for column, text in zip(columns, _cell_texts(row)))
     para += nodes.Text(" - " + statuses)
     item = nodes.list_item("", para)
     reason = reason_text(row)

@@ -69,3 +69,26 @@ def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = 
     body = _PATH_CODE[path].format(opset=opset, providers=providers)
     lines.extend("    " + line if line else "" for line in body.rstrip("\n").split("\n"))
     return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# on the page: one template per column, filled in the browser from each row's ``call``
+
+CALL_SLOT = "@@KX_CALL@@"
+TITLE_SLOT = "@@KX_TITLE@@"
+
+
+def repro_templates(columns: list[tuple[str, str]], opsets: dict[str, int]) -> dict[str, str]:
+    """``{"onnx-cpu": code, ...}`` with CALL_SLOT and TITLE_SLOT where the case's call and title go.
+
+    The page carries these once; the browser script replaces the slots with a
+    failing row's ``call`` and name, so the snippet is exactly ``repro_code``'s
+    while each row carries only its call.
+    """
+    return {f"{path}-{device}": repro_code(CALL_SLOT, path, device, opsets.get(device, 18), TITLE_SLOT)
+            for device, path in columns}
+
+
+def fill_template(template: str, call: str, title: str) -> str:
+    """What the browser script does (kept here so the tests can say what to expect)."""
+    return template.replace(TITLE_SLOT, title).replace(CALL_SLOT, call.rstrip())

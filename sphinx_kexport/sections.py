@@ -8,6 +8,8 @@ build to the next.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from docutils import nodes
 
 from . import inline
@@ -39,10 +41,13 @@ class SectionBuilder:
     """Builds the package sections of one page; ``row_suffix`` keeps row ids
     unique when a document holds more than one page."""
 
-    def __init__(self, document: nodes.document, model: PageModel, row_suffix: str = ""):
+    def __init__(self, document: nodes.document, model: PageModel, row_suffix: str = "",
+                 decorate: Callable[[Any, dict], None] | None = None):
         self.document = document
         self.model = model
         self.row_suffix = row_suffix
+        # decorate(row, payload): adds optional keys (reason links, changes) to a row's payload.
+        self.decorate = decorate
         self.columns = column_payload(model)
         self.section_ids: dict[str, str] = {}
 
@@ -57,6 +62,8 @@ class SectionBuilder:
         for row in table.rows:
             payload = row_payload(row)
             payload["id"] += self.row_suffix
+            if self.decorate is not None:
+                self.decorate(row, payload)
             rows.append(payload)
         node["rows"] = rows
         node["links"] = {}

@@ -14,6 +14,7 @@ from bs4 import BeautifulSoup
 from docutils import nodes
 
 from sphinx_kexport.nodes import kexport_controls, kexport_page, kexport_table
+from sphinx_kexport.reasons_section import kexport_reasons
 
 REPO = Path(__file__).resolve().parent.parent
 ROOTS = Path(__file__).resolve().parent / "roots"
@@ -79,6 +80,9 @@ def skeleton(page: kexport_page) -> str:
         table["columns"] = [c["key"] for c in table["columns"]]
         table["links"] = [f"{k}={v}" for k, v in sorted(table.get("links", {}).items())]
     for node in (page, *page.findall(kexport_controls)):
+        node["columns"] = [c["key"] for c in node["columns"]]
+    for node in page.findall(kexport_reasons):
+        node["entries"] = [f"{e['id']}:{e['total']}" for e in node["entries"]]
         node["columns"] = [c["key"] for c in node["columns"]]
     return page.pformat()
 

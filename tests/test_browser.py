@@ -551,3 +551,4 @@ def test_narrow_screen_tables_scroll_inside_their_wrapper(driver, base_url, them
         assert state["right"] <= state["width"] + 1, state
     finally:
         driver.set_window_size(1280, 900)
+

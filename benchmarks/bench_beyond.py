@@ -1,0 +1,193 @@
+"""Benchmark: what the "beyond the reference" features add to the page's build time.
+
+Builds the same 1,200-configuration synthetic page (benchmarks/synthetic.py,
+CPU and CUDA, with a ``call`` per case so failing cells offer a repro) two
+ways, with an API page documenting every referenced operator:
+
+* **off**: ``:reasons: off``, no ``:compare:``, ``kexport_downloads = False``,
+  ``kexport_api_badges = False``;
+* **page**: the page's own features: the reason index, ``:compare:``
+  against an older snapshot (about 3 % of cells differ) and the JSON/CSV
+  downloads;
+* **on**: all of that plus the API badges (which add a line to each of the
+  ~800 entries of the API page, not to the page itself).
+
+Each is measured as the CPU time (user + system) of ``--repeats`` clean
+builds in fresh processes, alternating, and so is an empty page of the same
+project, so that the report shows both the whole build and the time the
+page itself adds. The ratio is taken from the medians and, because a shared
+machine only ever adds time, from the fastest builds too. The target: "on"
+costs at most 10 % more than "off" (ratio ≤ 1.10). Also printed: the HTML
+page's bytes both ways.
+
+    python benchmarks/bench_beyond.py [--rows 1200] [--repeats 3] [--builders html text]
+
+This is a benchmark, not a test: nothing fails, it prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path[:0] = [str(HERE), str(REPO)]
+
+from synthetic import make_snapshot  # noqa: E402
+
+from sphinx_kexport.snapshot import FAILING, SUPPORTED, dump_snapshot  # noqa: E402
+
+TARGET = 1.10
+DEVICES = ("cpu", "cuda")
+
+
+def with_calls(data: dict) -> dict:
+    """Every case gets a ``call`` as the probe records it (fn and inputs)."""
+    for case in data["cases"]:
+        module = case["package"]
+        case["call"] = (f"import torch\nimport {module}\nfn = {module}.{case['operator']}\n"
+                        "inputs = (torch.rand(1, 3, 32, 32),)")
+    return data
+
+
+def older(data: dict, share: float = 0.03, seed: int = 7) -> dict:
+    """The same survey a release earlier: ``share`` of the cells flipped."""
+    rng = random.Random(seed)
+    old = copy.deepcopy(data)
+    old["generated_at"] = "2025-12-01T00:00:00Z"
+    old["library"]["version"] = "0.8.0"
+    for case in old["cases"]:
+        for paths in case["results"].values():
+            for path, result in paths.items():
+                if rng.random() >= share:
+                    continue
+                if result["status"] in SUPPORTED:
+                    paths[path] = {"status": "fail", "detail": "no ONNX lowering for aten::grid_sampler",
+                                   "stage": "translate", "where": ""}
+                elif result["status"] in FAILING:
+                    paths[path] = {"status": "ok", "detail": "", "stage": "", "where": ""}
+                if path == "compile":
+                    paths[path].setdefault("graph_breaks", 0)
+    return old
+
+
+def _api_page(data: dict) -> str:
+    refs = sorted({case["ref"] for case in data["cases"] if case["ref"]})
+    lines = [":orphan:", "", "API", "===", ""]
+    for ref in refs:
+        lines += [f".. py:function:: {ref}(x)", "", "   An operator.", ""]
+    return "\n".join(lines)
+
+
+def make_projects(workdir: Path, rows: int) -> dict[str, Path]:
+    data = with_calls(make_snapshot(rows, DEVICES, seed=rows))
+    old = older(data)
+    api = _api_page(data)
+    title = "Export support\n==============\n\n"
+    projects = {}
+    for name, conf, directive in (
+        ("off", "kexport_downloads = False\nkexport_api_badges = False\n",
+         ".. export-support:: _data/snapshot.json\n   :reasons: off\n"),
+        ("page", "kexport_downloads = True\nkexport_api_badges = False\n",
+         ".. export-support:: _data/snapshot.json\n   :compare: _data/older.json\n"),
+        ("on", "kexport_downloads = True\nkexport_api_badges = True\n",
+         ".. export-support:: _data/snapshot.json\n   :compare: _data/older.json\n"),
+    ):
+        for empty in (False, True):
+            if empty and name != "off":
+                continue  # one empty project is the baseline of "the time the page adds"
+            folder = workdir / (name + ("-empty" if empty else ""))
+            folder.mkdir(parents=True)
+            (folder / "conf.py").write_text(f"project = 'bench'\nextensions = ['sphinx_kexport']\n{conf}",
+                                            encoding="utf-8")
+            (folder / "index.rst").write_text(title + ("" if empty else directive), encoding="utf-8")
+            (folder / "api.rst").write_text(api, encoding="utf-8")
+            dump_snapshot(data, folder / "_data" / "snapshot.json")
+            dump_snapshot(old, folder / "_data" / "older.json")
+            projects[folder.name] = folder
+    return projects
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def build_once(project: Path, builder: str, out: Path) -> float:
+    """CPU seconds (user + system) of one clean build in a fresh interpreter."""
+    shutil.rmtree(out, ignore_errors=True)
+    command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", builder, str(project), str(out)]
+    began = _children_cpu()
+    done = subprocess.run(command, capture_output=True, text=True)
+    seconds = _children_cpu() - began
+    if done.returncode or done.stderr.strip():
+        raise SystemExit(f"build failed or warned: {' '.join(command)}\n{done.stderr[-2000:]}")
+    return seconds
+
+
+def run(rows: int, repeats: int, builders: list[str], workdir: Path) -> dict:
+    projects = make_projects(workdir, rows)
+    results: dict = {"rows": rows, "repeats": repeats, "builders": {}}
+    for builder in builders:
+        times: dict[str, list[float]] = {name: [] for name in projects}
+        for _ in range(repeats):
+            for name, project in projects.items():  # alternating, so drift hits every side
+                times[name].append(build_once(project, builder, workdir / f"_build-{name}-{builder}"))
+        medians = {name: statistics.median(values) for name, values in times.items()}
+        fastest = {name: min(values) for name, values in times.items()}
+        results["builders"][builder] = {"median": medians, "min": fastest}
+        print(f"   {builder:5s} " + ", ".join(f"{k} {v:.2f} s" for k, v in medians.items()), file=sys.stderr)
+        if builder == "html":
+            results["bytes"] = {name: (workdir / f"_build-{name}-html" / "index.html").stat().st_size
+                                for name in ("off", "page")}
+    return results
+
+
+def table(results: dict) -> str:
+    lines = ["| measure | off | with | with / off | target |", "|---|---:|---:|---:|---|"]
+    for builder, both in results["builders"].items():
+        for stat, m in both.items():
+            for side, what, target in (("page", "page features", True), ("on", "page features + API badges", False)):
+                ratio = m[side] / m["off"]
+                mark = (f"≤ {TARGET} ({'ok' if ratio <= TARGET else 'MISSED'})") if target else "info"
+                lines.append(f"| {builder} build with {what}, CPU s ({stat}) | {m['off']:.2f} | {m[side]:.2f} | "
+                             f"{ratio:.3f} | {mark} |")
+            added_off, added_page = m["off"] - m["off-empty"], m["page"] - m["off-empty"]
+            if added_off > 0:
+                lines.append(f"| {builder} time the page adds, with its features, CPU s ({stat}) | {added_off:.2f} | "
+                             f"{added_page:.2f} | {added_page / added_off:.3f} | info |")
+    if "bytes" in results:
+        b = results["bytes"]
+        lines.append(f"| page HTML (bytes) | {b['off']:,} | {b['page']:,} | {b['page'] / b['off']:.3f} | info |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1200)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--builders", nargs="+", default=["html"])
+    parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kexport-beyond-"))
+    try:
+        results = run(args.rows, args.repeats, args.builders, workdir)
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(table(results))
+    print(f"\n{results['rows']:,} configurations on CPU and CUDA; medians and minima of {results['repeats']} clean "
+          "builds in fresh processes, CPU time; the API page documents every operator on both sides.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+"""What changed since an older snapshot (the directive's ``:compare:`` option).
+
+The comparison itself is :func:`sphinx_kexport.compare.compare`, the code
+the probe's ``diff`` command uses, so the page and the command line always
+agree on what regressed. This module keeps what the page needs from it:
+
+* per row (by case name), the cells that changed, as plain data for the row
+  payload: ``{"key": "onnx-cpu", "kind": "regressed", "old": "ok", "new":
+  "fail"}``;
+* per column (``onnx-cpu``, ...), how many cells regressed, were fixed or
+  changed otherwise;
+* the card lines and the sentence under "How this was measured".
+
+Only the rows and devices the page shows are counted: a case dropped from
+the newer snapshot, or a device the page leaves out, is not on the page.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from docutils import nodes
+
+from .compare import KINDS, compare
+from .model import STATUS_TEXT, PageModel
+from .snapshot import (DEVICE_LABELS, DEVICES, FIX_HINT, PATH_LABELS, PATHS, SCHEMA_VERSION, STATUSES, SnapshotError,
+                       _error, _kind, _show, from_kornia, is_kornia_format, read_json)
+
+# Shown next to a changed cell: a word as well as a sign, never colour alone.
+MARKER_TEXT = {"regressed": "▼ regressed", "fixed": "▲ fixed"}
+MARKER_PLAIN = {"regressed": "regressed", "fixed": "fixed"}  # text, LaTeX, man, texinfo
+
+
+def load_comparison(absolute: str, relative: str) -> dict[str, Any]:
+    """The older snapshot as a format-1 dict; raises SnapshotError (one line, for people) like the main one.
+
+    Kornia's format is converted (and checked) as for the main snapshot. A
+    format-1 file is checked for what the comparison reads -- the date, the
+    devices, each case's name and each result's status and graph breaks --
+    with the same messages as the full check, which is left out because it
+    costs a fifth of a second on a thousand cases and an older snapshot
+    may predate fields the comparison never reads.
+    """
+    data = read_json(absolute, relative)
+    if is_kornia_format(data):
+        return from_kornia(data, relative)
+    check_for_comparison(data, relative)
+    return data
+
+
+def check_for_comparison(data: Any, source: str) -> None:
+    """Raise SnapshotError (file, case, field, expected, found) for what ``compare`` reads."""
+    if not isinstance(data, dict):
+        raise SnapshotError(f"{source}: expected a JSON object at the top level, found {_kind(data)}. {FIX_HINT}")
+    if "schema" in data and data["schema"] != SCHEMA_VERSION:
+        raise SnapshotError(f"{source}: field schema: expected {SCHEMA_VERSION} (the format this "
+                            f"sphinx-kexport reads), found {_show(data['schema'])}. Upgrade sphinx-kexport "
+                            "or regenerate the snapshot.")
+    for key, kind in (("generated_at", str), ("environments", dict), ("cases", list)):
+        if key not in data:
+            raise _error(source, [key], "a value (required field)", "nothing: the field is missing", None)
+        if not isinstance(data[key], kind):
+            wanted = {str: "string", dict: "object", list: "array"}[kind]
+            raise _error(source, [key], wanted, f"{_kind(data[key])} {_show(data[key])}", None)
+    environments = data["environments"]
+    for device in environments:
+        if device not in DEVICES:
+            raise _error(source, ["environments", device], f"a key that is one of {', '.join(map(repr, DEVICES))}",
+                         f"key {device!r}", None)
+    cases = data["cases"]
+    seen: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        where = ["cases", f"[{i}]"]
+        if not isinstance(case, dict):
+            raise _error(source, where, "object", f"{_kind(case)} {_show(case)}", cases)
+        name = case.get("name")
+        if not isinstance(name, str) or not name:
+            raise _error(source, where + ["name"], "a non-empty string", _show(name), cases)
+        if name in seen:
+            raise _error(source, where + ["name"], f"a name no other case uses (case #{seen[name]} is also {name!r})",
+                         f"duplicate name {name!r}", cases)
+        seen[name] = i
+        results = case.get("results")
+        if not isinstance(results, dict):
+            raise _error(source, where + ["results"], "object", f"{_kind(results)} {_show(results)}", cases)
+        for device, paths in results.items():
+            if device not in environments:
+                raise _error(source, where + ["results", device],
+                             f"a device listed under environments ({', '.join(environments)})",
+                             f"results for unknown device {device!r}", cases)
+            if not isinstance(paths, dict):
+                raise _error(source, where + ["results", device], "object", f"{_kind(paths)} {_show(paths)}", cases)
+            for path, result in paths.items():
+                at = where + ["results", device, path]
+                if path not in PATHS:
+                    raise _error(source, at, "only the fields " + ", ".join(sorted(PATHS)), f"unknown field {path!r}",
+                                 cases)
+                if not isinstance(result, dict):
+                    raise _error(source, at, "object", f"{_kind(result)} {_show(result)}", cases)
+                status = result.get("status")
+                if status not in STATUSES:
+                    choices = ", ".join(repr(c) for c in STATUSES)
+                    raise _error(source, at + ["status"], f"one of {choices}", _show(status), cases)
+                breaks = result.get("graph_breaks", 0)
+                if not isinstance(breaks, int) or isinstance(breaks, bool) or breaks < 0:
+                    raise _error(source, at + ["graph_breaks"], "an integer >= 0", _show(breaks), cases)
+
+
+def status_word(status: str | None) -> str:
+    """The cell text a status had on the page ("yes", "no", ...), or "absent"."""
+    if status is None:
+        return "absent"
+    return STATUS_TEXT.get(status, status)
+
+
+@dataclass
+class Comparison:
+    source: str  # the older snapshot's path, as written in the directive
+    generated_at: str
+    library: str  # "mylib 1.2.0", or ""
+    by_case: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    per_column: dict[str, Counter] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, old: tuple[dict[str, Any], str], new: dict[str, Any], model: PageModel) -> "Comparison":
+        old_data, source = old
+        library = old_data.get("library", {})
+        label = " ".join(str(library.get(k, "")).strip() for k in ("name", "version")).strip()
+        result = cls(source=source, generated_at=str(old_data.get("generated_at", "")), library=label,
+                     per_column={f"{p}-{d}": Counter() for d, p in model.columns})
+        shown = {row.case.name for row in model.rows}
+        for change in compare(old_data, new, devices=model.devices):
+            if change.case not in shown:
+                continue
+            key = f"{change.path}-{change.device}"
+            result.by_case.setdefault(change.case, []).append({
+                "key": key, "kind": change.kind, "old": change.old_status, "new": change.new_status})
+            result.per_column[key][change.kind] += 1
+        return result
+
+    # ------------------------------------------------------------------ counts
+
+    def count(self, kind: str, keys: list[str] | None = None) -> int:
+        return sum(counter[kind] for key, counter in self.per_column.items() if keys is None or key in keys)
+
+    def rows_with(self, kinds: tuple[str, ...] = ("regressed", "fixed")) -> int:
+        return sum(1 for changes in self.by_case.values() if any(c["kind"] in kinds for c in changes))
+
+    @property
+    def since(self) -> str:
+        return self.generated_at or self.source
+
+    # ------------------------------------------------------------------ nodes
+
+    def card_line(self, model: PageModel, path: str) -> nodes.paragraph:
+        """"1 regressed, 2 fixed since 2026-01-01 (CUDA: 1 regressed)" for one capture path."""
+        para = nodes.paragraph(classes=["kexport-card-changes", "sd-card-text"])
+        keys = [f"{path}-{d}" for d in model.devices]
+        text = f"{self._figures(keys)} since {self.since}"
+        if model.multi_device:
+            parts = []
+            for device in model.devices:
+                key = [f"{path}-{device}"]
+                found = [f"{self.count(kind, key)} {kind}" for kind in ("regressed", "fixed") if self.count(kind, key)]
+                if found:
+                    parts.append(f"{DEVICE_LABELS[device]}: {', '.join(found)}")
+            if parts:
+                text += " (" + "; ".join(parts) + ")"
+        para += nodes.Text(text)
+        return para
+
+    def overall_line(self) -> nodes.paragraph:
+        para = nodes.paragraph(classes=["kexport-card-changes", "sd-card-text"])
+        rows = self.rows_with()
+        para += nodes.Text(f"{self._figures(None)} since {self.since}, in {rows} "
+                           f"configuration{'' if rows == 1 else 's'}")
+        return para
+
+    def _figures(self, keys: list[str] | None) -> str:
+        return f"{self.count('regressed', keys)} regressed, {self.count('fixed', keys)} fixed"
+
+    def measured(self) -> nodes.paragraph:
+        para = nodes.paragraph(classes=["kexport-changes"])
+        para += nodes.strong("What changed.", "What changed.")
+        subject = f" ({self.library})" if self.library else ""
+        other = self.count("changed")
+        text = (f" Compared with the snapshot of {self.since}{subject}, read from ")
+        para += nodes.Text(text)
+        para += nodes.literal(self.source, self.source)
+        regressed, fixed = self.count("regressed"), self.count("fixed")
+        para += nodes.Text(
+            f": {regressed} cell{'' if regressed == 1 else 's'} regressed (supported before, failing now), "
+            f"{fixed} {'was' if fixed == 1 else 'were'} fixed (failing before, supported now) and {other} "
+            f"changed otherwise (a new case or device, n/a, fail to mismatch or back, graph breaks). The tables "
+            f"mark each cell that regressed or was fixed.")
+        return para
+
+
+def cell_marker(row: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """The regressed/fixed change of one cell of a row payload, or None."""
+    for change in row.get("changes", ()):
+        if change["key"] == key and change["kind"] in MARKER_TEXT:
+            return change
+    return None
+
+
+def marker_title(change: dict[str, Any], since: str = "") -> str:
+    """"was yes, now no" — for a tooltip and for screen readers."""
+    text = f"was {status_word(change['old'])}, now {status_word(change['new'])}"
+    return text + (f" (compared with {since})" if since else "")
+
+
+def column_label(key: str) -> str:
+    path, _, device = key.rpartition("-")
+    return f"{PATH_LABELS.get(path, path)} ({DEVICE_LABELS.get(device, device)})"
+
+
+__all__ = ["Comparison", "KINDS", "MARKER_TEXT", "MARKER_PLAIN", "cell_marker", "column_label", "load_comparison",
+           "marker_title", "status_word"]

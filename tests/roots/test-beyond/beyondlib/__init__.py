@@ -1,0 +1,1 @@
+"""A stand-in library for the "beyond" scenario (documented with autodoc)."""
