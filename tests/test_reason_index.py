@@ -10,7 +10,8 @@ from sphinx_kexport.model import build_model
 from sphinx_kexport.reason_index import build_index, normalise, reason_id, row_reason_ids
 from sphinx_kexport.snapshot import build, normalise as normalise_snapshot
 
-FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "kornia-snapshot-sample.json"
+# Kornia's committed snapshot, 17 records verbatim (copied from shared/fixtures)
+FIXTURE = Path(__file__).resolve().parent / "roots" / "test-kornia" / "_data" / "export_support.json"
 
 
 def _snapshot(cases):
