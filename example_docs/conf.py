@@ -81,6 +81,8 @@ kexport_section_titles = {
 }
 # Every surveyed operator has an API entry in api/; say so if one stops linking.
 kexport_warn_unresolved = True
+# Each API entry shows its status strip, linking to its row on the survey page.
+kexport_api_badges = True
 
 # -- docstrings --------------------------------------------------------------
 # Kornia's docstrings use roles, directives and substitutions that are not
