@@ -52,3 +52,21 @@ def build_once(tmp_path_factory):
         return apps[key]
 
     return build
+
+
+# Browser modules define a module-scoped ``site`` (the built HTML folder);
+# these two serve it and drive it, one server and one Chromium per module.
+@pytest.fixture(scope="module")
+def base_url(site):
+    from browser_support import serve
+
+    with serve(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def driver():
+    from browser_support import chromium
+
+    with chromium() as d:
+        yield d

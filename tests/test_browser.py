@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from browser_support import build_html, chromium, chromium_available, console_errors, contrast, parse_rgb, \
-    relative_luminance, serve
+    relative_luminance
 from sphinx_kexport.compare import compare
 from sphinx_kexport.model import _counts, build_model
 from sphinx_kexport.repro import fill_template, repro_templates
@@ -47,18 +47,6 @@ def site(tmp_path_factory):
         if name == "alabaster":
             assert warnings == ""
     return out
-
-
-@pytest.fixture(scope="module")
-def base_url(site):
-    with serve(site) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def driver():
-    with chromium() as d:
-        yield d
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, chromium, chromium_available, console_errors, serve
+from browser_support import build_html, chromium, chromium_available, console_errors
 from sphinx_kexport.changes import Comparison, load_comparison
 from sphinx_kexport.model import build_model
 from sphinx_kexport.reason_index import build_index
@@ -38,18 +38,6 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("beyond-site") / "html"
     assert build_html(ROOT, out) == ""
     return out
-
-
-@pytest.fixture(scope="module")
-def base_url(site):
-    with serve(site) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def driver():
-    with chromium() as d:
-        yield d
 
 
 @pytest.fixture(scope="module")
