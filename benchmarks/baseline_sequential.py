@@ -104,7 +104,10 @@ def compile_path(spec, wrapper, inputs, ref) -> str:
     try:
         torch._dynamo.reset()
         with contextlib.redirect_stdout(io.StringIO()):
-            breaks = seeded(lambda: torch._dynamo.explain(wrapper)(*inputs)).graph_break_count
+            explained = seeded(lambda: torch._dynamo.explain(wrapper)(*inputs))
+        # counted as the probe counts them: explain's graph_break_count misses a break after the
+        # last graph (the rest of the function runs in Python), its break_reasons do not
+        breaks = max(explained.graph_break_count, len(explained.break_reasons))
         torch._dynamo.reset()
         outputs = seeded(lambda: torch.compile(wrapper)(*[t.clone() for t in inputs]))
     except Exception:

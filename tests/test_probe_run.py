@@ -135,6 +135,33 @@ def test_onnxruntime_load_failure(basic):
     assert "Erf" in result["detail"] and "onnxruntime" in result["detail"]
 
 
+def test_onnx_checker_rejection(basic):
+    result = cpu(basic["snapshot"], "pool_ceil_mode", "onnx")
+    assert (result["status"], result["stage"]) == ("fail", "check")
+    assert result["detail"] == ("onnx.checker rejects the exported graph: ONNX shape inference disagrees with "
+                                "torch on the output shape of MaxPool (dimension 2: ONNX 4, torch 3)")
+    assert cpu(basic["snapshot"], "pool_ceil_mode", "export")["status"] == "ok"
+
+
+def test_onnxruntime_run_failure(basic):
+    result = cpu(basic["snapshot"], "row_of_broadcast", "onnx")
+    assert (result["status"], result["stage"]) == ("fail", "run")
+    assert result["provider"] == "CPUExecutionProvider"
+    assert result["detail"].startswith("onnxruntime cannot run the exported graph: cannot allocate")
+    assert "ONNX Expand materialises a broadcast" in result["detail"]
+    for path in ("export", "compile"):  # torch keeps the view
+        assert cpu(basic["snapshot"], "row_of_broadcast", path)["status"] == "ok"
+
+
+def test_every_status_and_stage_is_reached(basic):
+    seen = {(r["status"], r["stage"]) for c in basic["snapshot"]["cases"] for r in c["results"]["cpu"].values()}
+    statuses = {status for status, _ in seen}
+    stages = {stage for _, stage in seen}
+    assert statuses == {"ok", "ok-breaks", "ok-unverified", "mismatch", "fail", "n/a"}
+    # every stage the format names, plus "skip" for skip= entries
+    assert stages - {""} == {"eager", "capture", "translate", "check", "load", "run", "compare", "process", "skip"}
+
+
 def test_random_operators_are_unverified_and_say_so(basic):
     snap = basic["snapshot"]
     assert by_name(snap)["add_noise[random]"]["check"] is False
@@ -232,7 +259,7 @@ def test_probing_one_device_keeps_the_other(basic, tmp_path):
     assert by_name(snap)["argmax_with_nan"]["results"]["cuda"]["onnx"]["status"] == "mismatch"
     assert by_name(snap)["argmax_with_nan"]["results"]["cpu"]["onnx"]["status"] == "mismatch"  # carried over
     assert snap["complete"] is True
-    assert "probing 1 of 16 cases" in done.stdout
+    assert f"probing 1 of {len(snap['cases'])} cases" in done.stdout
 
 
 def test_timeout_records_the_case_and_kills_its_worker(tmp_path):

@@ -38,6 +38,31 @@ def test_fallback_reason_is_one_clean_line():
     assert len(clean_line("x" * 500)) <= 160
 
 
+def test_onnx_checker_and_onnxruntime_messages_are_put_in_words():
+    # texts as onnx 1.23 and onnxruntime 1.32 raise them
+    shape = ("InferenceError: [ShapeInferenceError] Inference error(s): (op_type:MaxPool, node name: "
+             "node_max_pool2d): [ShapeInferenceError] Inferred shape and existing shape differ in dimension 2: "
+             "(4) vs (3)\n")
+    assert known_cause(shape) == ("ONNX shape inference disagrees with torch on the output shape of MaxPool "
+                                  "(dimension 2: ONNX 4, torch 3)")
+    dtype = ("InferenceError: [ShapeInferenceError] (op_type:TopK, node name: node_sort__1): X typestr: T, "
+             "has unsupported type: tensor(bool)")
+    assert known_cause(dtype) == "ONNX TopK does not accept bool tensors, yet the exporter emits it with one"
+    memory = ("Fail: [ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Expand node. "
+              "Name:'node_expand' Status Message: /onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:360 "
+              "void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, onnxruntime::Stream*) Failed to "
+              "allocate memory for requested buffer of size 18014398509481984\n")
+    assert known_cause(memory).startswith("cannot allocate 16 PiB for ONNX Expand")
+    reshape = ("Fail: [ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Reshape node. "
+               "Name:'n' Status Message: /onnxruntime_src/onnxruntime/core/providers/cpu/tensor/reshape_helper.h:47"
+               " onnxruntime::ReshapeHelper::ReshapeHelper(const onnxruntime::TensorShape&, "
+               "onnxruntime::TensorShapeVector&, bool) input_shape_size == size was false. The input tensor "
+               "cannot be reshaped to the requested shape.\n")
+    reason = known_cause(reshape)
+    assert reason.startswith("ONNX Reshape fails: input_shape_size == size was false. The input tensor cannot")
+    assert "onnxruntime_src" not in reason and "ReshapeHelper" not in reason
+
+
 def test_dynamo_break_reasons_are_classified():
     assert "branch" in explain_text("Data-dependent branching\n  Explanation: Detected ...")
     assert explain_text("Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape "

@@ -116,7 +116,34 @@ _RULES: list[Rule] = [
      "calls a function marked torch.compiler.disable, which runs in Python"),
     (re.compile(r"CUDA out of memory|DefaultCPUAllocator: can't allocate memory|OutOfMemoryError"),
      "ran out of memory with the probed inputs"),
+    # onnx.checker (full_check runs ONNX's own shape inference over the exported graph)
+    (re.compile(r"op_type:(\w+)[^\n]*?Inferred shape and existing shape differ in dimension (\d+): "
+                r"\((\d+)\) vs \((\d+)\)"),
+     lambda m: f"ONNX shape inference disagrees with torch on the output shape of {m.group(1)} "
+               f"(dimension {m.group(2)}: ONNX {m.group(3)}, torch {m.group(4)})"),
+    (re.compile(r"op_type:(\w+)[^\n]*?has unsupported type: tensor\((\w+)\)"),
+     lambda m: f"ONNX {m.group(1)} does not accept {m.group(2)} tensors, yet the exporter emits it with one"),
+    # onnxruntime at run time: "Non-zero status code returned while running Expand node ... Status Message: ..."
+    (re.compile(r"while running (\w+) node[\s\S]*?Failed to allocate memory for requested buffer of size (\d+)"),
+     lambda m: f"cannot allocate {human_bytes(int(m.group(2)))} for ONNX {m.group(1)}"
+               + (" (ONNX Expand materialises a broadcast that torch keeps as a view)"
+                  if m.group(1) == "Expand" else "")),
+    (re.compile(r"while running (\w+) node[^\n]*?Status Message: (?:\S+\.(?:cc|h):\d+ )?(?:[^\n(]*\([^\n)]*\) )?"
+                r"([^\n]+)"),
+     lambda m: f"ONNX {m.group(1)} fails: {clean_line(m.group(2), 110)}"),
 ]
+
+
+def human_bytes(size: int) -> str:
+    """18014398509481984 -> "16 PiB"."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = size / 1024
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        if value < 1024:
+            return f"{value:.3g} {unit}"
+        value /= 1024
+    return f"{value:.3g} PiB"
 
 # internal noise to drop from a fallback line
 _PATH_IN_TEXT = re.compile(r"""(?:[A-Za-z]:)?(?:[\w.~-]*[/\\])+(?:site-packages|dist-packages|lib)[/\\][^\s"',)]*""")

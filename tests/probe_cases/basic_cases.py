@@ -1,4 +1,4 @@
-"""Small real torch functions that drive the probe through every status and (almost) every stage.
+"""Small real torch functions that drive the probe through every status and every stage.
 
 Each function is what a library operator could plausibly do; the comment says
 what the probe should find with torch 2.13 / onnxscript 0.7 / onnxruntime 1.32.
@@ -52,6 +52,18 @@ def argmax_with_nan(x):
 def erf_float64(x):
     # exports fine, but onnxruntime has no float64 Erf kernel: the session does not load
     return torch.erf(x.double())
+
+
+def pool_ceil_mode(x):
+    # torch drops a last pooling window that would start in the padding; ONNX's shape inference
+    # keeps it, so onnx.checker(full_check=True) rejects the shape the exporter recorded
+    return torch.nn.functional.max_pool2d(x, 2, 2, padding=1, ceil_mode=True)
+
+
+def row_of_broadcast(x):
+    # torch keeps the expand as a view and reads one row; ONNX Expand materialises all 2**40 rows,
+    # so onnxruntime fails at run time when it allocates the buffer
+    return x.expand(2**40, -1)[7] + 1
 
 
 def add_noise(x):
@@ -116,6 +128,8 @@ CASES = [
     case("singular_values", singular_values, [torch.rand(4, 4)], package=PKG, section="onnx"),
     case("argmax_with_nan", argmax_with_nan, [nan_input], package=PKG, section="onnx"),
     case("erf_float64", erf_float64, [x2d], package=PKG, section="onnx"),
+    case("pool_ceil_mode", pool_ceil_mode, [torch.rand(1, 3, 5, 5)], package=PKG, section="onnx"),
+    case("row_of_broadcast", row_of_broadcast, [torch.rand(1, 64)], package=PKG, section="onnx"),
     case("add_noise[random]", add_noise, [x2d], package=PKG, section="random", check=False),
     case("seeded_noise[random]", seeded_noise, [x2d], package=PKG, section="random", check=False),
     case("needs_weights", None, [], package=PKG, section="skip", skip="needs pretrained weights (not downloaded)"),
