@@ -30,7 +30,14 @@ exclude_patterns = ["_build", "cases", "tools"]
 
 if importlib.util.find_spec("pydata_sphinx_theme") is not None:
     html_theme = "pydata_sphinx_theme"
-    html_theme_options = {"navigation_with_keys": False}
+    html_theme_options = {
+        "navigation_with_keys": False,
+        # the full html_title does not fit the navbar next to the page links below ~1500px
+        "logo": {"text": "Kornia export support"},
+        # the compatibility tables need the width more than an "On this page" column (the
+        # summary by package links every section)
+        "secondary_sidebar_items": {"export-support": []},
+    }
 else:
     html_theme = "alabaster"
 html_title = "Kornia export support (sphinx-kexport example)"

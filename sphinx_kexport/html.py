@@ -26,9 +26,11 @@ the visible text of the operator and details cells (operator, variant,
 note, reasons, stage, location): what a reader sees is what a search finds,
 and no text is sent twice.
 
-Bytes matter at thousands of rows: a status is a custom element
-``<kx-o>yes</kx-o>`` (a styled inline element, like a span with a class, at
-half the bytes), and attributes that would be empty are left out.
+Bytes matter at thousands of rows: an ok cell, by far the most common, is
+the plain word (``<td>yes</td>``, coloured by the stylesheet), every other
+status a custom element such as ``<kx-f>no</kx-f>`` (a styled inline
+element, like a span with a class, at half the bytes): the pills mark what
+needs attention. Attributes that would be empty are left out.
 
 The node classes are registered by the core extension, which passes the
 visit/depart pairs below for ``html=``; ``setup_html`` only wires events.
@@ -48,7 +50,7 @@ from .nodes import kexport_page
 from .paths import static_dir, templates_dir
 from .snapshot import PATHS
 
-# One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>``.
+# One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>`` (not for ok).
 STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "n/a": "n"}
 SUPPORTED_CODES = frozenset("obr")
 # ``tr[data-c]``: how each cell changed since the compared snapshot ("-": not at all).

@@ -439,13 +439,15 @@ def _colours(driver) -> dict:
           return 'rgb(255, 255, 255)';
         }
         const out = {};
-        for (const tag of ['kx-o', 'kx-b', 'kx-r', 'kx-m', 'kx-f', 'kx-n']) {
+        const ok = document.querySelector('.kexport table.kx-t tbody tr:not([data-s]) td:nth-child(2)');
+        out.ok = {fg: getComputedStyle(ok).color, page: bg(ok), text: ok.textContent};
+        for (const tag of ['kx-b', 'kx-r', 'kx-m', 'kx-f', 'kx-n']) {
           const el = document.querySelector('.kexport ' + tag);
           const s = getComputedStyle(el);
           out[tag] = {fg: s.color, bg: s.backgroundColor, page: bg(el.parentElement),
                       shown: el.getClientRects().length > 0};
         }
-        for (const sel of ['.kx-note', '.kexport tr[data-s] td:last-child', '.kx-v']) {
+        for (const sel of ['.kx-note', '.kexport tr[data-s] td:last-child', 'kx-v']) {
           const el = document.querySelector(sel);
           out[sel] = {fg: getComputedStyle(el).color, page: bg(el)};
         }
@@ -455,14 +457,18 @@ def _colours(driver) -> dict:
 
 
 def _check_colours(colours: dict, dark: bool) -> None:
-    for tag in ("kx-o", "kx-b", "kx-r", "kx-m", "kx-f", "kx-n"):
+    ok = colours["ok"]  # the plain word, in the ok colour on the page's background
+    assert ok["text"] == "yes" and contrast(parse_rgb(ok["fg"]), parse_rgb(ok["page"])) >= 4.5, ok
+    assert (relative_luminance(parse_rgb(ok["page"])) < 0.2) == dark, ok
+    assert ok["fg"] != colours[".kexport tr[data-s] td:last-child"]["fg"]  # coloured, not body text
+    for tag in ("kx-b", "kx-r", "kx-m", "kx-f", "kx-n"):
         c = colours[tag]
         fg, bg, page = parse_rgb(c["fg"]), parse_rgb(c["bg"]), parse_rgb(c["page"])
         assert c["shown"], tag
         assert contrast(fg, bg) >= 4.5, (tag, c)
         assert (relative_luminance(bg) < 0.2) == dark, (tag, c)  # the pill follows the theme
         assert (relative_luminance(page) < 0.2) == dark, (tag, c)
-    for sel in (".kx-note", ".kexport tr[data-s] td:last-child", ".kx-v"):
+    for sel in (".kx-note", ".kexport tr[data-s] td:last-child", "kx-v"):
         c = colours[sel]
         assert contrast(parse_rgb(c["fg"]), parse_rgb(c["page"])) >= 4.5, (sel, c)
     assert colours["legend"] == {"fg": colours["kx-f"]["fg"], "bg": colours["kx-f"]["bg"]}

@@ -58,5 +58,13 @@ def test_the_page_fits_beside_pydata_sidebars(built):
                     left: article.left, sideRight: side.right};""")
         assert state["doc"] <= state["view"] + 1, state
         assert state["left"] >= state["sideRight"] - 1, state
+        # Regression: pydata gives code `overflow-wrap: break-word`, so a long source location in
+        # the details column set the column's minimum width and pushed the details out of view.
+        # At a desktop width every table fits its scroll wrapper.
+        overflowing = driver.execute_script("""
+            return [...document.querySelectorAll('.kexport .kx-w')]
+              .filter(w => w.scrollWidth > w.clientWidth + 1)
+              .map(w => [w.firstElementChild.id, w.clientWidth, w.scrollWidth]);""")
+        assert overflowing == []
         # pydata logs its own theme-switcher notice; our script must log nothing
         assert [e for e in console_errors(driver) if "kexport" in e] == []
