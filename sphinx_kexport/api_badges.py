@@ -33,8 +33,26 @@ from .xref import _same_page
 
 ENV_KEY = "kexport_badge_rows"
 ASSETS_FLAG = "kexport_badges"  # set on a resolved doctree that got badges: the page needs the stylesheet
+TEXT_WIDTH = 64  # the text writer's 70 columns, less the indent of an entry's content
 PY_OBJTYPES = {"function", "class", "method", "classmethod", "staticmethod", "attribute", "property",
                "exception", "data"}
+
+
+class kexport_badges(nodes.General, nodes.Element):
+    """A badge strip in HTML, its markup ready in ``html`` (added at resolve time, HTML builders only).
+
+    Not a ``raw`` node: Sphinx's search indexer reads the text of raw HTML,
+    so every API entry would match "CPU", "CUDA" or "yes", and stripping
+    the tags of a thousand strips cost more than writing them."""
+
+
+def visit_badges(self, node: kexport_badges) -> None:
+    self.body.append(node["html"])
+    raise nodes.SkipNode
+
+
+def _no_depart(self, node: nodes.Element) -> None:
+    pass
 
 
 def _store(env) -> dict[str, list[dict[str, Any]]]:
@@ -134,32 +152,27 @@ def badge_html(rows: list[dict[str, Any]], refuri: str) -> str:
     return f'<p class="kexport-badge-line"><span class="kexport-badges">{" ".join(parts)}</span></p>\n'
 
 
+def badge_groups(rows: list[dict[str, Any]]) -> list[str]:
+    """One group per path: "ONNX: CPU yes, CUDA no"."""
+    return [f"{label}: " + ", ".join(text for _, text, _ in marks) for label, _, marks in _summary(rows)]
+
+
 def badge_text(rows: list[dict[str, Any]]) -> str:
     """The strip as plain text: "ONNX: CPU yes, CUDA no · torch.export: CPU yes, CUDA yes · ..."."""
-    return " · ".join(f"{label}: " + ", ".join(text for _, text, _ in marks) for label, _, marks in _summary(rows))
+    return " · ".join(badge_groups(rows))
 
 
-def badge_strip(rows: list[dict[str, Any]], refuri: str | None = None) -> nodes.inline:
-    """The strip as docutils nodes, for builders other than HTML: plain text
-    ("ONNX: CPU yes, CUDA no · torch.export: ..."), or links when ``refuri`` is given."""
-    strip = nodes.inline(classes=["kexport-badges"])
-    for label, worst, marks in _summary(rows):
-        classes = ["kexport-badge", f"kexport-badge--{worst}"]
-        if refuri is not None:
-            title = f"{label} — " + "; ".join(t for *_, t in marks)
-            badge = nodes.reference("", "", internal=True, refuri=refuri, reftitle=title, classes=classes)
+def wrap_groups(groups: list[str], width: int) -> list[str]:
+    """Lines of at most ``width`` columns (a longer group keeps its own line), groups joined by " · "."""
+    lines: list[str] = []
+    for group in groups:
+        if lines and len(lines[-1]) + 3 + len(group) + 2 <= width:
+            lines[-1] += " · " + group
         else:
-            badge = nodes.inline("", "", classes=classes)
-        badge += nodes.inline("", label, classes=["kexport-badge-path"])
-        badge += nodes.Text(": " if refuri is None else " ")
-        for i, (state, text, _title) in enumerate(marks):
-            if i:
-                badge += nodes.Text(", " if refuri is None else " ")
-            badge += nodes.inline("", text, classes=["kexport-badge-mark", f"kexport-badge--{state}"])
-        if len(strip):
-            strip += nodes.Text(" · " if refuri is None else " ")
-        strip += badge
-    return strip
+            if lines:
+                lines[-1] += " ·"
+            lines.append(group)
+    return lines
 
 
 def _rows_in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -201,9 +214,14 @@ def add_badges(app, doctree: nodes.document, fromdocname: str) -> None:
                 break
             uri = _row_uri(app, fromdocname, rows[0])
             if uri is not None:
-                content.insert(0, nodes.raw("", badge_html(rows, uri), format="html"))
+                content.insert(0, kexport_badges(html=badge_html(rows, uri)))
                 doctree[ASSETS_FLAG] = True
-            else:  # one text node: a thousand entries cost the text and LaTeX writers nothing
+            elif app.builder.format == "text":
+                # wrapped here: the text writer's own wrapping measures every word's display
+                # width and, over a thousand entries, cost a fifth of the build
+                text = "\n".join(wrap_groups(badge_groups(rows), TEXT_WIDTH))
+                content.insert(0, nodes.raw(text, text, format="text", classes=["kexport-badge-line"]))
+            else:  # one text node: a thousand entries cost the LaTeX and other writers nothing
                 text = badge_text(rows)
                 content.insert(0, nodes.paragraph(text, text, classes=["kexport-badge-line"]))
             break
@@ -232,6 +250,7 @@ def add_badge_assets(app, pagename, templatename, context, doctree) -> None:
 
 def setup_api_badges(app) -> None:
     """The config value itself is registered with the others (config.py)."""
+    app.add_node(kexport_badges, html=(visit_badges, _no_depart))
     app.connect("doctree-read", record_rows)
     app.connect("env-purge-doc", purge)
     app.connect("env-merge-info", merge)

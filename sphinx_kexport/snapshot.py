@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 SCHEMA_VERSION = 1
 PATHS = ("onnx", "export", "compile")
@@ -146,16 +146,27 @@ def _show(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _matches_type(value: Any, wanted: str) -> bool:
-    kind = _kind(value)
-    return kind == wanted or (wanted == "number" and kind == "integer")
+_PY_TYPES = {"null": (type(None),), "boolean": (bool,), "integer": (int,), "number": (int, float),
+             "string": (str,), "array": (list,), "object": (dict,)}
+
+# A problem: (field path below the checked value, expected, found).
+Problem = tuple[list[str], str, str]
+Check = Callable[[Any], "Problem | None"]
+_UNSET = object()
 
 
 class _Validator:
-    """Interprets the subset of JSON Schema the shipped schema uses."""
+    """Interprets the subset of JSON Schema the shipped schema uses.
+
+    Each schema node is compiled once into a closure, and a field path is
+    built only on the way back from a problem: a snapshot of thousands of
+    results is checked in a few milliseconds instead of re-reading the
+    schema, and allocating paths, for every value.
+    """
 
     def __init__(self, schema: dict[str, Any]):
         self.root = schema
+        self.compiled: dict[int, Check] = {}
 
     def _resolve(self, node: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in node:
@@ -165,60 +176,97 @@ class _Validator:
             node = target
         return node
 
-    def errors(self, value: Any, node: dict[str, Any], where: list[str]) -> list[tuple[list[str], str, str]]:
-        """Return (field path, expected, found) for the first problems found."""
-        node = self._resolve(node)
-        if "const" in node and value != node["const"]:
-            return [(where, f"{_show(node['const'])}", _show(value))]
-        if "enum" in node and value not in node["enum"]:
-            choices = ", ".join(repr(c) if c else "'' (empty)" for c in node["enum"])
-            return [(where, f"one of {choices}", _show(value))]
-        if "type" in node:
-            wanted = node["type"] if isinstance(node["type"], list) else [node["type"]]
-            if not any(_matches_type(value, w) for w in wanted):
-                return [(where, " or ".join(wanted), f"{_kind(value)} {_show(value)}")]
-        if isinstance(value, str) and len(value) < node.get("minLength", 0):
-            return [(where, "a non-empty string", _show(value))]
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and "minimum" in node:
-            if value < node["minimum"]:
-                return [(where, f"a number >= {node['minimum']}", _show(value))]
-        if isinstance(value, dict):
-            return self._object_errors(value, node, where)
-        if isinstance(value, list) and "items" in node:
-            found: list[tuple[list[str], str, str]] = []
-            for i, item in enumerate(value):
-                found += self.errors(item, node["items"], where + [f"[{i}]"])
-                if found:
-                    break
-            return found
-        return []
+    def errors(self, value: Any, node: dict[str, Any], where: list[str]) -> list[Problem]:
+        """Return [(field path, expected, found)] for the first problem found, or []."""
+        found = self.check(node)(value)
+        return [] if found is None else [(where + found[0], found[1], found[2])]
 
-    def _object_errors(self, value: dict, node: dict, where: list[str]) -> list[tuple[list[str], str, str]]:
-        for key in node.get("required", ()):
-            if key not in value:
-                return [(where + [key], "a value (required field)", "nothing: the field is missing")]
-        if len(value) < node.get("minProperties", 0):
-            return [(where, f"at least {node['minProperties']} entry", "an empty object")]
-        props = node.get("properties", {})
+    def check(self, node: dict[str, Any]) -> Check:
+        node = self._resolve(node)
+        key = id(node)
+        if key not in self.compiled:
+            # a stub first, so that a schema that refers to itself compiles
+            self.compiled[key] = lambda value: self.compiled[key](value)
+            self.compiled[key] = self._compile(node)
+        return self.compiled[key]
+
+    def _compile(self, node: dict[str, Any]) -> Check:
+        const = node.get("const", _UNSET)
+        enum = node.get("enum")
+        wanted = node.get("type")
+        wanted = [wanted] if isinstance(wanted, str) else wanted
+        # isinstance against the Python types; a bool is only a "boolean", never an integer
+        py_types = tuple(t for w in wanted or () for t in _PY_TYPES[w])
+        bool_ok = "boolean" in (wanted or ())
+        min_length = node.get("minLength", 0)
+        minimum = node.get("minimum")
+        items = self.check(node["items"]) if "items" in node else None
+        obj = self._compile_object(node)
+
+        def check(value: Any) -> Problem | None:
+            if const is not _UNSET and value != const:
+                return [], _show(const), _show(value)
+            if enum is not None and value not in enum:
+                choices = ", ".join(repr(c) if c else "'' (empty)" for c in enum)
+                return [], f"one of {choices}", _show(value)
+            if wanted is not None and (not isinstance(value, py_types)
+                                       or (value is True or value is False) and not bool_ok):
+                return [], " or ".join(wanted), "null" if value is None else f"{_kind(value)} {_show(value)}"
+            if min_length and isinstance(value, str) and len(value) < min_length:
+                return [], "a non-empty string", _show(value)
+            if minimum is not None and isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and value < minimum:
+                return [], f"a number >= {minimum}", _show(value)
+            if isinstance(value, dict):
+                return obj(value)
+            if items is not None and isinstance(value, list):
+                for i, item in enumerate(value):
+                    found = items(item)
+                    if found is not None:
+                        return [f"[{i}]"] + found[0], found[1], found[2]
+            return None
+
+        return check
+
+    def _compile_object(self, node: dict[str, Any]) -> Callable[[dict], "Problem | None"]:
+        required = tuple(node.get("required", ()))
+        min_properties = node.get("minProperties", 0)
+        props = {key: self.check(sub) for key, sub in node.get("properties", {}).items()}
         extra = node.get("additionalProperties", True)
-        names = node.get("propertyNames")
-        for key, item in value.items():
-            if names is not None:
-                bad = self.errors(key, names, where + [key])
-                if bad:
-                    return [(where + [key], bad[0][1].replace("one of", "a key that is one of"), f"key {key!r}")]
-            if key in props:
-                bad = self.errors(item, props[key], where + [key])
-            elif extra is False:
-                allowed = ", ".join(sorted(props))
-                return [(where + [key], f"only the fields {allowed}", f"unknown field {key!r}")]
-            elif isinstance(extra, dict):
-                bad = self.errors(item, extra, where + [key])
-            else:
-                bad = []
-            if bad:
-                return bad
-        return []
+        extra_check = self.check(extra) if isinstance(extra, dict) else None
+        allowed = ", ".join(sorted(props))
+        names = self.check(node["propertyNames"]) if "propertyNames" in node else None
+
+        def check(value: dict) -> Problem | None:
+            for key in required:
+                if key not in value:
+                    return [key], "a value (required field)", "nothing: the field is missing"
+            if len(value) < min_properties:
+                return [], f"at least {min_properties} entry", "an empty object"
+            for key, item in value.items():
+                if names is not None:
+                    bad = names(key)
+                    if bad is not None:
+                        return [key], bad[1].replace("one of", "a key that is one of"), f"key {key!r}"
+                sub = props.get(key)
+                if sub is not None:
+                    found = sub(item)
+                elif extra is False:
+                    return [key], f"only the fields {allowed}", f"unknown field {key!r}"
+                elif extra_check is not None:
+                    found = extra_check(item)
+                else:
+                    found = None
+                if found is not None:
+                    return [key] + found[0], found[1], found[2]
+            return None
+
+        return check
+
+
+@lru_cache(maxsize=1)
+def _validator() -> _Validator:
+    return _Validator(load_schema())
 
 
 def _field_name(parts: list[str]) -> str:
@@ -247,7 +295,7 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
     if not isinstance(data, dict):
         raise SnapshotError(f"{source}: expected a JSON object at the top level, found {_kind(data)}. {FIX_HINT}")
     cases = data.get("cases") if isinstance(data.get("cases"), list) else None
-    found = _Validator(load_schema()).errors(data, load_schema(), [])
+    found = _validator().errors(data, load_schema(), [])
     if found:
         raise _error(source, *found[0], cases=cases)
     envs = data["environments"]

@@ -79,6 +79,19 @@ def test_pages_with_badges_get_the_stylesheet(html):
     assert any("kexport.css" in href for href in styles)
 
 
+def test_badge_words_stay_out_of_the_search_index(html):
+    # Sphinx indexes the text of raw HTML; the strips are no document text, and every entry
+    # would otherwise match "cpu" and "cuda"
+    text = (html.outdir / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    api = [i for i, name in enumerate(index["docnames"]) if name in ("api", "autodoc")]
+    assert len(api) == 2
+    for word in ("cpu", "cuda"):
+        docs = index["terms"].get(word, [])
+        docs = docs if isinstance(docs, list) else [docs]
+        assert not set(docs) & set(api), word
+
+
 def test_off_by_default(build_once):
     app = build_once("basic", "html")
     assert not soup(app, "api.html").select(".kexport-badge")
@@ -110,6 +123,9 @@ def test_text_builder_gets_plain_badges(build_once):
     text = output(app, "api.txt")
     assert "ONNX: CPU no, CUDA no · torch.export: CPU no, CUDA no · torch.compile: CPU no, CUDA yes" in \
         re.sub(r"\s+", " ", text)
+    # wrapped by the extension (the text writer leaves raw text alone) within the writer's 70 columns
+    strip = [line for line in text.splitlines() if "CPU" in line and "CUDA" in line]
+    assert strip and max(len(line) for line in strip) <= 70
 
 
 def test_badges_follow_a_changed_snapshot(make_app, tmp_path):
