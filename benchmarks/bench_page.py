@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -101,12 +102,18 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _pin_to_one_cpu() -> None:
+    cpus = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpus[-1]})
+
+
 def build_once(project: Path, builder: str, out: Path) -> float:
-    """CPU seconds (user + system) of one clean build in a fresh interpreter."""
+    """CPU seconds (user + system) of one clean build in a fresh interpreter, pinned to one CPU."""
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", builder, str(project), str(out)]
     began = _children_cpu()
-    done = subprocess.run(command, capture_output=True, text=True)
+    pin = _pin_to_one_cpu if hasattr(os, "sched_setaffinity") else None
+    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=pin)
     seconds = _children_cpu() - began
     if done.returncode:
         raise SystemExit(f"build failed: {' '.join(command)}\n{done.stderr[-2000:]}")

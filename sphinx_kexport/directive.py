@@ -24,7 +24,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from . import env_data
+from . import collector, env_data
 from .changes import Comparison, load_comparison
 from .downloads import note_snapshot
 from .model import build_model
@@ -57,6 +57,10 @@ class ExportSupportDirective(SphinxDirective):
     }
 
     def run(self) -> list[nodes.Node]:
+        with collector.paused():  # thousands of short-lived objects; see collector.py
+            return self._run()
+
+    def _run(self) -> list[nodes.Node]:
         relative, absolute = self.env.relfn2path(self.arguments[0], self.env.docname)
         # Before reading, so that a missing file is looked for again next build.
         self.env.note_dependency(absolute)

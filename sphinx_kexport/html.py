@@ -45,6 +45,7 @@ from typing import Any, Iterable
 import jinja2
 from docutils import nodes
 
+from . import collector
 from .changes import MARKER_TEXT, cell_marker, marker_title
 from .nodes import kexport_page
 from .paths import static_dir, templates_dir
@@ -259,7 +260,8 @@ def depart_controls(self, node: nodes.Element) -> None:  # pragma: no cover - Sk
 
 def visit_table(self, node: nodes.Element) -> None:
     operators = getattr(self, "_kexport_operators", None) or OperatorMarks()  # a table outside a page
-    self.body.append(render_table(node, operators, getattr(self, "_kexport_since", "")))
+    with collector.paused():  # a view per row, short-lived; see collector.py
+        self.body.append(render_table(node, operators, getattr(self, "_kexport_since", "")))
     raise nodes.SkipNode
 
 
