@@ -24,7 +24,7 @@ pinned to one CPU so that the scheduler moving them does not add noise.
 The target: the page's features cost at most 10 % more than "off" (median
 paired ratio ≤ 1.10). Also printed: the HTML page's bytes both ways.
 
-    python benchmarks/bench_beyond.py [--rows 1200] [--repeats 9] [--builders html text]
+    python benchmarks/bench_beyond.py [--rows 1200] [--repeats 15] [--builders html text]
 
 This is a benchmark, not a test: nothing fails, it prints a table.
 """
@@ -189,7 +189,7 @@ def table(results: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1200)
-    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--builders", nargs="+", default=["html", "text"])
     parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
     args = parser.parse_args(argv)

@@ -25,6 +25,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.errors import NoUri
 
+from . import collector
 from .nodes import kexport_table
 from .snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, SUPPORTED
 from .env_data import _READ_NOW
@@ -199,6 +200,11 @@ def add_badges(app, doctree: nodes.document, fromdocname: str) -> None:
     store = _store(app.env)
     if not store:
         return
+    with collector.paused():  # a summary per entry, short-lived; see collector.py
+        _add_badges(app, doctree, fromdocname, store)
+
+
+def _add_badges(app, doctree: nodes.document, fromdocname: str, store: dict[str, list[dict[str, Any]]]) -> None:
     for desc in list(doctree.findall(addnodes.desc)):
         if desc.get("domain") != "py" or desc.get("objtype") not in PY_OBJTYPES:
             continue

@@ -190,11 +190,16 @@ class Comparison:
         para += nodes.Text(text)
         para += nodes.literal(self.source, self.source)
         regressed, fixed = self.count("regressed"), self.count("fixed")
+        # a cell the older snapshot did not have is new, not a change of status
+        new = sum(1 for changes in self.by_case.values() for c in changes
+                  if c["kind"] == "changed" and c["old"] is None)
+        other -= new
         para += nodes.Text(
             f": {regressed} cell{'' if regressed == 1 else 's'} regressed (supported before, failing now), "
-            f"{fixed} {'was' if fixed == 1 else 'were'} fixed (failing before, supported now) and {other} "
-            f"changed otherwise (a new case or device, n/a, fail to mismatch or back, graph breaks). The tables "
-            f"mark each cell that regressed or was fixed.")
+            f"{fixed} {'was' if fixed == 1 else 'were'} fixed (failing before, supported now), {new} "
+            f"{'is' if new == 1 else 'are'} new (a case or device the older snapshot lacks) and {other} "
+            f"changed otherwise (n/a, fail to mismatch or back, graph breaks, a case no longer surveyed). "
+            f"The tables mark each cell that regressed or was fixed.")
         return para
 
 

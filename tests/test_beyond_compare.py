@@ -66,6 +66,8 @@ def test_cards_say_how_many_regressed_and_were_fixed(html):
     what = soup(html).select_one("p.kexport-changes").get_text()
     assert f"snapshot of {SINCE} (beyondlib 1.2.0)" in what and "_data/old.json" in what
     assert "1 cell regressed" in what and "2 were fixed" in what
+    # filters.blur<b> is not in the older snapshot: its cells are new, not "changed"
+    assert "6 are new (a case or device the older snapshot lacks) and 0 changed otherwise" in what
 
 
 def test_changed_cells_are_marked_with_words_not_colour_alone(html):
