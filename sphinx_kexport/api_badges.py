@@ -204,8 +204,28 @@ def add_badges(app, doctree: nodes.document, fromdocname: str) -> None:
         _add_badges(app, doctree, fromdocname, store)
 
 
+def _surveyed_descs(app, doctree: nodes.document, store: dict[str, list[dict[str, Any]]]) -> list[addnodes.desc]:
+    """The descriptions in this doctree of objects a snapshot surveys (each once).
+
+    Found through the Python domain's inventory and the doctree's ids, not by
+    walking every node of an API page of thousands of entries. Builders that
+    assemble one doctree from many documents (singlehtml, LaTeX, texinfo,
+    man) keep only the root document's ids, so those are walked. Each strip
+    is independent, so the order does not matter."""
+    if app.builder.format not in ("html", "text") or app.builder.name == "singlehtml":
+        return list(doctree.findall(addnodes.desc))
+    objects = app.env.get_domain("py").objects
+    found: dict[int, addnodes.desc] = {}
+    for fullname in store:
+        entry = objects.get(fullname)
+        sig = doctree.ids.get(entry.node_id) if entry is not None else None
+        if isinstance(sig, addnodes.desc_signature) and isinstance(sig.parent, addnodes.desc):
+            found.setdefault(id(sig.parent), sig.parent)
+    return list(found.values())
+
+
 def _add_badges(app, doctree: nodes.document, fromdocname: str, store: dict[str, list[dict[str, Any]]]) -> None:
-    for desc in list(doctree.findall(addnodes.desc)):
+    for desc in _surveyed_descs(app, doctree, store):
         if desc.get("domain") != "py" or desc.get("objtype") not in PY_OBJTYPES:
             continue
         # Only the description's own signatures and content: a class's methods are descs of their own.
