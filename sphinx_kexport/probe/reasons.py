@@ -145,6 +145,7 @@ def human_bytes(size: int) -> str:
         value /= 1024
     return f"{value:.3g} PiB"
 
+
 # internal noise to drop from a fallback line
 _PATH_IN_TEXT = re.compile(r"""(?:[A-Za-z]:)?(?:[\w.~-]*[/\\])+(?:site-packages|dist-packages|lib)[/\\][^\s"',)]*""")
 _TORCH_PATH = re.compile(  # "(_export/non_strict_utils.py:1205 in __torch_function__)" and the like
