@@ -33,12 +33,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-import os
 import random
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path[:0] = [str(HERE), str(REPO)]
 
+from sphinx_builds import api_page, build_once  # noqa: E402
 from synthetic import make_snapshot  # noqa: E402
 
 from sphinx_kexport.snapshot import FAILING, SUPPORTED, dump_snapshot  # noqa: E402
@@ -85,18 +83,10 @@ def older(data: dict, share: float = 0.03, seed: int = 7) -> dict:
     return old
 
 
-def _api_page(data: dict) -> str:
-    refs = sorted({case["ref"] for case in data["cases"] if case["ref"]})
-    lines = [":orphan:", "", "API", "===", ""]
-    for ref in refs:
-        lines += [f".. py:function:: {ref}(x)", "", "   An operator.", ""]
-    return "\n".join(lines)
-
-
 def make_projects(workdir: Path, rows: int) -> dict[str, Path]:
     data = with_calls(make_snapshot(rows, DEVICES, seed=rows))
     old = older(data)
-    api = _api_page(data)
+    api = api_page(data)
     title = "Export support\n==============\n\n"
     projects = {}
     for name, conf, directive in (
@@ -122,29 +112,6 @@ def make_projects(workdir: Path, rows: int) -> dict[str, Path]:
     return projects
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _pin_to_one_cpu() -> None:
-    cpus = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpus[-1]})
-
-
-def build_once(project: Path, builder: str, out: Path) -> float:
-    """CPU seconds (user + system) of one clean build in a fresh interpreter, pinned to one CPU."""
-    shutil.rmtree(out, ignore_errors=True)
-    command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", builder, str(project), str(out)]
-    began = _children_cpu()
-    pin = _pin_to_one_cpu if hasattr(os, "sched_setaffinity") else None
-    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=pin)
-    seconds = _children_cpu() - began
-    if done.returncode or done.stderr.strip():
-        raise SystemExit(f"build failed or warned: {' '.join(command)}\n{done.stderr[-2000:]}")
-    return seconds
-
-
 def run(rows: int, repeats: int, builders: list[str], workdir: Path) -> dict:
     projects = make_projects(workdir, rows)
     results: dict = {"rows": rows, "repeats": repeats, "builders": {}}
@@ -152,7 +119,7 @@ def run(rows: int, repeats: int, builders: list[str], workdir: Path) -> dict:
         times: dict[str, list[float]] = {name: [] for name in projects}
         for _ in range(repeats):
             for name, project in projects.items():  # alternating, so drift hits every side
-                times[name].append(build_once(project, builder, workdir / f"_build-{name}-{builder}"))
+                times[name].append(build_once(project, builder, workdir / f"_build-{name}-{builder}", silent=True))
         medians = {name: statistics.median(values) for name, values in times.items()}
         fastest = {name: min(values) for name, values in times.items()}
         paired = {side: statistics.median(w / o for w, o in zip(times[side], times["off"]))

@@ -30,11 +30,8 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +42,7 @@ REPO = HERE.parent
 sys.path[:0] = [str(HERE), str(REPO / "tests"), str(REPO)]
 
 from baseline_listtable import render as render_listtable  # noqa: E402
+from sphinx_builds import api_page, build_once  # noqa: E402
 from synthetic import make_snapshot  # noqa: E402
 
 from sphinx_kexport.model import build_model  # noqa: E402
@@ -60,15 +58,6 @@ QUERIES = ("warp", "geometry svd", "no onnx lowering", "kornia.filters blur", "m
 # projects
 
 
-def _api_page(snapshot: dict) -> str:
-    """One py:function per referenced operator, so references resolve on both sides."""
-    refs = sorted({case["ref"] for case in snapshot["cases"] if case["ref"]})
-    lines = [":orphan:", "", "API", "===", ""]
-    for ref in refs:
-        lines += [f".. py:function:: {ref}(x)", "", "   An operator.", ""]
-    return "\n".join(lines)
-
-
 def _write_project(folder: Path, extension: str, index: str, api: str) -> Path:
     folder.mkdir(parents=True)
     (folder / "conf.py").write_text(f"project = 'bench'\nextensions = [{extension!r}]\n", encoding="utf-8")
@@ -79,7 +68,7 @@ def _write_project(folder: Path, extension: str, index: str, api: str) -> Path:
 
 def make_projects(workdir: Path, rows: int) -> dict[str, Path]:
     data = make_snapshot(rows, DEVICES, seed=rows)
-    api = _api_page(data)
+    api = api_page(data)
     title = "Export support\n==============\n\n"
     ours = _write_project(workdir / "ours", "sphinx_kexport", title + ".. export-support:: _data/snapshot.json\n",
                           api)
@@ -95,29 +84,6 @@ def make_projects(workdir: Path, rows: int) -> dict[str, Path]:
 
 # --------------------------------------------------------------------------
 # builds
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _pin_to_one_cpu() -> None:
-    cpus = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpus[-1]})
-
-
-def build_once(project: Path, builder: str, out: Path) -> float:
-    """CPU seconds (user + system) of one clean build in a fresh interpreter, pinned to one CPU."""
-    shutil.rmtree(out, ignore_errors=True)
-    command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", builder, str(project), str(out)]
-    began = _children_cpu()
-    pin = _pin_to_one_cpu if hasattr(os, "sched_setaffinity") else None
-    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=pin)
-    seconds = _children_cpu() - began
-    if done.returncode:
-        raise SystemExit(f"build failed: {' '.join(command)}\n{done.stderr[-2000:]}")
-    return seconds
 
 
 def added_build_time(page: Path, empty: Path, builder: str, repeats: int, out: Path) -> tuple[float, float]:

@@ -13,31 +13,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from sphinx_builds import children_cpu  # every waited-for descendant, g++ included
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 TARGET_RATIO = 1.5
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # every waited-for descendant, g++ included
-    return usage.ru_utime + usage.ru_stime
-
-
 def timed(command: list[str], cache: Path) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the whole process tree)."""
     env = dict(os.environ, PYTHONPATH=str(REPO), TORCHINDUCTOR_CACHE_DIR=str(cache))
-    cpu, began = _children_cpu(), time.monotonic()
+    cpu, began = children_cpu(), time.monotonic()
     done = subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode:
         raise SystemExit(f"{' '.join(command[:3])} ... failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return time.monotonic() - began, _children_cpu() - cpu
+    return time.monotonic() - began, children_cpu() - cpu
 
 
 def probe_statuses(snapshot: dict) -> dict:
