@@ -176,12 +176,8 @@ class _Validator:
             node = target
         return node
 
-    def errors(self, value: Any, node: dict[str, Any], where: list[str]) -> list[Problem]:
-        """Return [(field path, expected, found)] for the first problem found, or []."""
-        found = self.check(node)(value)
-        return [] if found is None else [(where + found[0], found[1], found[2])]
-
     def check(self, node: dict[str, Any]) -> Check:
+        """The compiled check of a schema node: value -> None, or (field path, expected, found)."""
         node = self._resolve(node)
         key = id(node)
         if key not in self.compiled:
@@ -295,9 +291,9 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
     if not isinstance(data, dict):
         raise SnapshotError(f"{source}: expected a JSON object at the top level, found {_kind(data)}. {FIX_HINT}")
     cases = data.get("cases") if isinstance(data.get("cases"), list) else None
-    found = _validator().errors(data, load_schema(), [])
-    if found:
-        raise _error(source, *found[0], cases=cases)
+    found = _validator().check(load_schema())(data)  # (field path, expected, found) of the first problem
+    if found is not None:
+        raise _error(source, *found, cases=cases)
     envs = data["environments"]
     seen: dict[str, int] = {}
     for i, case in enumerate(data["cases"]):
