@@ -18,7 +18,8 @@ that the report shows both the whole build and the time the page itself
 adds. One repeat builds every variant back to back, so the ratio is taken
 per repeat (paired) and the table reports the median of those ratios: on a
 shared machine the speed drifts by ±10 % over a minute, far more than the
-features cost, and a pair built seconds apart sees the same drift. The
+features cost, and a pair built seconds apart sees the same drift (the
+order within a round is shuffled, so no variant always follows another). The
 ratio of the medians and of the fastest builds are printed too. Builds are
 pinned to one CPU so that the scheduler moving them does not add noise.
 The target: the page's features cost at most 10 % more than "off" (median
@@ -117,9 +118,13 @@ def run(rows: int, repeats: int, builders: list[str], workdir: Path) -> dict:
     results: dict = {"rows": rows, "repeats": repeats, "builders": {}}
     for builder in builders:
         times: dict[str, list[float]] = {name: [] for name in projects}
+        order = random.Random(repeats)
         for _ in range(repeats):
-            for name, project in projects.items():  # alternating, so drift hits every side
-                times[name].append(build_once(project, builder, workdir / f"_build-{name}-{builder}", silent=True))
+            # every variant in each round, in a shuffled order: drift and whatever the
+            # previous build left in the caches hit every side alike
+            for name in order.sample(list(projects), len(projects)):
+                times[name].append(build_once(projects[name], builder, workdir / f"_build-{name}-{builder}",
+                                              silent=True))
         medians = {name: statistics.median(values) for name, values in times.items()}
         fastest = {name: min(values) for name, values in times.items()}
         paired = {side: statistics.median(w / o for w, o in zip(times[side], times["off"]))

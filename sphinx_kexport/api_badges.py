@@ -17,7 +17,7 @@ badges follow the data.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from functools import lru_cache
 from html import escape
 from typing import Any
 
@@ -27,7 +27,7 @@ from sphinx.errors import NoUri
 
 from . import collector
 from .nodes import kexport_table
-from .snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, SUPPORTED
+from .snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED
 from .env_data import _READ_NOW
 from .html import CSS_FILE
 from .xref import _same_page
@@ -40,7 +40,8 @@ PY_OBJTYPES = {"function", "class", "method", "classmethod", "staticmethod", "at
 
 
 class kexport_badges(nodes.General, nodes.Element):
-    """A badge strip in HTML, its markup ready in ``html`` (added at resolve time, HTML builders only).
+    """A badge strip, ready to write: markup in ``html`` (HTML builders) or
+    wrapped lines in ``text`` (the text builder); added at resolve time.
 
     Not a ``raw`` node: Sphinx's search indexer reads the text of raw HTML,
     so every API entry would match "CPU", "CUDA" or "yes", and stripping
@@ -52,11 +53,28 @@ def visit_badges(self, node: kexport_badges) -> None:
     raise nodes.SkipNode
 
 
+def visit_badges_text(self, node: kexport_badges) -> None:
+    # a text-builder raw node does the same, with a Text child more per entry
+    self.new_state(0)
+    self.add_text(node["text"])
+    self.end_state(wrap=False)
+    raise nodes.SkipNode
+
+
 def _no_depart(self, node: nodes.Element) -> None:
     pass
 
 
-def _store(env) -> dict[str, list[dict[str, Any]]]:
+# One record per table row, small to pickle with the environment:
+# (docname, position on its page, row id, columns, codes). ``columns`` is the
+# table's ((path, device), ...), one tuple object shared by its rows (pickle
+# writes it once); ``codes`` has a letter per column: "y" supported, "n"
+# probed but not supported, "-" not probed.
+Record = tuple[str, int, str, tuple[tuple[str, str], ...], str]
+CODES = {status: "y" if status in SUPPORTED else "-" if status == "n/a" else "n" for status in STATUSES}
+
+
+def _store(env) -> dict[str, list[Record]]:
     if not hasattr(env, ENV_KEY):
         setattr(env, ENV_KEY, {})
     return getattr(env, ENV_KEY)
@@ -70,20 +88,19 @@ def record_rows(app, doctree: nodes.document) -> None:
     store = _store(app.env)
     position = 0
     for table in doctree.findall(kexport_table):
+        # a row has one cell per column, in the table's column order (model.build_model)
+        columns = tuple((c["path"], c["device"]) for c in table["columns"])
         for row in table["rows"]:
             position += 1
             ref = row["ref"] or f"{row['package']}.{row['operator']}"
-            store.setdefault(ref, []).append({
-                "docname": docname, "id": row["id"], "position": position,
-                # tuples of strings: the garbage collector stops tracking them
-                "cells": tuple((c["key"], c["path"], c["device"], c["status"]) for c in row["cells"]),
-            })
+            codes = "".join([CODES.get(c["status"], "n") for c in row["cells"]])
+            store.setdefault(ref, []).append((docname, position, row["id"], columns, codes))
 
 
 def purge(app, env, docname: str) -> None:
     store = _store(env)
     for ref in list(store):
-        store[ref] = [r for r in store[ref] if r["docname"] != docname]
+        store[ref] = [r for r in store[ref] if r[0] != docname]
         if not store[ref]:
             del store[ref]
 
@@ -91,76 +108,105 @@ def purge(app, env, docname: str) -> None:
 def merge(app, env, docnames, other) -> None:
     store = _store(env)
     for ref, rows in _store(other).items():
-        store.setdefault(ref, []).extend(r for r in rows if r["docname"] in docnames)
+        store.setdefault(ref, []).extend(r for r in rows if r[0] in docnames)
 
 
-def _badge_state(statuses: list[str]) -> str:
-    probed = [s for s in statuses if s != "n/a"]
-    if not probed:
-        return "na"
-    good = sum(s in SUPPORTED for s in probed)
-    if good == len(probed):
-        return "ok"
-    return "fail" if good == 0 else "partial"
+Summary = tuple[tuple[str, str, tuple[tuple[str, str, str], ...]], ...]
 
 
-def _summary(rows: list[dict[str, Any]]) -> list[tuple[str, str, list[tuple[str, str, str]]]]:
-    """Per path: (path label, worst state, [(state, mark text, title)]) -- one mark per device.
+def _summary(rows: list[Record]) -> Summary:
+    """Per path: (path label, worst state, ((state, mark text, title), ...)) -- one mark per device.
 
     A mark says "yes" (every configuration supported), "no" (none), "2/3"
     (some) or "n/a" (nothing probed), prefixed with the device when there
     are several."""
-    per_column: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for row in rows:
-        for _key, path, device, status in row["cells"]:
-            per_column[(path, device)].append(status)
-    devices = sorted({device for _, device in per_column}, key=lambda d: (d != "cpu", d))
+    return _summary_of(tuple((columns, codes) for *_, columns, codes in rows))
+
+
+@lru_cache(maxsize=4096)
+def _summary_of(tables: tuple[tuple[tuple[tuple[str, str], ...], str], ...]) -> Summary:
+    # Cached: most operators share one of a few outcomes (everything "yes", say).
+    tally: dict[tuple[str, str], list[int]] = {}
+    for columns, codes in tables:
+        for column, code in zip(columns, codes):
+            both = tally.setdefault(column, [0, 0])
+            both[0] += code == "y"
+            both[1] += code != "-"
+    devices = sorted({device for _, device in tally}, key=lambda d: (d != "cpu", d))
     multi = len(devices) > 1
     found = []
     for path in PATHS:
         marks = []
         for device in devices:
-            statuses = per_column.get((path, device))
-            if statuses is None:
+            both = tally.get((path, device))
+            if both is None:
                 continue
-            state = _badge_state(statuses)
-            probed = [s for s in statuses if s != "n/a"]
-            good = sum(s in SUPPORTED for s in probed)
-            word = {"ok": "yes", "fail": "no", "partial": f"{good}/{len(probed)}", "na": "n/a"}[state]
+            good, probed = both
+            if not probed:
+                state, word = "na", "n/a"
+            elif good == probed:
+                state, word = "ok", "yes"
+            elif good == 0:
+                state, word = "fail", "no"
+            else:
+                state, word = "partial", f"{good}/{probed}"
             marks.append((state, (f"{DEVICE_LABELS[device]} " if multi else "") + word,
-                          f"{DEVICE_LABELS[device]}: {good} of {len(probed)} probed configurations supported"))
+                          f"{DEVICE_LABELS[device]}: {good} of {probed} probed configurations supported"))
         if marks:
             states = {state for state, _, _ in marks}
             worst = next(s for s in ("fail", "partial", "ok", "na") if s in states)
-            found.append((PATH_LABELS[path], worst, marks))
-    return found
+            found.append((PATH_LABELS[path], worst, tuple(marks)))
+    return tuple(found)
 
 
-def badge_html(rows: list[dict[str, Any]], refuri: str) -> str:
-    """The strip as HTML (one raw node per entry: a thousand entries cost milliseconds).
+HREF_SLOT = "\x00"  # where a strip's link goes in its cached markup (no label holds a NUL)
+
+
+def badge_html(rows: list[Record], refuri: str) -> str:
+    """The strip as HTML (one node per entry: a thousand entries cost milliseconds).
 
     ``<p class="kexport-badge-line"><span class="kexport-badges"><a class="kexport-badge
     kexport-badge--<worst>" href=... title=...><span class="kexport-badge-path">ONNX</span>
     <span class="kexport-badge-mark kexport-badge--ok">CPU yes</span> ...</a> ...</span></p>``"""
-    href = escape(refuri)
+    return _strip_html(_summary(rows)).replace(HREF_SLOT, escape(refuri))
+
+
+@lru_cache(maxsize=4096)
+def _strip_html(summary: Summary) -> str:
     parts = []
-    for label, worst, marks in _summary(rows):
+    for label, worst, marks in summary:
         title = escape(f"{label} — " + "; ".join(t for *_, t in marks))
         inner = " ".join(f'<span class="kexport-badge-mark kexport-badge--{state}">{escape(text)}</span>'
                          for state, text, _ in marks)
-        parts.append(f'<a class="kexport-badge kexport-badge--{worst} reference internal" href="{href}" '
+        parts.append(f'<a class="kexport-badge kexport-badge--{worst} reference internal" href="{HREF_SLOT}" '
                      f'title="{title}"><span class="kexport-badge-path">{escape(label)}</span> {inner}</a>')
     return f'<p class="kexport-badge-line"><span class="kexport-badges">{" ".join(parts)}</span></p>\n'
 
 
-def badge_groups(rows: list[dict[str, Any]]) -> list[str]:
+def badge_groups(rows: list[Record]) -> list[str]:
     """One group per path: "ONNX: CPU yes, CUDA no"."""
-    return [f"{label}: " + ", ".join(text for _, text, _ in marks) for label, _, marks in _summary(rows)]
+    return _groups(_summary(rows))
 
 
-def badge_text(rows: list[dict[str, Any]]) -> str:
+def _groups(summary: Summary) -> list[str]:
+    return [f"{label}: " + ", ".join(text for _, text, _ in marks) for label, _, marks in summary]
+
+
+def badge_text(rows: list[Record]) -> str:
     """The strip as plain text: "ONNX: CPU yes, CUDA no · torch.export: CPU yes, CUDA yes · ..."."""
-    return " · ".join(badge_groups(rows))
+    return _one_line(_summary(rows))
+
+
+@lru_cache(maxsize=4096)
+def _one_line(summary: Summary) -> str:
+    return " · ".join(_groups(summary))
+
+
+@lru_cache(maxsize=4096)
+def _wrapped(summary: Summary) -> str:
+    # wrapped here: the text writer's own wrapping measures every word's display
+    # width and, over a thousand entries, cost a fifth of the build
+    return "\n".join(wrap_groups(_groups(summary), TEXT_WIDTH))
 
 
 def wrap_groups(groups: list[str], width: int) -> list[str]:
@@ -176,21 +222,22 @@ def wrap_groups(groups: list[str], width: int) -> list[str]:
     return lines
 
 
-def _rows_in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Serial and parallel builds merge the store in different orders; sort it."""
-    return sorted(rows, key=lambda r: (r["docname"], r.get("position", 0)))
+def _rows_in_order(rows: list[Record]) -> list[Record]:
+    """Serial and parallel builds merge the store in different orders; sort it (by docname, position)."""
+    return sorted(rows)
 
 
-def _row_uri(app, fromdocname: str, row: dict[str, Any]) -> str | None:
+def _row_uri(app, fromdocname: str, row: Record) -> str | None:
     if app.builder.format != "html":
         return None
-    if row["docname"] == fromdocname:
-        return "#" + row["id"]
+    docname, _position, row_id, _columns, _codes = row
+    if docname == fromdocname:
+        return "#" + row_id
     try:
-        uri = app.builder.get_relative_uri(fromdocname, row["docname"])
+        uri = app.builder.get_relative_uri(fromdocname, docname)
     except NoUri:
         return None
-    return _same_page(uri + "#" + row["id"])
+    return _same_page(uri + "#" + row_id)
 
 
 def add_badges(app, doctree: nodes.document, fromdocname: str) -> None:
@@ -204,7 +251,7 @@ def add_badges(app, doctree: nodes.document, fromdocname: str) -> None:
         _add_badges(app, doctree, fromdocname, store)
 
 
-def _surveyed_descs(app, doctree: nodes.document, store: dict[str, list[dict[str, Any]]]) -> list[addnodes.desc]:
+def _surveyed_descs(app, doctree: nodes.document, store: dict[str, list[Record]]) -> list[addnodes.desc]:
     """The descriptions in this doctree of objects a snapshot surveys (each once).
 
     Found through the Python domain's inventory and the doctree's ids, not by
@@ -224,7 +271,7 @@ def _surveyed_descs(app, doctree: nodes.document, store: dict[str, list[dict[str
     return list(found.values())
 
 
-def _add_badges(app, doctree: nodes.document, fromdocname: str, store: dict[str, list[dict[str, Any]]]) -> None:
+def _add_badges(app, doctree: nodes.document, fromdocname: str, store: dict[str, list[Record]]) -> None:
     for desc in _surveyed_descs(app, doctree, store):
         if desc.get("domain") != "py" or desc.get("objtype") not in PY_OBJTYPES:
             continue
@@ -243,10 +290,7 @@ def _add_badges(app, doctree: nodes.document, fromdocname: str, store: dict[str,
                 content.insert(0, kexport_badges(html=badge_html(rows, uri)))
                 doctree[ASSETS_FLAG] = True
             elif app.builder.format == "text":
-                # wrapped here: the text writer's own wrapping measures every word's display
-                # width and, over a thousand entries, cost a fifth of the build
-                text = "\n".join(wrap_groups(badge_groups(rows), TEXT_WIDTH))
-                content.insert(0, nodes.raw(text, text, format="text", classes=["kexport-badge-line"]))
+                content.insert(0, kexport_badges(text=_wrapped(_summary(rows))))
             else:  # one text node: a thousand entries cost the LaTeX and other writers nothing
                 text = badge_text(rows)
                 content.insert(0, nodes.paragraph(text, text, classes=["kexport-badge-line"]))
@@ -260,7 +304,7 @@ def rewrite_badged_docs(app, env) -> list[str]:
         return []
     read_now = getattr(app, _READ_NOW, set())
     store = _store(env)
-    table_docs = {r["docname"] for rows in store.values() for r in rows}
+    table_docs = {r[0] for rows in store.values() for r in rows}
     if not (read_now & table_docs):
         return []
     objects = env.get_domain("py").objects
@@ -276,7 +320,7 @@ def add_badge_assets(app, pagename, templatename, context, doctree) -> None:
 
 def setup_api_badges(app) -> None:
     """The config value itself is registered with the others (config.py)."""
-    app.add_node(kexport_badges, html=(visit_badges, _no_depart))
+    app.add_node(kexport_badges, html=(visit_badges, _no_depart), text=(visit_badges_text, _no_depart))
     app.connect("doctree-read", record_rows)
     app.connect("env-purge-doc", purge)
     app.connect("env-merge-info", merge)
