@@ -19,8 +19,13 @@ the page (``window.kexportTimings.init``) and the time a search keystroke
 takes to apply (the input handler, timed in the page around the event),
 plus the time until the next frame for information.
 
+Last, at the first size, what the "beyond the reference" features add to
+the page's build (benchmarks/bench_beyond.py: the reason index,
+``:compare:``, downloads and API badges, each on against off; paired
+medians of ``--features-repeats`` rounds, target ≤ 1.10).
+
     python benchmarks/bench_page.py [--sizes 1200 5000] [--repeats 3] [--builders html text latex]
-                                    [--json out.json]
+                                    [--features-repeats 15] [--json out.json]
 
 This is a benchmark, not a test: nothing fails, it prints a table.
 """
@@ -41,6 +46,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path[:0] = [str(HERE), str(REPO / "tests"), str(REPO)]
 
+import bench_beyond  # noqa: E402
 from baseline_listtable import render as render_listtable  # noqa: E402
 from sphinx_builds import api_page, build_once  # noqa: E402
 from synthetic import make_snapshot  # noqa: E402
@@ -214,6 +220,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--builders", nargs="*", default=list(BUILDERS), choices=BUILDERS,
                         help="builders to time (none: only bytes and the browser)")
+    parser.add_argument("--features-repeats", type=int, default=15,
+                        help="rounds of the features-on/off builds (bench_beyond.py); 0 skips them")
     parser.add_argument("--json", help="also write the raw results here")
     parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -222,6 +230,9 @@ def main(argv: list[str] | None = None) -> None:
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kexport-bench-"))
     try:
         results = run(args.sizes, args.repeats, workdir, args.builders)
+        if args.features_repeats and args.builders:
+            results["features"] = bench_beyond.run(args.sizes[0], args.features_repeats, args.builders,
+                                                   workdir / "features")
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -230,6 +241,11 @@ def main(argv: list[str] | None = None) -> None:
           "added = page build − empty-page build; "
           f"{results['browser']['keystrokes']} keystrokes over {len(QUERIES)} queries; "
           "list-tables as benchmarks/baseline_listtable.py writes them.")
+    if "features" in results:
+        print("\nWhat the features add to the page's build (benchmarks/bench_beyond.py):\n")
+        print(bench_beyond.table(results["features"]))
+        print(f"\n{results['features']['rows']:,} configurations; paired medians of "
+              f"{results['features']['repeats']} rounds of clean builds, CPU time.")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 

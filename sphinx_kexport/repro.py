@@ -7,6 +7,10 @@ field: source that defines ``fn`` and ``inputs``). Snapshots without it
 
 from __future__ import annotations
 
+# Where a template (see repro_templates) takes the case's call and title.
+CALL_SLOT = "@@KX_CALL@@"
+TITLE_SLOT = "@@KX_TITLE@@"
+
 _WRAPPER = '''\
 class Probe(torch.nn.Module):
     """Every tensor input is a graph input, as the probe ran it."""
@@ -44,6 +48,16 @@ _PATH_CODE = {
 }
 
 
+TORCH_IMPORT = "import torch\n"
+
+
+def call_body(call: str) -> str:
+    """The call as the snippet holds it: trailing space dropped, and its own leading
+    ``import torch`` too (the probe writes one; the snippet already starts with it)."""
+    call = call.rstrip()
+    return call[len(TORCH_IMPORT):] if call.startswith(TORCH_IMPORT) else call
+
+
 def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = "") -> str:
     """Python source reproducing ``path`` (onnx, export, compile) on ``device``.
 
@@ -51,6 +65,7 @@ def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = 
     """
     if not call.strip():
         return ""
+    call = call if call == CALL_SLOT else call_body(call)
     providers = '["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == "cuda" \
         else '["CPUExecutionProvider"]'
     lines = []
@@ -58,7 +73,7 @@ def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = 
         lines.append(f"# {title}")
     lines.append("import torch")
     lines.append("")
-    lines.append(call.rstrip())
+    lines.append(call)
     lines.append("")
     lines.append(_WRAPPER)
     if device == "cuda":
@@ -74,8 +89,6 @@ def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = 
 # --------------------------------------------------------------------------
 # on the page: one template per column, filled in the browser from each row's ``call``
 
-CALL_SLOT = "@@KX_CALL@@"
-TITLE_SLOT = "@@KX_TITLE@@"
 
 
 def repro_templates(columns: list[tuple[str, str]], opsets: dict[str, int]) -> dict[str, str]:
@@ -91,4 +104,4 @@ def repro_templates(columns: list[tuple[str, str]], opsets: dict[str, int]) -> d
 
 def fill_template(template: str, call: str, title: str) -> str:
     """What the browser script does (kept here so the tests can say what to expect)."""
-    return template.replace(TITLE_SLOT, title).replace(CALL_SLOT, call.rstrip())
+    return template.replace(TITLE_SLOT, title).replace(CALL_SLOT, call_body(call))

@@ -530,13 +530,15 @@
     var tr = box.closest("tr"), i = this.trs.indexOf(tr);
     if (!templates || !code || i < 0) return;
     var call = code.textContent, name = box.getAttribute("data-n") || "", s = this.codes[i];
+    // as sphinx_kexport.repro.call_body: no trailing space, no second "import torch"
+    var body = call.replace(/\s+$/, "").replace(/^import torch\n/, "");
     var labels = (this.root.getAttribute("data-labels") || "").split("|");
     var added = 0;
     for (var c = 0; c < this.columnKeys.length; c++) {
       var template = templates[this.columnKeys[c]];
       if (!FAILING[s.charAt(c)] || !template) continue;
       // The order matters and matches sphinx_kexport.repro.fill_template: title, then call.
-      var text = template.split("@@KX_TITLE@@").join(name).split("@@KX_CALL@@").join(call.replace(/\s+$/, ""));
+      var text = template.split("@@KX_TITLE@@").join(name).split("@@KX_CALL@@").join(body);
       box.appendChild(snippet(labels[c] || this.columnKeys[c], text));
       added++;
     }

@@ -29,6 +29,17 @@ def test_templates_filled_are_exactly_repro_code():
         repro_code(call, "compile", "cuda", 20, "relu")
 
 
+def test_the_snippet_imports_torch_once():
+    probe_call = "import torch\nimport kornia\nfn = kornia.color.rgb_to_grayscale\ninputs = (torch.rand(1, 3, 4, 4),)"
+    code = repro_code(probe_call, "export", "cpu")
+    assert code.splitlines().count("import torch") == 1
+    assert code.index("import torch") < code.index("import kornia") < code.index("torch.export.export")
+    # a call that does not import torch itself still runs: the snippet's own import comes first
+    bare = repro_code("fn = torch.relu\ninputs = (torch.rand(2),)", "export", "cpu")
+    assert bare.splitlines().count("import torch") == 1 and "fn = torch.relu" in bare
+    compile(code, "repro", "exec")
+
+
 def test_the_page_carries_one_inert_template_per_column(html):
     assert warnings(html) == ""
     page = soup(html)

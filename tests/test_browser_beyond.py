@@ -176,6 +176,7 @@ def test_reproduce_box_offers_the_exact_code_and_copies_it(page, base_url, model
                               ".filter(p => !p.hidden).map(p => p.textContent)")
     assert snippets == [expected]  # one failing cell: torch.compile on CUDA
     compile(expected, "repro", "exec")  # real Python
+    assert expected.splitlines().count("import torch") == 1  # the call's own import is not repeated
     button = box.find_element("css selector", "button")
     click(page, button)
     wait_for(page, "return arguments[0].textContent === 'Copied'".replace("arguments[0]",

@@ -21,38 +21,25 @@ import argparse
 import importlib
 import importlib.util
 import inspect
+import runpy
 import sys
 from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DOCS = HERE.parent
 ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))  # sphinx_kexport from the checkout when it is not installed
 
-# Headings for section keys; a key not listed here is title-cased.
-SECTION_TITLES = {
-    "": "Operators",
-    "3d": "3D augmentations",
-    "container": "Containers",
-    "transform": "Transforms",
-    "conversions": "Conversions",
-    "camera": "Camera models",
-    "epipolar": "Epipolar geometry",
-    "liegroup": "Lie groups",
-    "linalg": "Linear algebra",
-    "homography": "Homography",
-    "boxes": "Boxes",
-    "depth": "Depth",
-    "subpix": "Sub-pixel",
-    "calibration": "Calibration",
-    "responses": "Responses",
-    "detectors": "Detectors",
-    "descriptors": "Descriptors",
-    "orientation": "Orientation and affine shape",
-    "matching": "Matching",
-    "laf": "Local affine frames",
-}
-MAIN_SECTION_TITLE = {"kornia.augmentation": "2D augmentations"}
+from sphinx_kexport.model import section_title as model_section_title  # noqa: E402
+
+
+
+@lru_cache(maxsize=1)
+def page_section_titles() -> dict[str, dict[str, str]]:
+    """conf.py's ``kexport_section_titles``: the API pages use the survey page's headings."""
+    return runpy.run_path(str(DOCS / "conf.py"))["kexport_section_titles"]
 
 
 def load_case_modules(cases_dir: Path) -> list:
@@ -120,9 +107,7 @@ def directive_for(name: str) -> str:
 
 
 def section_title(package: str, key: str) -> str:
-    if key == "" and package in MAIN_SECTION_TITLE:
-        return MAIN_SECTION_TITLE[package]
-    return SECTION_TITLES.get(key, key.replace("_", " ").title())
+    return model_section_title(package, key, page_section_titles())
 
 
 def heading(text: str, char: str) -> str:

@@ -26,7 +26,7 @@ def same_tools(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def case_entry(spec: CaseSpec) -> dict[str, Any]:
-    from .repro import call_source  # needs torch and numpy; merge (which imports this module) does not
+    from .call_source import call_source  # needs torch and numpy; merge (which imports this module) does not
 
     entry: dict[str, Any] = {
         "name": spec.name, "package": spec.package, "section": spec.section, "operator": spec.operator,
