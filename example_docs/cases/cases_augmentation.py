@@ -20,17 +20,13 @@ import torch
 
 import kornia.augmentation as KA
 from sphinx_kexport.probe import case
+from _inputs import rand as _rand
 
 PKG = "kornia.augmentation"
 SHAPE = (1, 3, 32, 32)
 SHAPE3D = (1, 1, 8, 16, 16)
 # Parameters that decide shapes or Python control flow rather than values.
 STRUCTURAL = ("batch_prob", "forward_input_shape", "dtype", "input_size", "output_size", "padding_size", "order")
-
-
-def _rand(*shape, seed=0, lo=0.0, hi=1.0):
-    gen = torch.Generator().manual_seed(seed)
-    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
 
 
 class _Det(torch.nn.Module):

@@ -7,18 +7,10 @@ import torch
 
 import kornia.color as KC
 from sphinx_kexport.probe import case
+from _inputs import rand as _rand, rgb as _rgb
 
 PKG = "kornia.color"
 IMG = "(1,3,32,32)"
-
-
-def _rand(*shape, seed=0, lo=0.0, hi=1.0):
-    gen = torch.Generator().manual_seed(seed)
-    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
-
-
-def _rgb(seed=0):
-    return _rand(1, 3, 32, 32, seed=seed)
 
 
 def c(name, target, inputs, kwargs=None, **kw):

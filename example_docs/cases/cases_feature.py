@@ -10,13 +10,9 @@ import torch
 import kornia.feature as KF
 from kornia.feature.xfeat import XFeatModel
 from sphinx_kexport.probe import case
+from _inputs import rand as _rand
 
 PKG = "kornia.feature"
-
-
-def _rand(*shape, seed=0, lo=0.0, hi=1.0):
-    gen = torch.Generator().manual_seed(seed)
-    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
 
 
 def c(section, name, target, inputs, kwargs=None, **kw):

@@ -22,18 +22,10 @@ from kornia.geometry.boxes import Boxes, Boxes3D
 from kornia.geometry.camera import PinholeCamera, StereoCamera
 from kornia.geometry.liegroup import Se2, Se3, So2, So3
 from sphinx_kexport.probe import case
+from _inputs import rand as _rand, rgb as _rgb
 
 PKG = "kornia.geometry"
 IMG = "(1,3,32,32)"
-
-
-def _rand(*shape, seed=0, lo=0.0, hi=1.0):
-    gen = torch.Generator().manual_seed(seed)
-    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
-
-
-def _rgb(seed=0, batch=1):
-    return _rand(batch, 3, 32, 32, seed=seed)
 
 
 def _section_ref(section, target):

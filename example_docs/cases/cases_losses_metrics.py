@@ -9,13 +9,9 @@ import torch
 import kornia.losses as KL
 import kornia.metrics as KM
 from sphinx_kexport.probe import case
+from _inputs import rand as _rand
 
 IMG = "(1,3,32,32)"
-
-
-def _rand(*shape, seed=0, lo=0.0, hi=1.0):
-    gen = torch.Generator().manual_seed(seed)
-    return torch.rand(*shape, generator=gen) * (hi - lo) + lo
 
 
 def _labels(*shape, classes=4, seed=0):

@@ -7,14 +7,10 @@ import torch
 
 import kornia.morphology as KM
 from sphinx_kexport.probe import case
+from _inputs import rand as _rand
 
 PKG = "kornia.morphology"
 IMG = "(1,3,32,32)"
-
-
-def _rand(*shape, seed=0):
-    gen = torch.Generator().manual_seed(seed)
-    return torch.rand(*shape, generator=gen)
 
 
 def c(name, target, inputs, kwargs=None, **kw):
