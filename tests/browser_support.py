@@ -14,6 +14,7 @@ import io
 import shutil
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -95,6 +96,33 @@ def console_errors(driver) -> list[str]:
     """
     return [f"{e['level']}: {e['message']}" for e in driver.get_log("browser")
             if e["level"] in ("SEVERE", "WARNING") and "favicon.ico" not in e["message"]]
+
+
+# --------------------------------------------------------------------------
+# driving the page
+
+
+def visible_rows(driver) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('table.kx-t tbody tr'))"
+        ".filter(tr => !tr.hidden && tr.offsetParent !== null).map(tr => tr.id)")
+
+
+def click(driver, element) -> None:
+    """A real click, after scrolling the element to the middle of the window (the
+    tables scroll sideways inside their wrappers)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", element)
+    element.click()
+
+
+def wait_for(driver, script: str, timeout: float = 5.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for: {script}")
 
 
 # --------------------------------------------------------------------------

@@ -11,12 +11,11 @@ Expected rows come from the page model in Python.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, chromium, chromium_available, console_errors
+from browser_support import build_html, chromium, chromium_available, click, console_errors, visible_rows, wait_for
 from sphinx_kexport.changes import Comparison, load_comparison
 from sphinx_kexport.model import build_model
 from sphinx_kexport.reason_index import build_index
@@ -59,29 +58,6 @@ def page(driver, base_url):
     console_errors(driver)
     yield driver
     assert console_errors(driver) == []
-
-
-def visible_rows(driver) -> list[str]:
-    return driver.execute_script(
-        "return Array.from(document.querySelectorAll('table.kx-t tbody tr'))"
-        ".filter(tr => !tr.hidden && tr.offsetParent !== null).map(tr => tr.id)")
-
-
-def click(driver, element) -> None:
-    """A real click, after scrolling the element to the middle of the window (the
-    tables scroll sideways inside their wrappers)."""
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", element)
-    element.click()
-
-
-def wait_for(driver, script: str, timeout: float = 5.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for: {script}")
 
 
 # --------------------------------------------------------------------------
