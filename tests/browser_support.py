@@ -102,6 +102,16 @@ def console_errors(driver) -> list[str]:
 # driving the page
 
 
+@contextlib.contextmanager
+def opened(driver, url: str, width: int = 1280, height: int = 900) -> Iterator["WebDriver"]:  # noqa: F821
+    """``url`` freshly loaded in ``driver``; the console must stay clean until the block ends."""
+    driver.set_window_size(width, height)
+    driver.get(url)
+    console_errors(driver)  # drop whatever an earlier page logged
+    yield driver
+    assert console_errors(driver) == []
+
+
 def visible_rows(driver) -> list[str]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('table.kx-t tbody tr'))"

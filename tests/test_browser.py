@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, chromium, chromium_available, console_errors, contrast, parse_rgb, \
-    relative_luminance
+from browser_support import build_html, chromium, chromium_available, console_errors, contrast, opened, \
+    parse_rgb, relative_luminance
 from sphinx_kexport.compare import compare
 from sphinx_kexport.model import _counts, build_model
 from sphinx_kexport.repro import fill_template, repro_templates
@@ -68,11 +68,8 @@ def changes(model):
 @pytest.fixture
 def page(driver, base_url):
     """The alabaster page, freshly loaded; the console must stay clean."""
-    driver.set_window_size(1280, 900)
-    driver.get(base_url + "alabaster/index.html")
-    console_errors(driver)  # drop whatever an earlier page logged
-    yield driver
-    assert console_errors(driver) == []
+    with opened(driver, base_url + "alabaster/index.html") as d:
+        yield d
 
 
 # --------------------------------------------------------------------------

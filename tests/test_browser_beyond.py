@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, chromium, chromium_available, click, console_errors, visible_rows, wait_for
+from browser_support import build_html, chromium, chromium_available, click, opened, visible_rows, wait_for
 from sphinx_kexport.changes import Comparison, load_comparison
 from sphinx_kexport.model import build_model
 from sphinx_kexport.reason_index import build_index
@@ -53,11 +53,8 @@ def comparison(model):
 
 @pytest.fixture
 def page(driver, base_url):
-    driver.set_window_size(1280, 900)
-    driver.get(base_url + "index.html")
-    console_errors(driver)
-    yield driver
-    assert console_errors(driver) == []
+    with opened(driver, base_url + "index.html") as d:
+        yield d
 
 
 # --------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from browser_support import chromium, chromium_available, click, console_errors, serve, visible_rows, wait_for
+from browser_support import chromium, chromium_available, click, console_errors, opened, serve, \
+    visible_rows, wait_for
 from sphinx_kexport.changes import Comparison, load_comparison
 from sphinx_kexport.model import build_model
 from sphinx_kexport.reason_index import build_index
@@ -106,11 +107,8 @@ def model(snapshot_data):
 
 @pytest.fixture
 def page(driver, base_url):
-    driver.set_window_size(1400, 900)
-    driver.get(base_url + "export-support.html")
-    console_errors(driver)
-    yield driver
-    assert console_errors(driver) == []
+    with opened(driver, base_url + "export-support.html", width=1400) as d:
+        yield d
 
 
 @pytest.mark.parametrize("rank", [0, -1])  # the most and the least frequent reason
