@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 from html import escape
-from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
@@ -183,12 +182,8 @@ def _strip_html(summary: Summary) -> str:
     return f'<p class="kexport-badge-line"><span class="kexport-badges">{" ".join(parts)}</span></p>\n'
 
 
-def badge_groups(rows: list[Record]) -> list[str]:
-    """One group per path: "ONNX: CPU yes, CUDA no"."""
-    return _groups(_summary(rows))
-
-
 def _groups(summary: Summary) -> list[str]:
+    """One group per path: "ONNX: CPU yes, CUDA no"."""
     return [f"{label}: " + ", ".join(text for _, text, _ in marks) for label, _, marks in summary]
 
 

@@ -65,7 +65,7 @@ def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = 
     """
     if not call.strip():
         return ""
-    call = call if call == CALL_SLOT else call_body(call)
+    call = call_body(call)  # a template's CALL_SLOT passes through unchanged
     providers = '["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == "cuda" \
         else '["CPUExecutionProvider"]'
     lines = []
@@ -88,7 +88,6 @@ def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = 
 
 # --------------------------------------------------------------------------
 # on the page: one template per column, filled in the browser from each row's ``call``
-
 
 
 def repro_templates(columns: list[tuple[str, str]], opsets: dict[str, int]) -> dict[str, str]:
