@@ -48,6 +48,18 @@ class _Disk(torch.nn.Module):
         return feats.keypoints, feats.descriptors, feats.detection_scores
 
 
+class _LoFTR(torch.nn.Module):
+    """LoFTR with random weights, called as users call it: a dict of two grayscale images in, matches out."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.loftr = KF.LoFTR(pretrained=None).eval()
+
+    def forward(self, image0, image1):
+        return self.loftr({"image0": image0, "image1": image1})
+
+
 class _Aliked(torch.nn.Module):
     """ALIKED with random weights; returns (keypoints, descriptors, scores) of the first image."""
 
@@ -146,9 +158,10 @@ MATCHING = [
       note="descriptors live (8,32) and (10,32); th=0.95 baked; data-dependent output size"),
     c("matching", "DescriptorMatcher[snn]", KF.DescriptorMatcher("snn", 0.9), [DESC1, DESC2],
       note="nn.Module; descriptors live (8,32) and (10,32); match_mode='snn', th=0.9 held"),
-    c("matching", "LoFTR", None, [], ref="kornia.feature.LoFTR",
-      skip="not probed here: 11.6M-parameter transformer matcher, left out to keep the "
-           "example survey's runtime short (LoFTR(pretrained=None) would run with random weights)"),
+    c("matching", "LoFTR[random weights]", _LoFTR(), [GRAY64, _rand(1, 1, 64, 64, seed=12)],
+      ref="kornia.feature.LoFTR",
+      note="two images live (1,1,64,64), passed as LoFTR's {'image0', 'image1'} dict; pretrained=None (random "
+           "weights); the number of matches is data-dependent (none above the threshold with random weights)"),
     c("matching", "LightGlue", None, [], ref="kornia.feature.LightGlue",
       skip="needs pretrained weights: the constructor downloads them (also with weights=None), and nothing can be "
            "downloaded here"),
@@ -169,16 +182,18 @@ LAF = [
       note="image live (1,1,64,64); lafs live (1,5,2,3); PS=16 baked; pyramid level picked per LAF"),
 ]
 
-SKIPPED_MODELS = [
-    c("detectors", "SOLD2", None, [], ref="kornia.feature.SOLD2",
-      skip="not probed here: 9.5M-parameter line detector, left out to keep the "
-           "example survey's runtime short (SOLD2(pretrained=False) would run with random weights)"),
+LARGE_MODELS = [
+    c("detectors", "SOLD2[random weights]", _model(lambda: KF.SOLD2(pretrained=False)), [GRAY64],
+      ref="kornia.feature.SOLD2",
+      note="image live (1,1,64,64); pretrained=False (random weights, 9.5M parameters); returns heatmaps, dense "
+           "descriptors and line segments, whose number is data-dependent"),
     c("detectors", "DeDoDe", None, [], ref="kornia.feature.DeDoDe",
       skip="needs pretrained weights: the constructor downloads the DINOv2 ViT-L/14 backbone, and nothing can be "
            "downloaded here"),
-    c("detectors", "DeFMO", None, [], ref="kornia.feature.DeFMO",
-      skip="not probed here: 43.6M-parameter model, left out to keep the example survey's "
-           "runtime short (DeFMO(pretrained=False) would run with random weights)"),
+    c("detectors", "DeFMO[random weights]", _model(lambda: KF.DeFMO(pretrained=False)),
+      [_rand(1, 6, 64, 64, seed=13)], ref="kornia.feature.DeFMO",
+      note="image and background live (1,6,64,64); pretrained=False (random weights, 43.6M parameters); "
+           "returns 24 sub-frames (1,24,4,64,64)"),
 ]
 
-CASES = [*RESPONSES, *DETECTORS, *DESCRIPTORS, *ORIENTATION, *MATCHING, *LAF, *SKIPPED_MODELS]
+CASES = [*RESPONSES, *DETECTORS, *DESCRIPTORS, *ORIENTATION, *MATCHING, *LAF, *LARGE_MODELS]
