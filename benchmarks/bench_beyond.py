@@ -23,9 +23,12 @@ order within a round is shuffled, so no variant always follows another). The
 ratio of the medians and of the fastest builds are printed too. Builds are
 pinned to one CPU so that the scheduler moving them does not add noise.
 The target: the page's features cost at most 10 % more than "off" (median
-paired ratio ≤ 1.10). Also printed: the HTML page's bytes both ways.
+paired ratio ≤ 1.10). Next to each median, a 95 % bootstrap interval of it
+says how far this machine's noise leaves it uncertain: on this VM a single
+build varies by ±15 %, so a 15-round median can move by ±4 % between runs
+of the script. Also printed: the HTML page's bytes both ways.
 
-    python benchmarks/bench_beyond.py [--rows 1200] [--repeats 15] [--builders html text]
+    python benchmarks/bench_beyond.py [--rows 1200] [--repeats 25] [--builders html text]
 
 This is a benchmark, not a test: nothing fails, it prints a table.
 """
@@ -127,9 +130,11 @@ def run(rows: int, repeats: int, builders: list[str], workdir: Path) -> dict:
                                               silent=True))
         medians = {name: statistics.median(values) for name, values in times.items()}
         fastest = {name: min(values) for name, values in times.items()}
-        paired = {side: statistics.median(w / o for w, o in zip(times[side], times["off"]))
-                  for side in ("page", "on")}
-        results["builders"][builder] = {"median": medians, "min": fastest, "paired": paired}
+        ratios = {side: [w / o for w, o in zip(times[side], times["off"])] for side in ("page", "on")}
+        paired = {side: statistics.median(values) for side, values in ratios.items()}
+        interval = {side: median_interval(values) for side, values in ratios.items()}
+        results["builders"][builder] = {"median": medians, "min": fastest, "paired": paired,
+                                        "interval": interval}
         print(f"   {builder:5s} " + ", ".join(f"{k} {v:.2f} s" for k, v in medians.items()), file=sys.stderr)
         if builder == "html":
             results["bytes"] = {name: (workdir / f"_build-{name}-html" / "index.html").stat().st_size
@@ -137,23 +142,31 @@ def run(rows: int, repeats: int, builders: list[str], workdir: Path) -> dict:
     return results
 
 
+def median_interval(values: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """A 95 % percentile-bootstrap interval of the median of ``values`` (seeded: the same every run)."""
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
+
+
 def table(results: dict) -> str:
-    lines = ["| measure | off, CPU s | with, CPU s | with / off: paired (median) | of medians | of minima "
-             "| target |", "|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| measure | off, CPU s | with, CPU s | with / off: paired (median) | 95 % interval | of medians "
+             "| of minima | target |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     for builder, stats in results["builders"].items():
         med, low, paired = stats["median"], stats["min"], stats["paired"]
         for side, what in (("page", "page features"), ("on", "page features + API badges")):
             ratio = paired[side]
             mark = f"≤ {TARGET} ({'ok' if ratio <= TARGET else 'MISSED'})"
+            lo, hi = stats["interval"][side]
             lines.append(f"| {builder} build with {what} | {med['off']:.2f} | {med[side]:.2f} | {ratio:.3f} | "
-                         f"{med[side] / med['off']:.3f} | {low[side] / low['off']:.3f} | {mark} |")
+                         f"{lo:.3f}–{hi:.3f} | {med[side] / med['off']:.3f} | {low[side] / low['off']:.3f} | {mark} |")
         added_off, added_page = med["off"] - med["off-empty"], med["page"] - med["off-empty"]
         lines.append(f"| {builder}: the time the page adds (build − empty build), medians | {added_off:.2f} | "
-                     f"{added_page:.2f} | — | {added_page / added_off if added_off > 0 else float('nan'):.3f} | — "
+                     f"{added_page:.2f} | — | — | {added_page / added_off if added_off > 0 else float('nan'):.3f} | — "
                      "| info |")
     if "bytes" in results:
         b = results["bytes"]
-        lines.append(f"| page HTML (bytes) | {b['off']:,} | {b['page']:,} | — | {b['page'] / b['off']:.3f} | — "
+        lines.append(f"| page HTML (bytes) | {b['off']:,} | {b['page']:,} | — | — | {b['page'] / b['off']:.3f} | — "
                      "| info |")
     return "\n".join(lines)
 
@@ -161,7 +174,7 @@ def table(results: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1200)
-    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--repeats", type=int, default=25)
     parser.add_argument("--builders", nargs="+", default=["html", "text"])
     parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
     args = parser.parse_args(argv)

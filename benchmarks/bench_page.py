@@ -25,7 +25,7 @@ the page's build (benchmarks/bench_beyond.py: the reason index,
 medians of ``--features-repeats`` rounds, target ≤ 1.10).
 
     python benchmarks/bench_page.py [--sizes 1200 5000] [--repeats 3] [--builders html text latex]
-                                    [--features-repeats 15] [--json out.json]
+                                    [--features-repeats 25] [--json out.json]
 
 This is a benchmark, not a test: nothing fails, it prints a table.
 """
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--builders", nargs="*", default=list(BUILDERS), choices=BUILDERS,
                         help="builders to time (none: only bytes and the browser)")
-    parser.add_argument("--features-repeats", type=int, default=15,
+    parser.add_argument("--features-repeats", type=int, default=25,
                         help="rounds of the features-on/off builds (bench_beyond.py); 0 skips them")
     parser.add_argument("--json", help="also write the raw results here")
     parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
