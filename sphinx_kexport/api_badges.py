@@ -187,13 +187,9 @@ def _groups(summary: Summary) -> list[str]:
     return [f"{label}: " + ", ".join(text for _, text, _ in marks) for label, _, marks in summary]
 
 
-def badge_text(rows: list[Record]) -> str:
-    """The strip as plain text: "ONNX: CPU yes, CUDA no · torch.export: CPU yes, CUDA yes · ..."."""
-    return _one_line(_summary(rows))
-
-
 @lru_cache(maxsize=4096)
 def _one_line(summary: Summary) -> str:
+    """The strip as plain text: "ONNX: CPU yes, CUDA no · torch.export: CPU yes, CUDA yes · ..."."""
     return " · ".join(_groups(summary))
 
 
@@ -287,7 +283,7 @@ def _add_badges(app, doctree: nodes.document, fromdocname: str, store: dict[str,
             elif app.builder.format == "text":
                 content.insert(0, kexport_badges(text=_wrapped(_summary(rows))))
             else:  # one text node: a thousand entries cost the LaTeX and other writers nothing
-                text = badge_text(rows)
+                text = _one_line(_summary(rows))
                 content.insert(0, nodes.paragraph(text, text, classes=["kexport-badge-line"]))
             break
 

@@ -71,7 +71,7 @@ def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = 
     lines = []
     if title:
         lines.append(f"# {title}")
-    lines.append("import torch")
+    lines.append(TORCH_IMPORT.rstrip())  # the one call_body keeps the call from repeating
     lines.append("")
     lines.append(call)
     lines.append("")

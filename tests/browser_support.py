@@ -125,6 +125,14 @@ def click(driver, element) -> None:
     element.click()
 
 
+def fetch_texts(driver, urls: list[str]) -> list[tuple[int, str]]:
+    """(status, body) of each URL, fetched by the page itself (so as a reader's click would)."""
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "Promise.all(arguments[0].map(u => fetch(u).then(r => r.text().then(t => [r.status, t]))))"
+        ".then(done, e => done(String(e)));", urls)
+
+
 def wait_for(driver, script: str, timeout: float = 5.0):
     end = time.time() + timeout
     while time.time() < end:

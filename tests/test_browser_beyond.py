@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, chromium, chromium_available, click, opened, visible_rows, wait_for
+from browser_support import build_html, chromium, chromium_available, click, fetch_texts, opened, \
+    visible_rows, wait_for
 from sphinx_kexport.changes import Comparison, load_comparison
 from sphinx_kexport.model import build_model
 from sphinx_kexport.reason_index import build_index
@@ -176,11 +177,7 @@ def test_untrusted_call_and_name_stay_text(page):
 def test_download_links_fetch_the_real_files(page):
     hrefs = [a.get_attribute("href") for a in page.find_elements("css selector", "p.kexport-downloads a")]
     assert len(hrefs) == 2
-    got = page.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "Promise.all(arguments[0].map(u => fetch(u).then(r => r.text().then(t => [r.status, t]))))"
-        ".then(done, e => done(String(e)));", hrefs)
-    (json_status, json_text), (csv_status, csv_text) = got
+    (json_status, json_text), (csv_status, csv_text) = fetch_texts(page, hrefs)
     assert json_status == 200 and json.loads(json_text) == json.loads(SNAPSHOT.read_text())
     assert json_text == SNAPSHOT.read_text(encoding="utf-8")
     assert csv_status == 200 and csv_text.splitlines()[0].startswith("name,package,section,operator")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from browser_support import chromium, chromium_available, click, console_errors, opened, serve, \
-    visible_rows, wait_for
+from browser_support import chromium, chromium_available, click, console_errors, fetch_texts, opened, \
+    serve, visible_rows, wait_for
 from sphinx_kexport.changes import Comparison, load_comparison
 from sphinx_kexport.model import build_model
 from sphinx_kexport.reason_index import build_index
@@ -82,7 +82,6 @@ def test_the_page_fits_beside_pydata_sidebars(built):
         assert overflowing == []
         # pydata logs its own theme-switcher notice; our script must log nothing
         assert [e for e in console_errors(driver) if "kexport" in e] == []
-
 
 
 # --------------------------------------------------------------------------
@@ -159,11 +158,7 @@ def test_a_failing_row_offers_its_exact_repro(page, model):
 @in_chromium
 def test_the_download_links_fetch_the_committed_snapshot_and_its_csv(page, snapshot_data):
     hrefs = [a.get_attribute("href") for a in page.find_elements("css selector", "p.kexport-downloads a")]
-    got = page.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "Promise.all(arguments[0].map(u => fetch(u).then(r => r.text().then(t => [r.status, t]))))"
-        ".then(done, e => done(String(e)));", hrefs)
-    (json_status, json_text), (csv_status, csv_text) = got
+    (json_status, json_text), (csv_status, csv_text) = fetch_texts(page, hrefs)
     assert json_status == 200 and json_text == SNAPSHOT.read_text(encoding="utf-8")
     data, _ = snapshot_data
     cells = sum(len(paths) for case in data["cases"] for paths in case["results"].values())

@@ -35,7 +35,6 @@ sys.path.insert(0, str(ROOT))  # sphinx_kexport from the checkout when it is not
 from sphinx_kexport.model import section_title as model_section_title  # noqa: E402
 
 
-
 @lru_cache(maxsize=1)
 def page_section_titles() -> dict[str, dict[str, str]]:
     """conf.py's ``kexport_section_titles``: the API pages use the survey page's headings."""
