@@ -19,8 +19,8 @@ the page (``window.kexportTimings.init``) and the time a search keystroke
 takes to apply (the input handler, timed in the page around the event),
 plus the time until the next frame for information.
 
-Last, at the first size, what the "beyond the reference" features add to
-the page's build (benchmarks/bench_beyond.py: the reason index,
+Last, at the first size, what the page features beyond the tables (reason index, :compare:, downloads, repro, API badges) add to
+the page's build (benchmarks/bench_features.py: the reason index,
 ``:compare:``, downloads and API badges, each on against off; paired
 medians of ``--features-repeats`` rounds, target ≤ 1.10).
 
@@ -44,14 +44,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-sys.path[:0] = [str(HERE), str(REPO / "tests"), str(REPO)]
+sys.path[:0] = [str(HERE), str(REPO / "tests" / "page"), str(REPO)]
 
-import bench_beyond  # noqa: E402
+import bench_features  # noqa: E402
 from baseline_listtable import render as render_listtable  # noqa: E402
 from sphinx_builds import api_page, build_once  # noqa: E402
 from synthetic import make_snapshot  # noqa: E402
 
-from sphinx_kexport.model import build_model  # noqa: E402
+from sphinx_kexport.page.model import build_model  # noqa: E402
 from sphinx_kexport.snapshot import build, dump_snapshot  # noqa: E402
 
 DEVICES = ("cpu", "cuda")
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--builders", nargs="*", default=list(BUILDERS), choices=BUILDERS,
                         help="builders to time (none: only bytes and the browser)")
     parser.add_argument("--features-repeats", type=int, default=25,
-                        help="rounds of the features-on/off builds (bench_beyond.py); 0 skips them")
+                        help="rounds of the features-on/off builds (bench_features.py); 0 skips them")
     parser.add_argument("--json", help="also write the raw results here")
     parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         results = run(args.sizes, args.repeats, workdir, args.builders)
         if args.features_repeats and args.builders:
-            results["features"] = bench_beyond.run(args.sizes[0], args.features_repeats, args.builders,
+            results["features"] = bench_features.run(args.sizes[0], args.features_repeats, args.builders,
                                                    workdir / "features")
     finally:
         if not args.keep:
@@ -242,8 +242,8 @@ def main(argv: list[str] | None = None) -> None:
           f"{results['browser']['keystrokes']} keystrokes over {len(QUERIES)} queries; "
           "list-tables as benchmarks/baseline_listtable.py writes them.")
     if "features" in results:
-        print("\nWhat the features add to the page's build (benchmarks/bench_beyond.py):\n")
-        print(bench_beyond.table(results["features"]))
+        print("\nWhat the features add to the page's build (benchmarks/bench_features.py):\n")
+        print(bench_features.table(results["features"]))
         print(f"\n{results['features']['rows']:,} configurations; paired medians of "
               f"{results['features']['repeats']} rounds of clean builds, CPU time.")
     if args.json:

@@ -11,6 +11,6 @@ __version__ = "0.1.0"
 
 
 def setup(app):  # pragma: no cover - thin shim, exercised by every sphinx test
-    from .extension import setup as _setup
+    from .page.extension import setup as _setup
 
     return _setup(app)

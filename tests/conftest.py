@@ -9,12 +9,12 @@ import pytest
 pytest_plugins = ("sphinx.testing.fixtures",)
 
 REPO = Path(__file__).resolve().parent.parent
-ROOTS = Path(__file__).resolve().parent / "roots"
+ROOTS = Path(__file__).resolve().parent / "page" / "roots"
 
 
 @pytest.fixture(scope="session")
 def rootdir() -> Path:
-    """Scenario projects live in tests/roots/test-<name>/ (sphinx.testing convention)."""
+    """Scenario projects live in tests/page/roots/test-<name>/ (sphinx.testing convention)."""
     return ROOTS
 
 
@@ -23,7 +23,7 @@ def build_once(tmp_path_factory):
     """Build a scenario project once for a whole test module.
 
     ``build_once("basic", "html", confoverrides={...})`` copies
-    tests/roots/test-basic to a fresh folder, builds it with a fresh
+    tests/page/roots/test-basic to a fresh folder, builds it with a fresh
     environment and returns the SphinxTestApp (status and warning streams
     captured, as with sphinx.testing's ``app`` fixture). The same arguments
     give the same app within the module. The app's global docutils state is

@@ -295,7 +295,7 @@ def run_diff(argv: list[str]) -> int:
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("--device", action="append", choices=("cpu", "cuda"), help="compare only this device")
     args = parser.parse_args(argv)
-    from ..compare import KINDS, compare, count, regressed
+    from ..snapshot.diff import KINDS, compare, count, regressed
     from ..snapshot import SnapshotError, normalise, read_json
 
     try:

@@ -15,7 +15,7 @@ import re
 import traceback
 from dataclasses import dataclass
 
-from .reasons import exception_chain
+from .explain import exception_chain
 
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 

@@ -16,7 +16,7 @@ import torch
 
 from . import compare_outputs
 from .locate import LibraryRoot, deepest_frame, where_exception
-from .reasons import exception_chain, explain_exception, explain_text
+from .explain import exception_chain, explain_exception, explain_text
 from .registry import CaseSpec
 
 SEED = 1234

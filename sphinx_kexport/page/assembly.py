@@ -1,0 +1,127 @@
+"""Assembles one export-support page from its components, in reading order:
+
+cards, what was left out, the incomplete-snapshot warning, how it was
+measured (with what changed since an older snapshot, ``:compare:``, and the
+data's download links), the legend, the summary by package, the failure
+reasons (``:reasons:``), the controls (HTML only), then one section per
+package. Everything sits in one ``kexport_page`` node; the
+sections come last so the doctree stays well-formed (no body element after a
+section).
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from .cards import build_cards
+from .downloads import build_node as build_downloads
+from .failure_reasons import build_reasons, link_details
+from .ids import assign_id, reserve_id
+from .legend import build_legend
+from .model import PageModel, column_payload
+from .nodes import kexport_controls, kexport_page
+from .provenance import build_incomplete_warning, build_measured
+from .repro import build_repro
+from .sections import SECTION_ID_PREFIX, SectionBuilder
+from .summary import build_summary
+
+
+def _rubric(document: nodes.document, text: str, slug: str) -> nodes.rubric:
+    rubric = nodes.rubric(text, text, classes=[f"kexport-{slug}-title"])
+    assign_id(document, rubric, SECTION_ID_PREFIX + slug)
+    return rubric
+
+
+def _left_out(model: PageModel) -> nodes.paragraph:
+    para = nodes.paragraph(classes=["kexport-note"])
+    text = "Each figure is supported / probed; n/a cells are not counted."
+    if model.omitted:
+        entries = "entry is" if model.omitted == 1 else "entries are"
+        text += (f" {model.omitted} registered {entries} not listed because no capture path applies "
+                 "(every cell is n/a).")
+    para += nodes.Text(text)
+    return para
+
+
+def _decorator(reason_links: dict[str, dict[str, str]], comparison):
+    """Adds the optional row payload keys: ``reasons`` ({detail text: reason
+    index entry id}) and ``changes`` (cells that differ from the older snapshot)."""
+    if not reason_links and comparison is None:
+        return None
+
+    def decorate(row, payload: dict) -> None:
+        reasons = reason_links.get(row.id)
+        if reasons:
+            link_details(payload, reasons)
+        if comparison is not None:
+            changes = comparison.by_case.get(row.case.name)
+            if changes:
+                payload["changes"] = changes
+    return decorate
+
+
+def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = True, comparison=None,
+               downloads: dict | None = None) -> kexport_page:
+    """``reasons``: add the reason index; ``comparison``: a ``changes.Comparison``;
+    ``downloads``: what ``downloads.note_snapshot`` returned (None: no links)."""
+    document = directive.state.document
+    page = kexport_page()
+    directive.set_source_info(page)
+    # Snapshot text is data: keep its quotes, dashes and dots as written.
+    page["support_smartquotes"] = False
+    # The n-th page of a document (n > 1) suffixes its row ids with -n.
+    ordinal = directive.env.new_serialno("kexport-page") + 1
+    page["page_id"] = reserve_id(document, page, "kexport")
+    page["devices"] = list(model.devices)
+    page["columns"] = column_payload(model)
+
+    suffix = "" if ordinal == 1 else f"-{ordinal}"
+    reason_node, reason_links = build_reasons(document, model, suffix) if reasons else (None, {})
+    if comparison is not None:
+        page["compare"] = comparison.since
+    # Package sections first: the summary links to their ids.
+    sections = SectionBuilder(document, model, row_suffix=suffix, decorate=_decorator(reason_links, comparison))
+    package_sections = sections.build()
+
+    warning = build_incomplete_warning(model.snapshot)
+    if warning is not None:
+        page += warning
+    page += build_cards(directive, model, comparison)
+    page += _left_out(model)
+    page += build_measured(model)
+    if comparison is not None:
+        page += comparison.measured()
+    if downloads is not None:
+        page += build_downloads(downloads, model.snapshot.source)
+    if not model.groups:
+        page += nodes.paragraph("", "The snapshot has no probed configuration to show.",
+                                classes=["kexport-empty"])
+        return page
+    page += _rubric(document, "Legend", "legend")
+    page += build_legend(model)
+    page += _rubric(document, "Summary by package", "summary")
+    page += build_summary(model, sections.section_ids)
+    if reason_node is not None:
+        page += _rubric(document, "Failure reasons", "reasons")
+        page += nodes.paragraph("", "Every distinct reason a configuration fails, most frequent first, with "
+                                "the number of failing cells per path and device. Reasons that differ only "
+                                "in names, numbers or shapes are one entry (shown with placeholders); each "
+                                "row keeps its own concrete text.",
+                                classes=["kexport-reasons-intro"])
+        page += reason_node
+    repro = build_repro(model)
+    if repro is not None:
+        page += repro
+
+    controls = kexport_controls()
+    controls["columns"] = column_payload(model)
+    controls["devices"] = list(model.devices)
+    controls["total"] = model.counts.rows
+    if comparison is not None:
+        controls["compare"] = comparison.since  # adds the "changed since" filters
+    if reason_node is not None:
+        controls["reasons"] = True  # the script can filter by reason
+    page += controls
+    page.extend(package_sections)
+    return page

@@ -1,0 +1,145 @@
+"""What changed since an older snapshot (the directive's ``:compare:`` option).
+
+The comparison itself is :func:`sphinx_kexport.snapshot.diff.compare`, the code
+the probe's ``diff`` command uses, so the page and the command line always
+agree on what regressed. This module keeps what the page needs from it:
+
+* per row (by case name), the cells that changed, as plain data for the row
+  payload: ``{"key": "onnx-cpu", "kind": "regressed", "old": "ok", "new":
+  "fail"}``;
+* per column (``onnx-cpu``, ...), how many cells regressed, were fixed or
+  changed otherwise;
+* the card lines and the sentence under "How this was measured".
+
+Only the rows and devices the page shows are counted: a case dropped from
+the newer snapshot, or a device the page leaves out, is not on the page.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from docutils import nodes
+
+from ..snapshot import DEVICE_LABELS, read_snapshot
+from ..snapshot.diff import compare
+from .model import STATUS_TEXT, PageModel
+
+# Shown next to a changed cell: a word as well as a sign, never colour alone.
+MARKER_TEXT = {"regressed": "▼ regressed", "fixed": "▲ fixed"}
+
+
+def load_comparison(absolute: str, relative: str) -> dict[str, Any]:
+    """The older snapshot as a format-1 dict, read and validated like every other snapshot."""
+    return read_snapshot(absolute, relative)[0]
+
+
+def status_word(status: str | None) -> str:
+    """The cell text a status had on the page ("yes", "no", ...), or "absent"."""
+    if status is None:
+        return "absent"
+    return STATUS_TEXT.get(status, status)
+
+
+@dataclass
+class Comparison:
+    source: str  # the older snapshot's path, as written in the directive
+    generated_at: str
+    library: str  # "mylib 1.2.0", or ""
+    by_case: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    per_column: dict[str, Counter] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, old: tuple[dict[str, Any], str], new: dict[str, Any], model: PageModel) -> "Comparison":
+        old_data, source = old
+        library = old_data.get("library", {})
+        label = " ".join(str(library.get(k, "")).strip() for k in ("name", "version")).strip()
+        result = cls(source=source, generated_at=str(old_data.get("generated_at", "")), library=label,
+                     per_column={f"{p}-{d}": Counter() for d, p in model.columns})
+        shown = {row.case.name for row in model.rows}
+        for change in compare(old_data, new, devices=model.devices):
+            if change.case not in shown:
+                continue
+            key = f"{change.path}-{change.device}"
+            result.by_case.setdefault(change.case, []).append({
+                "key": key, "kind": change.kind, "old": change.old_status, "new": change.new_status})
+            result.per_column[key][change.kind] += 1
+        return result
+
+    # ------------------------------------------------------------------ counts
+
+    def count(self, kind: str, keys: list[str] | None = None) -> int:
+        return sum(counter[kind] for key, counter in self.per_column.items() if keys is None or key in keys)
+
+    def rows_with(self, kinds: tuple[str, ...] = ("regressed", "fixed")) -> int:
+        return sum(1 for changes in self.by_case.values() if any(c["kind"] in kinds for c in changes))
+
+    @property
+    def since(self) -> str:
+        return self.generated_at or self.source
+
+    # ------------------------------------------------------------------ nodes
+
+    def card_line(self, model: PageModel, path: str) -> nodes.paragraph:
+        """"1 regressed, 2 fixed since 2026-01-01 (CUDA: 1 regressed)" for one capture path."""
+        para = nodes.paragraph(classes=["kexport-card-changes", "sd-card-text"])
+        keys = [f"{path}-{d}" for d in model.devices]
+        text = f"{self._figures(keys)} since {self.since}"
+        if model.multi_device:
+            parts = []
+            for device in model.devices:
+                key = [f"{path}-{device}"]
+                found = [f"{self.count(kind, key)} {kind}" for kind in ("regressed", "fixed") if self.count(kind, key)]
+                if found:
+                    parts.append(f"{DEVICE_LABELS[device]}: {', '.join(found)}")
+            if parts:
+                text += " (" + "; ".join(parts) + ")"
+        para += nodes.Text(text)
+        return para
+
+    def overall_line(self) -> nodes.paragraph:
+        para = nodes.paragraph(classes=["kexport-card-changes", "sd-card-text"])
+        rows = self.rows_with()
+        para += nodes.Text(f"{self._figures(None)} since {self.since}, in {rows} "
+                           f"configuration{'' if rows == 1 else 's'}")
+        return para
+
+    def _figures(self, keys: list[str] | None) -> str:
+        return f"{self.count('regressed', keys)} regressed, {self.count('fixed', keys)} fixed"
+
+    def measured(self) -> nodes.paragraph:
+        para = nodes.paragraph(classes=["kexport-changes"])
+        para += nodes.strong("What changed.", "What changed.")
+        subject = f" ({self.library})" if self.library else ""
+        other = self.count("changed")
+        text = (f" Compared with the snapshot of {self.since}{subject}, read from ")
+        para += nodes.Text(text)
+        para += nodes.literal(self.source, self.source)
+        regressed, fixed = self.count("regressed"), self.count("fixed")
+        # a cell the older snapshot did not have is new, not a change of status
+        new = sum(1 for changes in self.by_case.values() for c in changes
+                  if c["kind"] == "changed" and c["old"] is None)
+        other -= new
+        para += nodes.Text(
+            f": {regressed} cell{'' if regressed == 1 else 's'} regressed (supported before, failing now), "
+            f"{fixed} {'was' if fixed == 1 else 'were'} fixed (failing before, supported now), {new} "
+            f"{'is' if new == 1 else 'are'} new (a case or device the older snapshot lacks) and {other} "
+            f"changed otherwise (n/a, fail to mismatch or back, graph breaks, a case no longer surveyed). "
+            f"The tables mark each cell that regressed or was fixed.")
+        return para
+
+
+def cell_marker(row: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """The regressed/fixed change of one cell of a row payload, or None."""
+    for change in row.get("changes", ()):
+        if change["key"] == key and change["kind"] in MARKER_TEXT:
+            return change
+    return None
+
+
+def marker_title(change: dict[str, Any], since: str = "") -> str:
+    """"was yes, now no" — for a tooltip and for screen readers."""
+    text = f"was {status_word(change['old'])}, now {status_word(change['new'])}"
+    return text + (f" (compared with {since})" if since else "")

@@ -1,0 +1,146 @@
+"""The ``export-support`` directive.
+
+.. code-block:: rst
+
+   .. export-support:: _data/export_support.json
+      :packages: kornia.color, kornia.geometry
+      :devices: cpu
+      :reasons: on
+      :compare: _data/export_support-0.8.json
+
+The path is relative to the document, or to the source directory when it
+starts with ``/``. Any problem with the file or the options is reported as
+one error naming the file, the case, the field, what was expected and what
+was found; the page then shows that error instead of a partial table, and
+the build exits non-zero (``env_state.fail_build_on_errors``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from ..snapshot import DEVICES, Snapshot, SnapshotError, build, normalise, read_json
+from . import env_state, gc_pause
+from .assembly import build_page
+from .changes import Comparison, load_comparison
+from .downloads import note_snapshot
+from .model import build_model
+
+logger = logging.getLogger(__name__)
+
+
+def names(argument: str | None) -> list[str]:
+    """A comma- and/or space-separated list; order kept, repeats dropped."""
+    found: list[str] = []
+    for name in re.split(r"[,\s]+", argument or ""):
+        if name and name not in found:
+            found.append(name)
+    return found
+
+
+class ExportSupportDirective(SphinxDirective):
+    required_arguments = 1
+    final_argument_whitespace = True
+    has_content = False
+    # Options are read as text and checked against the snapshot in
+    # _selection, so a bad value gets the same one-line error as a bad file.
+    option_spec = {
+        "packages": directives.unchanged,
+        "devices": directives.unchanged,
+        "reasons": directives.unchanged,
+        "compare": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        with gc_pause.paused():  # thousands of short-lived objects; see gc_pause.py
+            return self._run()
+
+    def _run(self) -> list[nodes.Node]:
+        relative, absolute = self.env.relfn2path(self.arguments[0], self.env.docname)
+        # Before reading, so that a missing file is looked for again next build.
+        self.env.note_dependency(absolute)
+        try:
+            data, fmt = normalise(read_json(absolute, relative), relative)
+            snapshot = build(data, relative, fmt)
+            packages, devices = self._selection(snapshot, relative)
+            reasons = self._reasons_option(relative)
+            old = self._compare_option(relative)
+        except SnapshotError as exc:
+            return self._fail(str(exc))
+        config = self.config
+        model = build_model(
+            snapshot, packages=packages, devices=devices,
+            package_order=list(config.kexport_package_order),
+            section_titles=config.kexport_section_titles,
+        )
+        comparison = Comparison.of(old, data, model) if old is not None else None
+        downloads = note_snapshot(self.env, absolute, snapshot) if config.kexport_downloads else None
+        env_state.note_page(self.env, self.env.docname, relative, self.lineno)
+        return [build_page(self, model, reasons=reasons, comparison=comparison, downloads=downloads)]
+
+    def _reasons_option(self, source: str) -> bool:
+        """``:reasons: on|off`` (default on)."""
+        if "reasons" not in self.options:
+            return True
+        value = (self.options["reasons"] or "").strip().lower()
+        if value in ("on", "yes", "true"):
+            return True
+        if value in ("off", "no", "false"):
+            return False
+        raise SnapshotError(f"{source}: option :reasons:: expected on or off, found {value or 'nothing'!r}.")
+
+    def _compare_option(self, source: str) -> tuple[dict, str] | None:
+        """``:compare: PATH``: the older snapshot, read and checked like the main one."""
+        if "compare" not in self.options:
+            return None
+        argument = (self.options["compare"] or "").strip()
+        if not argument:
+            raise SnapshotError(f"{source}: option :compare:: expected the path of an older snapshot, "
+                                "found nothing.")
+        relative, absolute = self.env.relfn2path(argument, self.env.docname)
+        self.env.note_dependency(absolute)
+        return load_comparison(absolute, relative), relative
+
+    def _selection(self, snapshot: Snapshot, source: str) -> tuple[list[str] | None, list[str] | None]:
+        """Check :packages: and :devices: against the snapshot."""
+        packages = self._names_option("packages", source)
+        if packages is not None:
+            known = list(dict.fromkeys(case.package for case in snapshot.cases))
+            for name in packages:
+                if name not in known:
+                    raise SnapshotError(
+                        f"{source}: option :packages:: expected packages the snapshot has "
+                        f"({', '.join(known) or 'none'}), found unknown package {name!r}.")
+        devices = self._names_option("devices", source)
+        if devices is not None:
+            for name in devices:
+                if name not in DEVICES:
+                    raise SnapshotError(
+                        f"{source}: option :devices:: expected a subset of {', '.join(DEVICES)}, "
+                        f"found unknown device {name!r}.")
+                if name not in snapshot.devices:
+                    raise SnapshotError(
+                        f"{source}: option :devices:: expected devices the snapshot was probed on "
+                        f"({', '.join(snapshot.devices)}), found {name!r}.")
+        return packages, devices
+
+    def _names_option(self, option: str, source: str) -> list[str] | None:
+        if option not in self.options:
+            return None
+        found = names(self.options[option])
+        if not found:
+            raise SnapshotError(f"{source}: option :{option}:: expected at least one name, found nothing.")
+        return found
+
+    def _fail(self, message: str) -> list[nodes.Node]:
+        """One error line for the log; a visible notice instead of half a page."""
+        logger.error(message, location=self.get_location())
+        env_state.note_failure(self.env, self.env.docname, message)
+        notice = nodes.error(classes=["kexport-error"], support_smartquotes=False)
+        notice += nodes.paragraph("", "The export-support page could not be built: " + message)
+        return [notice]

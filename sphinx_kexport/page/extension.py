@@ -1,0 +1,89 @@
+"""``setup()``: what ``extensions = ["sphinx_kexport"]`` registers.
+
+Three places decide everything builder-specific: ``NODE_VISITORS`` below
+(every node, every builder family, one table), ``RESOLVE_STEPS`` (what
+happens to a document once it is resolved, in order), and ``builders.py``
+(the families themselves).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from .. import __version__
+from . import badges, downloads, failure_reasons, repro, table_html, table_latex, table_lists, table_text, xrefs
+from .assets import setup_assets
+from .badges import setup_api_badges
+from .builders import NON_HTML_FORMATS, html_only, skip, transparent
+from .config import register as register_config
+from .directive import ExportSupportDirective
+from .downloads import setup_downloads
+from .env_state import setup_env_state
+from .nodes import (
+    kexport_badges,
+    kexport_controls,
+    kexport_downloads,
+    kexport_page,
+    kexport_reasons,
+    kexport_repro,
+    kexport_table,
+)
+from .toc import setup_toc
+from .xrefs import setup_xref
+
+# Bump when the stored doctrees or environment data change shape, so Sphinx
+# re-reads every document instead of unpickling stale nodes.
+ENV_VERSION = 4  # 4: every environment store is keyed by document
+
+NODE_VISITORS: dict[type[nodes.Element], dict[str, tuple[Any, Any]]] = {
+    kexport_page: {"html": (table_html.visit_page, table_html.depart_page),
+                   **{fmt: (transparent, transparent) for fmt in NON_HTML_FORMATS}},
+    kexport_controls: html_only(table_html.visit_controls),
+    kexport_table: {"html": (table_html.visit_table, None), "text": (table_text.visit_table_text, None),
+                    "latex": (table_latex.visit_table_latex, None),
+                    # turned into lists by table_lists at resolve time; skipping is the fallback
+                    "man": (skip, None), "texinfo": (skip, None)},
+    kexport_reasons: html_only(failure_reasons.visit_reasons_html),  # a plain table elsewhere (resolve step)
+    kexport_repro: html_only(repro.visit_repro_html),
+    kexport_downloads: html_only(downloads.visit_downloads_html),
+    # other builders get a plain paragraph instead of the node (badges.add_badges)
+    kexport_badges: {**html_only(badges.visit_badges), "text": (badges.visit_badges_text, None)},
+}
+
+# doctree-resolved, in this order: links first (the badges and the man/texinfo lists show them).
+RESOLVE_STEPS = (
+    xrefs.resolve_operator_links,
+    downloads.resolve_links,
+    badges.add_badges,
+    failure_reasons.reasons_as_tables,
+    table_lists.rows_as_lists,
+)
+
+
+def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    for step in RESOLVE_STEPS:
+        step(app, doctree, docname)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.setup_extension("sphinx_design")
+    register_config(app)
+    app.add_directive("export-support", ExportSupportDirective)
+    for node, visitors in NODE_VISITORS.items():
+        app.add_node(node, **visitors)
+    app.connect("doctree-resolved", resolve)
+    setup_assets(app)
+    setup_downloads(app)
+    setup_api_badges(app)
+    setup_xref(app)
+    setup_env_state(app)
+    setup_toc(app)
+    return {
+        "version": __version__,
+        "env_version": ENV_VERSION,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

@@ -1,0 +1,390 @@
+"""The page model: what the page shows, computed once from a snapshot.
+
+Everything every builder needs (grouping, row order, stable row ids, merged
+failure reasons, counts) is decided here, in plain Python with no docutils,
+so the HTML template, the text/LaTeX renditions and the browser script can
+never disagree about a number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from ..snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, Case, Result, Snapshot
+
+# Cell text and legend meaning per status. The legend only lists statuses
+# that occur on the page.
+STATUS_TEXT = {
+    "ok": "yes",
+    "ok-breaks": "yes, graph breaks",
+    "ok-unverified": "yes (random)",
+    "mismatch": "mismatch",
+    "fail": "no",
+    "n/a": "n/a",
+}
+STATUS_MEANING = {
+    "ok": "captured, ran, and the result matches eager execution",
+    "ok-breaks": "torch.compile runs and matches eager, but dynamo falls back to Python at one or more "
+                 "graph breaks (the count is shown)",
+    "ok-unverified": "captured and ran; a random operator, so only output count, shapes and finiteness "
+                     "are checked",
+    "mismatch": "captured and ran, but the result differs from eager execution",
+    "fail": "capture, conversion or the run failed; the Details column says why and where",
+    "n/a": "not applicable: not a tensor graph, not runnable with the probed inputs, or not probed "
+           "on that device",
+}
+# CSS-safe class suffix per status.
+STATUS_CLASS = {"ok": "ok", "ok-breaks": "ok-breaks", "ok-unverified": "ok-random", "mismatch": "mismatch",
+                "fail": "fail", "n/a": "na"}
+
+
+def slugify(text: str) -> str:
+    """Lower-case, every run of non-alphanumerics -> '-', trimmed."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def status_text(result: Result) -> str:
+    if result.status == "ok-breaks" and result.graph_breaks:
+        n = result.graph_breaks
+        return f"yes, {n} break" + ("" if n == 1 else "s")
+    return STATUS_TEXT[result.status]
+
+
+@dataclass(slots=True)
+class Cell:
+    device: str
+    path: str
+    result: Result
+
+    @property
+    def key(self) -> str:
+        """``onnx-cpu``: the column key used by filters and the browser script."""
+        return f"{self.path}-{self.device}"
+
+    @property
+    def text(self) -> str:
+        return status_text(self.result)
+
+    @property
+    def css(self) -> str:
+        return STATUS_CLASS[self.result.status]
+
+
+@dataclass(slots=True)
+class Detail:
+    """One merged reason: the columns that share it, and the text."""
+
+    labels: str
+    text: str
+    columns: tuple[str, ...]  # cell keys, e.g. ("onnx-cpu", "export-cpu")
+
+
+@dataclass(slots=True)
+class Row:
+    id: str
+    case: Case
+    cells: list[Cell]
+    details: list[Detail]
+    stages: list[Detail]
+    where: list[str]
+    disagree: bool
+    graph_breaks: dict[str, int]  # per device
+
+    @property
+    def failing(self) -> bool:
+        return any(c.result.failing for c in self.cells)
+
+    @property
+    def passes_all(self) -> bool:
+        """Every probed cell is supported (n/a cells are not counted, as in the cards)."""
+        probed = [c for c in self.cells if c.result.status != "n/a"]
+        return bool(probed) and all(c.result.supported for c in probed)
+
+    def cell(self, device: str, path: str) -> Cell:
+        for c in self.cells:
+            if c.device == device and c.path == path:
+                return c
+        raise KeyError((device, path))
+
+
+@dataclass
+class Tally:
+    """Supported / probed for one column (path on a device); n/a excluded."""
+
+    supported: int = 0
+    probed: int = 0
+
+    def add(self, result: Result) -> None:
+        if result.status != "n/a":
+            self.probed += 1
+            if result.status in SUPPORTED:
+                self.supported += 1
+
+    def __str__(self) -> str:
+        return f"{self.supported} / {self.probed}" if self.probed else "—"
+
+
+@dataclass
+class Counts:
+    columns: dict[str, Tally]  # keyed by cell key
+    rows: int = 0
+    pass_all: dict[str, int] = field(default_factory=dict)  # per device, plus "all"
+    operators: int = 0
+    onnx_operators: int = 0
+    disagree: int = 0
+    failing: int = 0
+    breaks: int = 0
+
+
+@dataclass
+class Table:
+    key: str
+    title: str
+    slug: str
+    rows: list[Row]
+
+
+@dataclass
+class PackageGroup:
+    package: str
+    slug: str
+    tables: list[Table]
+    counts: Counts
+
+
+@dataclass
+class PageModel:
+    snapshot: Snapshot
+    devices: list[str]
+    columns: list[tuple[str, str]]  # (device, path) in display order
+    groups: list[PackageGroup]
+    counts: Counts
+    statuses_used: list[str]
+    omitted: int  # registered entries left out because every cell is n/a
+
+    @property
+    def multi_device(self) -> bool:
+        return len(self.devices) > 1
+
+    def column_label(self, device: str, path: str) -> str:
+        label = PATH_LABELS[path]
+        return f"{label} ({DEVICE_LABELS[device]})" if self.multi_device else label
+
+    @property
+    def rows(self) -> Iterable[Row]:
+        for group in self.groups:
+            for table in group.tables:
+                yield from table.rows
+
+
+def _merge(cells: list[Cell], devices: list[str], text_of) -> list[Detail]:
+    """Group cells by identical text so a shared cause is named once.
+
+    Labels read "ONNX, torch.export" on one device and "ONNX (CPU, CUDA),
+    torch.export (CUDA)" when devices differ.
+    """
+    groups: "OrderedDict[str, list[Cell]]" = OrderedDict()
+    for cell in cells:
+        text = text_of(cell)
+        if text:
+            groups.setdefault(text, []).append(cell)
+    merged = []
+    for text, members in groups.items():
+        parts = []
+        for path in PATHS:
+            devs = [c.device for c in members if c.path == path]
+            if not devs:
+                continue
+            label = PATH_LABELS[path]
+            if len(devices) > 1 and len(devs) < len(devices):
+                label += " (" + ", ".join(DEVICE_LABELS[d] for d in devs) + ")"
+            parts.append(label)
+        merged.append(Detail(", ".join(parts), text, tuple(c.key for c in members)))
+    return merged
+
+
+def _detail_text(cell: Cell) -> str:
+    r = cell.result
+    if r.status == "n/a" and r.detail == "not probed on this device":
+        return "not probed on this device"
+    return r.detail.strip()
+
+
+def _stage_text(cell: Cell) -> str:
+    r = cell.result
+    return r.stage if r.status in ("fail", "mismatch") and r.stage else ""
+
+
+def _disagree(cells: list[Cell], devices: list[str]) -> bool:
+    if len(devices) < 2:
+        return False
+    for path in PATHS:
+        kinds = {("supported" if c.result.supported else "failing")
+                 for c in cells if c.path == path and c.result.status != "n/a"}
+        if len(kinds) > 1:
+            return True
+    return False
+
+
+def _row_ids(cases: list[Case]) -> dict[int, str]:
+    """Stable ids from the case name; a clash gets -2, -3 in snapshot order."""
+    ids: dict[int, str] = {}
+    used: set[str] = set()
+    for case in cases:
+        base = "kx-" + (slugify(case.name) or "case")
+        candidate, n = base, 1
+        while candidate in used:
+            n += 1
+            candidate = f"{base}-{n}"
+        used.add(candidate)
+        ids[case.index] = candidate
+    return ids
+
+
+def _counts(rows: list[Row], columns: list[tuple[str, str]], devices: list[str]) -> Counts:
+    counts = Counts(columns={f"{p}-{d}": Tally() for d, p in columns}, rows=len(rows))
+    operators: set[tuple[str, str]] = set()
+    onnx_ops: set[tuple[str, str]] = set()
+    for device in devices + ["all"]:
+        counts.pass_all[device] = 0
+    for row in rows:
+        for cell in row.cells:
+            counts.columns[cell.key].add(cell.result)
+        op = (row.case.package, row.case.operator)
+        operators.add(op)
+        if any(c.result.supported for c in row.cells if c.path == "onnx"):
+            onnx_ops.add(op)
+        for device in devices:
+            probed = [c for c in row.cells if c.device == device and c.result.status != "n/a"]
+            if probed and all(c.result.supported for c in probed):
+                counts.pass_all[device] += 1
+        if row.passes_all:
+            counts.pass_all["all"] += 1
+        counts.disagree += row.disagree
+        counts.failing += row.failing
+        counts.breaks += any(c.result.status == "ok-breaks" for c in row.cells)
+    counts.operators = len(operators)
+    counts.onnx_operators = len(onnx_ops)
+    return counts
+
+
+def section_title(package: str, key: str, titles: Mapping[str, Mapping[str, str]]) -> str:
+    explicit = titles.get(package, {}).get(key)
+    if explicit:
+        return explicit
+    if not key:
+        return "Operators"
+    return key.replace("_", " ").replace(".", " / ").capitalize()
+
+
+def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, devices: list[str] | None = None,
+                package_order: list[str] = (), section_titles: Mapping[str, Mapping[str, str]] | None = None,
+                ) -> PageModel:
+    """Group, order and count the snapshot's cases for rendering.
+
+    ``packages`` restricts the page to those packages (in that order);
+    ``devices`` to those devices. Package order: ``package_order`` first,
+    then the others in order of first appearance in the snapshot. Sections:
+    "" first, then order of first appearance. Rows: by operator, then
+    variant. A row whose every cell is n/a is left out.
+    """
+    section_titles = section_titles or {}
+    devs = [d for d in snapshot.devices if devices is None or d in devices]
+    columns = [(d, p) for d in devs for p in PATHS]
+    ids = _row_ids(snapshot.cases)
+
+    by_package: "OrderedDict[str, OrderedDict[str, list[Row]]]" = OrderedDict()
+    omitted = 0
+    used: set[str] = set()
+    for case in snapshot.cases:
+        if packages is not None and case.package not in packages:
+            continue
+        cells = [Cell(d, p, case.result(d, p)) for d, p in columns]
+        if all(c.result.status == "n/a" for c in cells):
+            omitted += 1
+            continue
+        where = []
+        for c in cells:
+            if c.result.where and c.result.where not in where:
+                where.append(c.result.where)
+        row = Row(
+            id=ids[case.index], case=case, cells=cells,
+            details=_merge(cells, devs, _detail_text), stages=_merge(cells, devs, _stage_text), where=where,
+            disagree=_disagree(cells, devs),
+            graph_breaks={d: case.result(d, "compile").graph_breaks for d in devs},
+        )
+        used.update(c.result.status for c in cells)
+        by_package.setdefault(case.package, OrderedDict()).setdefault(case.section, []).append(row)
+
+    order = [p for p in (packages or package_order) if p in by_package]
+    order += [p for p in by_package if p not in order]
+    groups = []
+    for package in order:
+        sections = by_package[package]
+        keys = ([""] if "" in sections else []) + [k for k in sections if k != ""]
+        tables = []
+        for key in keys:
+            rows = sorted(sections[key], key=lambda r: (r.case.operator.lower(), r.case.variant))
+            title = section_title(package, key, section_titles)
+            tables.append(Table(key, title, slugify(f"{package}-{key}") if key else slugify(package), rows))
+        all_rows = [r for t in tables for r in t.rows]
+        groups.append(PackageGroup(package, slugify(package), tables, _counts(all_rows, columns, devs)))
+    every_row = [r for g in groups for t in g.tables for r in t.rows]
+    return PageModel(
+        snapshot=snapshot, devices=devs, columns=columns, groups=groups,
+        counts=_counts(every_row, columns, devs), statuses_used=[s for s in STATUSES if s in used],
+        omitted=omitted,
+    )
+
+
+# --------------------------------------------------------------------------
+# plain payloads carried by doctree nodes (picklable, builder-independent)
+
+
+def column_payload(model: PageModel) -> list[dict]:
+    return [{"key": f"{p}-{d}", "device": d, "path": p, "label": model.column_label(d, p),
+             "path_label": PATH_LABELS[p], "device_label": DEVICE_LABELS[d]} for d, p in model.columns]
+
+
+def row_payload(row: Row) -> dict:
+    """Everything a builder needs to render one row, as plain data.
+
+    The page may add optional keys (see ``page._decorator``):
+
+    * ``reasons``: {a detail's text: the id of its entry in the reason index},
+      for the details that are failure reasons (``:reasons: on``);
+    * ``changes``: the cells that differ from the older snapshot
+      (``:compare:``), ``[{"key": "onnx-cpu", "kind": "regressed" | "fixed" |
+      "changed", "old": "ok", "new": "fail"}]`` (a status is None where the
+      case or device was absent).
+    """
+    case = row.case
+    return {
+        "id": row.id,
+        "name": case.name,
+        "package": case.package,
+        "package_slug": slugify(case.package),
+        "section": case.section,
+        "operator": case.operator,
+        "variant": case.variant,
+        "ref": case.ref,
+        "note": case.note,
+        "check": case.check,
+        "call": case.call,
+        "inputs": [{"shape": list(shape), "dtype": dtype} for shape, dtype in case.inputs],
+        "cells": [{
+            "key": c.key, "device": c.device, "path": c.path, "status": c.result.status, "css": c.css,
+            "text": c.text, "detail": c.result.detail, "stage": c.result.stage, "where": c.result.where,
+            "graph_breaks": c.result.graph_breaks, "max_abs_diff": c.result.max_abs_diff,
+        } for c in row.cells],
+        "details": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.details],
+        "stages": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.stages],
+        "where": list(row.where),
+        "graph_breaks": dict(row.graph_breaks),
+        "disagree": row.disagree,
+        "failing": row.failing,
+        "passes_all": row.passes_all,
+    }

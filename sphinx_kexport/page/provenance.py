@@ -1,0 +1,90 @@
+""""How this was measured": the snapshot's provenance, and a warning when it
+is incomplete.
+
+Everything here comes from the snapshot header and is built as text nodes,
+never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+
+from ..snapshot import DEVICE_LABELS, Snapshot
+from .model import PageModel
+
+MISSING_SHOWN = 30  # names listed in the incomplete-snapshot warning before "and N more"
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _environment_item(device: str, env: dict[str, Any]) -> nodes.list_item:
+    para = nodes.paragraph()
+    para += nodes.strong(DEVICE_LABELS[device], DEVICE_LABELS[device])
+    device_name = _text(env.get("device_name"))
+    if device_name:
+        para += nodes.Text(f" ({device_name})")
+    tools = [("torch", "torch"), ("onnx", "onnx"), ("onnxruntime", "onnxruntime"),
+             ("onnxscript", "onnxscript"), ("Python", "python")]
+    parts = [f"{label} {_text(env.get(key))}" for label, key in tools if _text(env.get(key))]
+    provider = _text(env.get("onnxruntime_provider"))
+    if provider:
+        parts.append(f"onnxruntime provider {provider}")
+    parts.append(f"ONNX opset {_text(env.get('opset'))}")
+    for label, key in (("CUDA", "cuda"), ("driver", "driver"), ("platform", "platform")):
+        if _text(env.get(key)):
+            parts.append(f"{label} {_text(env.get(key))}")
+    if _text(env.get("probed_at")):
+        parts.append(f"probed {_text(env.get('probed_at'))}")
+    para += nodes.Text(": " + "; ".join(parts) + ".")
+    return nodes.list_item("", para)
+
+
+def build_measured(model: PageModel) -> list[nodes.Node]:
+    snapshot = model.snapshot
+    library = snapshot.library
+    intro = nodes.paragraph(classes=["kexport-measured"])
+    intro += nodes.strong("How this was measured.", "How this was measured.")
+    name, version, revision = _text(library.get("name")), _text(library.get("version")), _text(
+        library.get("revision"))
+    subject = " ".join(p for p in (name, version) if p) or "the library"
+    sentence = f" Snapshot of {snapshot.generated_at}, {subject}"
+    if revision:
+        sentence += f" at revision {revision}"
+    sentence += (". Every registered operator was called with concrete example inputs (a "
+                 "configuration; several code paths of one operator appear once per path, the path "
+                 "named in brackets) and put through each capture path, and the output is compared "
+                 "with eager execution wherever the path produces something that runs. Entries where "
+                 "no path applies are not listed.")
+    intro += nodes.Text(sentence)
+    environments = nodes.bullet_list(classes=["kexport-environments"])
+    for device in model.devices:
+        environments += _environment_item(device, snapshot.environments[device])
+    return [intro, environments]
+
+
+def build_incomplete_warning(snapshot: Snapshot) -> nodes.warning | None:
+    if snapshot.complete:
+        return None
+    warning = nodes.warning(classes=["kexport-incomplete"])
+    missing = snapshot.missing
+    para = nodes.paragraph()
+    if missing:
+        para += nodes.Text(f"This snapshot is incomplete: {len(missing)} "
+                           f"{'case was' if len(missing) == 1 else 'cases were'} not measured, so the "
+                           "figures below leave them out: ")
+        for i, name in enumerate(missing[:MISSING_SHOWN]):
+            if i:
+                para += nodes.Text(", ")
+            para += nodes.literal(name, name)
+        if len(missing) > MISSING_SHOWN:
+            para += nodes.Text(f" and {len(missing) - MISSING_SHOWN} more")
+        para += nodes.Text(".")
+    else:
+        para += nodes.Text("This snapshot is incomplete: some cases were not measured, so the figures "
+                           "below leave them out.")
+    warning += para
+    return warning

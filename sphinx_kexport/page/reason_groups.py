@@ -1,0 +1,100 @@
+"""The reason index: every distinct failure reason, how often, where.
+
+Reasons that differ only in names, numbers or shapes ("no ONNX lowering for
+torch.linalg.svd" / "... for torch.histc") are one entry; the concrete text
+stays on each row. Pure Python over the page model, shared by every builder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable
+
+from .model import PageModel, Row
+
+# Order matters: quoted text and paths first, so their insides are not
+# rewritten piecemeal by the later rules.
+_RULES = [
+    (re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\""), "‹name›"),
+    (re.compile(r"(?:[\w.-]*[A-Za-z][\w.-]*/)+[\w.-]+(?::\d+)?"), "‹path›"),
+    (re.compile(r"torch\.Size\(\[[^\]]*\]\)|\((?:\s*-?\d+\s*,)+\s*-?\d*\s*\)|\[(?:\s*-?\d+\s*,)+\s*-?\d*\s*\]"),
+     "‹shape›"),
+    (re.compile(r"\b[A-Za-z_]\w*(?:::[A-Za-z_]\w*)+(?:\.\w+)*"), "‹name›"),  # aten::atan2, aten::add.Tensor
+    (re.compile(r"\b[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+\b"), "‹name›"),
+    (re.compile(r"\b[A-Za-z]*_[\w]*\b"), "‹name›"),
+    (re.compile(r"(?<=[A-Za-z])\d+\b"), "‹n›"),  # out0 / out1
+    (re.compile(r"\b0x[0-9a-fA-F]+\b|[-+]?\b\d+(?:\.\d+)?(?:e[-+]?\d+)?\b"), "‹n›"),
+]
+_SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=8192)
+def normalise(text: str) -> str:
+    """The reason with names, paths, shapes and numbers replaced by placeholders.
+
+    Cached: a page repeats the same few reasons hundreds of times."""
+    out = _SPACES.sub(" ", text).strip()
+    for pattern, placeholder in _RULES:
+        out = pattern.sub(placeholder, out)
+    return out
+
+
+@lru_cache(maxsize=8192)
+def reason_id(normalised: str) -> str:
+    """A stable anchor for a normalised reason (same text -> same id, across builds)."""
+    return "kx-reason-" + hashlib.sha1(normalised.encode("utf-8")).hexdigest()[:10]
+
+
+@dataclass
+class ReasonEntry:
+    id: str
+    text: str  # normalised, with placeholders
+    examples: list[str] = field(default_factory=list)  # distinct concrete texts, most frequent first
+    per_column: Counter = field(default_factory=Counter)  # cell key -> count
+    rows: list[str] = field(default_factory=list)  # row ids, page order
+    row_labels: dict[str, str] = field(default_factory=dict)  # row id -> "operator [variant]"
+    _example_counts: Counter = field(default_factory=Counter, repr=False)
+
+    @property
+    def total(self) -> int:
+        return sum(self.per_column.values())
+
+
+def failing_reasons(row: Row) -> Iterable[tuple[str, str]]:
+    """(cell key, concrete reason) for each failing cell of a row that says why."""
+    for cell in row.cells:
+        if cell.result.failing and cell.result.detail.strip():
+            yield cell.key, cell.result.detail.strip()
+
+
+def build_index(model: PageModel) -> list[ReasonEntry]:
+    """Entries most frequent first (ties: by text, for a stable order)."""
+    entries: "OrderedDict[str, ReasonEntry]" = OrderedDict()
+    for row in model.rows:
+        for key, concrete in failing_reasons(row):
+            norm = normalise(concrete)
+            entry = entries.get(norm)
+            if entry is None:
+                entry = entries[norm] = ReasonEntry(reason_id(norm), norm)
+            entry.per_column[key] += 1
+            entry._example_counts[concrete] += 1
+            if row.id not in entry.row_labels:
+                entry.rows.append(row.id)
+                label = row.case.operator + (f" [{row.case.variant}]" if row.case.variant else "")
+                entry.row_labels[row.id] = label
+    for entry in entries.values():
+        entry.examples = [text for text, _ in sorted(entry._example_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return sorted(entries.values(), key=lambda e: (-e.total, e.text))
+
+
+def row_reason_ids(model: PageModel) -> dict[str, dict[str, str]]:
+    """row id -> {concrete reason -> reason entry id}, for linking a row's reason back to its entry."""
+    links: dict[str, dict[str, str]] = {}
+    for row in model.rows:
+        for _, concrete in failing_reasons(row):
+            links.setdefault(row.id, {})[concrete] = reason_id(normalise(concrete))
+    return links

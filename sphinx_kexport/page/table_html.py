@@ -1,0 +1,244 @@
+"""HTML rendering of the export-support page: visitors, per-page assets.
+
+The tables are rendered from ``templates/table.html.jinja`` (autoescaped:
+every snapshot string is untrusted) into compact, server-rendered HTML that
+reads well without JavaScript. ``static/kexport.js`` then enhances it in
+place; what it filters and counts by sits in attributes, so it never
+interprets cell markup:
+
+* ``div.kexport[data-cols]``: the column keys, in the order of each row's
+  status codes (``data-labels``: their labels, ``|``-separated);
+* ``table[data-p][data-q]``: package slug; package and section search text;
+* ``tr[data-s]``: one status code per column (see ``STATUS_CODE``); left
+  out when every column is ok, the common case;
+  ``tr[data-o]``: distinct-operator bookkeeping (see ``OperatorMarks``);
+  ``tr[data-c]``: one change code per column (see ``CHANGE_CODE``), only on
+  rows that changed since the snapshot of ``:compare:``.
+
+Optional parts, present when the core puts their data in the row payload:
+a failure reason links to its entry in the reason index (``reasons``:
+detail text -> entry id), a cell that regressed or was fixed carries a
+marker (``changes``), and a failing row with a recorded ``call`` gets a
+"Reproduce" box the script fills from the page's repro templates.
+
+Search covers the table's text, the row id (a slug of the case name) and
+the visible text of the operator and details cells (operator, variant,
+note, reasons, stage, location): what a reader sees is what a search finds,
+and no text is sent twice.
+
+Bytes matter at thousands of rows: an ok cell, by far the most common, is
+the plain word (``<td>yes</td>``, coloured by the stylesheet), every other
+status a custom element such as ``<kx-f>no</kx-f>`` (a styled inline
+element, like a span with a class, at half the bytes): the pills mark what
+needs attention. Attributes that would be empty are left out.
+
+The nodes are registered, with these visitors for ``html=``, in
+``extension.py``; the stylesheet and script come from ``assets.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from docutils import nodes
+
+from ..snapshot import PATHS
+from . import gc_pause
+from .changes import MARKER_TEXT, cell_marker, marker_title
+from .templating import render
+
+# One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>`` (not for ok).
+STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "n/a": "n"}
+SUPPORTED_CODES = frozenset("obr")
+# ``tr[data-c]``: how each cell changed since the compared snapshot ("-": not at all).
+CHANGE_CODE = {"regressed": "r", "fixed": "f", "changed": "c"}
+
+
+
+def display_columns(columns: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Path-major order (ONNX CPU, ONNX CUDA, torch.export CPU, ...) so devices sit side by side."""
+    columns = list(columns)
+    devices = list(dict.fromkeys(c["device"] for c in columns))
+    rank = {p: i for i, p in enumerate(PATHS)}
+    return sorted(columns, key=lambda c: (rank.get(c["path"], len(rank)), devices.index(c["device"])))
+
+
+def _header_groups(columns: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """(path label, number of device columns) for the first header row."""
+    groups: list[tuple[str, int]] = []
+    for col in columns:
+        if groups and groups[-1][0] == col["path_label"]:
+            groups[-1] = (col["path_label"], groups[-1][1] + 1)
+        else:
+            groups.append((col["path_label"], 1))
+    return groups
+
+
+def _differing_keys(cells: dict[str, dict[str, Any]], columns: list[dict[str, Any]]) -> set[str]:
+    """Cells of a path whose devices disagree (supported on one, failing on another)."""
+    keys: set[str] = set()
+    for path in PATHS:
+        probed = [cells[c["key"]] for c in columns if c["path"] == path and cells[c["key"]]["status"] != "n/a"]
+        if len({STATUS_CODE[c["status"]] in SUPPORTED_CODES for c in probed}) > 1:
+            keys.update(c["key"] for c in probed)
+    return keys
+
+
+def search_key(text: str) -> str:
+    """Lower-case, every run of non-letters/digits -> "-": what search compares.
+
+    The script normalises typed terms the same way, so "warp_perspective",
+    "warp-perspective" and "Warp.Perspective" all match.
+    """
+    return re.sub(r"[\W_]+", "-", text.lower()).strip("-")
+
+
+def _stage_text(row: dict[str, Any]) -> str:
+    """``stage: capture`` when one stage goes with the one reason, else each stage with its columns."""
+    stages = row["stages"]
+    if not stages:
+        return ""
+    if len(stages) == 1 and [d["labels"] for d in row["details"]] == [stages[0]["labels"]]:
+        return "stage: " + stages[0]["text"]
+    return "stage: " + "; ".join(f"{s['text']} ({s['labels']})" for s in stages)
+
+
+def _change_codes(row: dict[str, Any], columns: list[dict[str, Any]]) -> str:
+    kinds = {change["key"]: change["kind"] for change in row.get("changes", ())}
+    codes = "".join(CHANGE_CODE.get(kinds.get(col["key"], ""), "-") for col in columns)
+    return "" if codes == "-" * len(codes) else codes
+
+
+def _repro(row: dict[str, Any]) -> str:
+    """The call a "Reproduce" box shows: only for rows that fail somewhere and recorded one."""
+    call = row.get("call") or ""
+    return call.rstrip() if call.strip() and row["failing"] else ""
+
+
+def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since: str) -> dict[str, Any]:
+    breaks = cell.get("graph_breaks") or 0
+    # "yes, 2 breaks" says it already; any other status with breaks gets them added.
+    extra = f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != "ok-breaks" else ""
+    change = cell_marker(row, cell["key"])
+    return {
+        "code": STATUS_CODE[cell["status"]], "text": cell["text"], "differs": differs, "extra": extra,
+        "change": change and change["kind"],
+        "change_text": change and MARKER_TEXT[change["kind"]],
+        "change_title": change and marker_title(change, since),
+    }
+
+
+def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[str, str],
+              operator_mark: str | None, device_labels: list[str], since: str) -> dict[str, Any]:
+    cells = {c["key"]: c for c in row["cells"]}
+    differing = _differing_keys(cells, columns) if row["disagree"] else set()
+    status_cells = [_status_cell(row, cells[col["key"]], col["key"] in differing, since) for col in columns]
+    href = links.get(row["id"])
+    codes = "".join(c["code"] for c in status_cells)
+    return {
+        "id": row["id"],
+        "codes": "" if codes == "o" * len(codes) else codes,  # all ok: attribute left out
+        "changes": _change_codes(row, columns),
+        "operator_mark": operator_mark,
+        "disagree": row["disagree"],
+        "disagree_label": " ≠ ".join(device_labels),
+        "href": href,
+        "external": bool(href) and "://" in href,
+        "operator": row["operator"],
+        "variant": row["variant"],
+        "note": row["note"],
+        "cells": status_cells,
+        "details": row["details"],
+        "reasons": row.get("reasons") or {},
+        "stage": _stage_text(row),
+        "where": row["where"],
+        "name": row["name"],
+        "call": _repro(row),
+    }
+
+
+class OperatorMarks:
+    """``tr[data-o]``: lets the script count distinct operators among visible rows.
+
+    Operators are numbered per page in order of first appearance, and the
+    common cases cost no bytes: a new operator has no attribute, the same
+    operator as the previous row has ``=``, and only an operator met again
+    in a later table carries its number. One instance per page, fed its
+    tables in document order (the order the script reads them).
+    """
+
+    def __init__(self) -> None:
+        self.numbers: dict[tuple[str, str], int] = {}
+        self.previous: int | None = None
+
+    def marks(self, rows: list[dict[str, Any]]) -> list[str | None]:
+        out: list[str | None] = []
+        for row in rows:
+            key = (row["package"], row["operator"])
+            if key not in self.numbers:
+                self.numbers[key] = len(self.numbers)
+                out.append(None)
+            else:
+                out.append("=" if self.numbers[key] == self.previous else str(self.numbers[key]))
+            self.previous = self.numbers[key]
+        return out
+
+
+def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "") -> str:
+    """``since``: the compared snapshot's date, for the change markers' titles."""
+    columns = display_columns(node["columns"])
+    links = node.get("links") or {}
+    device_labels = list(dict.fromkeys(c["device_label"] for c in columns))
+    marks = operators.marks(node["rows"])
+    rows = [_row_view(row, columns, links, mark, device_labels, since) for row, mark in zip(node["rows"], marks)]
+    package_slug = node["rows"][0]["package_slug"] if node["rows"] else ""
+    table_text = " ".join(search_key(t) for t in (node.get("package", ""), node.get("section", ""),
+                                                     node.get("title", "")) if t)
+    return render("table.html.jinja",
+        table_id=node["table_id"], title=node.get("title", ""), package_slug=package_slug,
+        table_search=table_text, columns=columns, groups=_header_groups(columns),
+        multi_device=len(device_labels) > 1, rows=rows,
+    )
+
+
+def render_controls(node: nodes.Element) -> str:
+    columns = display_columns(node["columns"])
+    devices = list(dict.fromkeys((c["device"], c["device_label"]) for c in columns))
+    return render("controls.html.jinja",
+        paths=[(p, next(c["path_label"] for c in columns if c["path"] == p)) for p in PATHS
+               if any(c["path"] == p for c in columns)],
+        devices=devices, total=node["total"], since=node.get("compare", ""), reasons=bool(node.get("reasons")),
+    )
+
+
+# --------------------------------------------------------------------------
+# visitors (registered for html= by extension.py)
+
+
+def visit_page(self, node: nodes.Element) -> None:
+    self._kexport_operators = OperatorMarks()
+    self._kexport_since = node.get("compare", "")
+    columns = display_columns(node["columns"])
+    attrs = {"data-cols": " ".join(c["key"] for c in columns),
+             "data-labels": "|".join(c["label"] for c in columns)}  # for the "Reproduce" snippets
+    if node.get("page_id") and node["page_id"] not in node["ids"]:
+        attrs["ids"] = [node["page_id"]]
+    self.body.append(self.starttag(node, "div", "", CLASS="kexport", **attrs))
+
+
+def depart_page(self, node: nodes.Element) -> None:
+    self.body.append("</div>\n")
+
+
+def visit_controls(self, node: nodes.Element) -> None:
+    self.body.append(render_controls(node))
+    raise nodes.SkipNode
+
+
+
+def visit_table(self, node: nodes.Element) -> None:
+    operators = getattr(self, "_kexport_operators", None) or OperatorMarks()  # a table outside a page
+    with gc_pause.paused():  # a view per row, short-lived; see gc_pause.py
+        self.body.append(render_table(node, operators, getattr(self, "_kexport_since", "")))
+    raise nodes.SkipNode

@@ -1,0 +1,45 @@
+"""man and texinfo: each table becomes a bullet list (one item per row) when the document is resolved.
+
+Built as docutils nodes, so those writers do their own escaping.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from .nodes import kexport_table
+from .table_plain import cell_texts, reason_text
+
+LIST_FORMATS = ("man", "texinfo")
+
+
+def row_item(row: dict, columns: list[dict]) -> nodes.list_item:
+    para = nodes.paragraph()
+    para += nodes.literal(row["operator"], row["operator"])
+    if row["variant"]:
+        variant = f"[{row['variant']}]"
+        para += nodes.Text(" ")
+        para += nodes.literal(variant, variant)
+    statuses = "; ".join(f"{column['label']}: {text}" for column, text in zip(columns, cell_texts(row)))
+    para += nodes.Text(" - " + statuses)
+    item = nodes.list_item("", para)
+    reason = reason_text(row)
+    if reason:
+        item += nodes.paragraph(reason, reason)
+    return item
+
+
+def row_list(node: kexport_table) -> nodes.bullet_list:
+    listing = nodes.bullet_list(classes=["kexport-rows"])
+    for row in node["rows"]:
+        listing += row_item(row, node["columns"])
+    return listing
+
+
+def rows_as_lists(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """man and texinfo: each kexport_table becomes a bullet list before writing."""
+    if app.builder.format not in LIST_FORMATS:
+        return
+    for table in list(doctree.findall(kexport_table)):
+        table.replace_self(row_list(table))

@@ -1,0 +1,41 @@
+"""The contract between the probe and the page: the snapshot format. Standard library only.
+
+* ``vocabulary``: paths, devices, statuses, stages and their labels;
+* ``errors``: ``SnapshotError`` and how a problem is put into words;
+* ``validation``: the one validator, compiled from ``snapshot-1.schema.json``;
+* ``kornia_format``: Kornia's committed flat format, converted to format 1;
+* ``files``: reading (``read_snapshot``, ``load_snapshot``) and atomic writing;
+* ``records``: the typed records the page renders;
+* ``diff``: comparing two snapshots (``probe diff`` and ``:compare:``);
+* ``repro``: the Python that reproduces one cell;
+* ``csv_table``: the snapshot as CSV rows.
+
+Nothing here imports sphinx, docutils, jinja2 or torch (a test checks it), so
+both halves can depend on it.
+"""
+
+from __future__ import annotations
+
+from .errors import FIX_HINT, SnapshotError
+from .files import (
+                    KORNIA_FORMAT,
+                    NATIVE_FORMAT,
+                    dump_snapshot,
+                    dumps,
+                    load_snapshot,
+                    normalise,
+                    read_json,
+                    read_snapshot,
+                    write_atomic,
+)
+from .kornia_format import from_kornia, is_kornia_format
+from .records import NOT_PROBED, Case, Result, Snapshot, build
+from .validation import SCHEMA_PATH, load_schema, validate
+from .vocabulary import DEVICE_LABELS, DEVICES, FAILING, PATH_LABELS, PATHS, SCHEMA_VERSION, STAGES, STATUSES, SUPPORTED
+
+__all__ = [
+    "Case", "DEVICES", "DEVICE_LABELS", "FAILING", "FIX_HINT", "KORNIA_FORMAT", "NATIVE_FORMAT", "NOT_PROBED",
+    "PATHS", "PATH_LABELS", "Result", "SCHEMA_PATH", "SCHEMA_VERSION", "STAGES", "STATUSES", "SUPPORTED",
+    "Snapshot", "SnapshotError", "build", "dump_snapshot", "dumps", "from_kornia", "is_kornia_format",
+    "load_schema", "load_snapshot", "normalise", "read_json", "read_snapshot", "validate", "write_atomic",
+]

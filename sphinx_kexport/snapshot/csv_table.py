@@ -1,0 +1,44 @@
+"""The snapshot handed over as data: CSV with one row per case, device and path.
+
+Spreadsheet programs execute cells that start with ``=``, ``+``, ``-`` or
+``@``; snapshot strings are untrusted, so such cells are prefixed with an
+apostrophe (the OWASP advice for CSV injection).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from .records import Snapshot
+from .vocabulary import PATHS
+
+CSV_COLUMNS = ("name", "package", "section", "operator", "variant", "ref", "device", "path", "status", "detail",
+               "stage", "where", "graph_breaks")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_CHARS = frozenset(_FORMULA_START)
+
+
+def _safe(value: str) -> str:
+    return "'" + value if value and value[0] in _FORMULA_CHARS else value
+
+
+def snapshot_csv(snapshot: Snapshot) -> str:
+    """CSV text: header row, then cases in snapshot order, devices cpu then cuda, paths in page order."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    devices = snapshot.devices
+    rows = []
+    for case in snapshot.cases:
+        head = [_safe(case.name), _safe(case.package), _safe(case.section), _safe(case.operator),
+                _safe(case.variant), _safe(case.ref)]
+        for device in devices:
+            if device not in case.results:
+                continue
+            for path in PATHS:
+                r = case.result(device, path)
+                rows.append(head + [device, path, r.status, _safe(r.detail), _safe(r.stage), _safe(r.where),
+                                    r.graph_breaks if path == "compile" else ""])
+    writer.writerows(rows)
+    return out.getvalue()

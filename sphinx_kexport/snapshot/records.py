@@ -1,0 +1,96 @@
+"""The snapshot in memory: typed, read-only records the page renders.
+
+``build`` turns a validated format-1 dict into them; the probe writes dicts
+and never needs these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .vocabulary import DEVICES, FAILING, SUPPORTED
+
+
+@dataclass(slots=True)
+class Result:
+    status: str
+    detail: str = ""
+    stage: str = ""
+    where: str = ""
+    graph_breaks: int = 0
+    break_reasons: tuple[str, ...] = ()
+    max_abs_diff: float | None = None
+    provider: str = ""
+
+    @property
+    def supported(self) -> bool:
+        return self.status in SUPPORTED
+
+    @property
+    def failing(self) -> bool:
+        return self.status in FAILING
+
+
+NOT_PROBED = Result("n/a", "not probed on this device")
+
+
+@dataclass(slots=True)
+class Case:
+    index: int
+    name: str
+    package: str
+    section: str
+    operator: str
+    variant: str
+    ref: str
+    note: str
+    results: dict[str, dict[str, Result]]
+    check: bool = True
+    inputs: tuple[tuple[tuple[int, ...], str], ...] = ()
+    call: str = ""
+
+    def result(self, device: str, path: str) -> Result:
+        return self.results.get(device, {}).get(path, NOT_PROBED)
+
+
+@dataclass(slots=True)
+class Snapshot:
+    source: str
+    generated_at: str
+    complete: bool
+    library: dict[str, str]
+    environments: dict[str, dict[str, Any]]
+    cases: list[Case]
+    missing: list[str] = field(default_factory=list)
+    fmt: str = "sphinx-kexport/1"
+
+    @property
+    def devices(self) -> list[str]:
+        """Devices in canonical order (cpu before cuda)."""
+        return [d for d in DEVICES if d in self.environments]
+
+
+def _result(raw: dict[str, Any]) -> Result:
+    return Result(
+        status=raw["status"], detail=raw["detail"], stage=raw["stage"], where=raw["where"],
+        graph_breaks=raw.get("graph_breaks", 0), break_reasons=tuple(raw.get("break_reasons", ())),
+        max_abs_diff=raw.get("max_abs_diff"), provider=raw.get("provider", ""),
+    )
+
+
+def build(data: dict[str, Any], source: str, fmt: str) -> Snapshot:
+    cases = []
+    for i, raw in enumerate(data["cases"]):
+        cases.append(Case(
+            index=i, name=raw["name"], package=raw["package"], section=raw["section"],
+            operator=raw["operator"] or raw["name"], variant=raw["variant"], ref=raw["ref"], note=raw["note"],
+            results={dev: {p: _result(r) for p, r in paths.items()} for dev, paths in raw["results"].items()},
+            check=raw.get("check", True),
+            inputs=tuple((tuple(i["shape"]), i["dtype"]) for i in raw.get("inputs", ())),
+            call=raw.get("call", ""),
+        ))
+    return Snapshot(source=source, generated_at=data["generated_at"], complete=data["complete"],
+                    library=dict(data["library"]), environments=dict(data["environments"]), cases=cases,
+                    missing=list(data.get("missing", [])), fmt=fmt)
+

@@ -1,0 +1,20 @@
+"""Writes every scenario project's snapshots (tests/page/roots/test-*/_data) from tests/page/fixtures/.
+
+    python tests/page/make_fixtures.py        # from any directory
+
+The snapshots are committed; rerun this after changing a scenario and review
+the diff. Each is validated on the way out (``dump_snapshot``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixtures import browser_scenario, features_scenario, small_scenarios
+
+ROOTS = Path(__file__).resolve().parent / "roots"
+
+if __name__ == "__main__":
+    for scenario in (small_scenarios, features_scenario, browser_scenario):
+        scenario.write(ROOTS)
+    print(f"wrote the scenario snapshots under {ROOTS}")

@@ -1,0 +1,1 @@
+"""A stand-in library for the "features" scenario (documented with autodoc)."""

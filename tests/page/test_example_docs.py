@@ -1,0 +1,177 @@
+"""The example project: kornia's survey builds -W clean, every row links, and the page fits the theme."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from browser_support import chromium, chromium_available, click, console_errors, fetch_texts, opened, \
+    serve, visible_rows, wait_for
+from sphinx_kexport.page.changes import Comparison, load_comparison
+from sphinx_kexport.page.model import build_model
+from sphinx_kexport.page.reason_groups import build_index
+from sphinx_kexport.snapshot.repro import fill_template, repro_templates
+from sphinx_kexport.snapshot import build, normalise, read_json
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "example_docs"
+SNAPSHOT = EXAMPLE / "_data" / "export_support.json"
+COMPARED = EXAMPLE / "_data" / "kornia-published-sample.json"  # the page's :compare:
+
+pytest.importorskip("kornia")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("example") / "html"
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                           str(EXAMPLE), str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stderr.strip() == ""
+    return out
+
+
+def test_every_probed_configuration_is_a_row_and_links_to_its_api_entry(built):
+    snapshot = json.loads((EXAMPLE / "_data" / "export_support.json").read_text())
+    probed = [c for c in snapshot["cases"]
+              if any(r["status"] != "n/a" for paths in c["results"].values() for r in paths.values())]
+    soup = BeautifulSoup((built / "export-support.html").read_text(encoding="utf-8"), "lxml")
+    rows = soup.select("table.kx-t tbody tr")
+    assert len(rows) == len(probed) >= 250
+    linked = [r for r in rows if r.select_one("td a.reference.internal")]
+    assert len(linked) == len(rows)
+    # The links land on real autodoc entries.
+    href = linked[0].select_one("td a.reference.internal")["href"]
+    page, anchor = href.split("#")
+    target = BeautifulSoup((built / page).read_text(encoding="utf-8"), "lxml")
+    assert target.find(id=anchor) is not None
+
+
+def in_chromium(test):
+    """A browser test, skipped where Debian's chromium and chromium-driver are missing."""
+    needs = pytest.mark.skipif(not chromium_available(), reason="Debian chromium and chromium-driver are "
+                               "not installed")
+    return pytest.mark.browser(needs(test))
+
+
+@in_chromium
+def test_the_page_fits_beside_pydata_sidebars(built):
+    # Regression: with overflow visible (for the sticky controls) pydata's
+    # article container grew to its widest content and slid under the sidebar.
+    with serve(built) as url, chromium(width=1400, height=900) as driver:
+        driver.get(url + "export-support.html")
+        state = driver.execute_script("""
+            const article = document.querySelector('.bd-article-container').getBoundingClientRect();
+            const side = document.querySelector('.bd-sidebar-primary').getBoundingClientRect();
+            return {doc: document.documentElement.scrollWidth, view: document.documentElement.clientWidth,
+                    left: article.left, sideRight: side.right};""")
+        assert state["doc"] <= state["view"] + 1, state
+        assert state["left"] >= state["sideRight"] - 1, state
+        # Regression: pydata gives code `overflow-wrap: break-word`, so a long source location in
+        # the details column set the column's minimum width and pushed the details out of view.
+        # At a desktop width every table fits its scroll wrapper.
+        overflowing = driver.execute_script("""
+            return [...document.querySelectorAll('.kexport .kx-w')]
+              .filter(w => w.scrollWidth > w.clientWidth + 1)
+              .map(w => [w.firstElementChild.id, w.clientWidth, w.scrollWidth]);""")
+        assert overflowing == []
+        # pydata logs its own theme-switcher notice; our script must log nothing
+        assert [e for e in console_errors(driver) if "kexport" in e] == []
+
+
+# --------------------------------------------------------------------------
+# the page features beyond the tables (reason index, :compare:, downloads, repro, API badges), on the kornia page in Chromium
+
+
+@pytest.fixture(scope="module")
+def site(built):
+    return built  # served by conftest's base_url
+
+
+@pytest.fixture(scope="module")
+def snapshot_data():
+    return normalise(read_json(SNAPSHOT))
+
+
+@pytest.fixture(scope="module")
+def model(snapshot_data):
+    data, fmt = snapshot_data
+    return build_model(build(data, SNAPSHOT.name, fmt))
+
+
+@pytest.fixture
+def page(driver, base_url):
+    with opened(driver, base_url + "export-support.html", width=1400) as d:
+        yield d
+
+
+@pytest.mark.parametrize("rank", [0, -1])  # the most and the least frequent reason
+@in_chromium
+def test_a_reason_entry_filters_the_page_to_its_rows(page, model, rank):
+    entry = build_index(model)[rank]
+    click(page, page.find_element("css selector", f"#{entry.id} button.kx-rf"))
+    assert sorted(visible_rows(page)) == sorted(entry.rows)
+    status = page.find_element("css selector", ".kexport-controls [aria-live]").text
+    assert status == f"Showing {len(entry.rows)} of {len(list(model.rows))} configurations"
+    # each of those rows links its reason back to the entry
+    for row_id in entry.rows:
+        assert page.find_elements("css selector", f"tr#{row_id} a[href='#{entry.id}']"), row_id
+
+
+@in_chromium
+def test_the_fixed_filter_shows_what_changed_since_kornias_sample(page, model, snapshot_data):
+    data, _ = snapshot_data
+    comparison = Comparison.of((load_comparison(str(COMPARED), COMPARED.name), COMPARED.name), data, model)
+    fixed = sorted(row.id for row in model.rows
+                   if any(c["kind"] == "fixed" for c in comparison.by_case.get(row.case.name, ())))
+    assert fixed  # ColorJiggle[random] under torch.compile, as the page's text says
+    select = page.find_element("css selector", ".kexport-controls select[data-kx=filter]")
+    page.execute_script("arguments[0].value = 'fixed';"
+                        "arguments[0].dispatchEvent(new Event('change', {bubbles: true}));", select)
+    assert sorted(visible_rows(page)) == fixed
+    marker = page.find_element("css selector", f"tr#{fixed[0]} .kx-ch")
+    assert marker.text == "▲ fixed" and marker.is_displayed()
+
+
+@in_chromium
+def test_a_failing_row_offers_its_exact_repro(page, model):
+    row = next(r for r in model.rows if r.case.call and r.failing)
+    opsets = {d: int(model.snapshot.environments[d]["opset"]) for d in model.devices}
+    templates = repro_templates(model.columns, opsets)
+    expected = [fill_template(templates[f"{c.path}-{c.device}"], row.case.call, row.case.name)
+                for c in row.cells if c.result.failing]
+    box = page.find_element("css selector", f"tr#{row.id} details")
+    click(page, box.find_element("css selector", "summary"))
+    snippets = wait_for(page, f"const pres = Array.from(document.querySelectorAll('tr#{row.id} details pre'));"
+                              "return pres.length > 1 && pres.filter(p => !p.hidden).map(p => p.textContent)")
+    assert snippets == expected
+    for code in snippets:
+        compile(code, "repro", "exec")
+        assert code.splitlines().count("import torch") == 1
+
+
+@in_chromium
+def test_the_download_links_fetch_the_committed_snapshot_and_its_csv(page, snapshot_data):
+    hrefs = [a.get_attribute("href") for a in page.find_elements("css selector", "p.kexport-downloads a")]
+    (json_status, json_text), (csv_status, csv_text) = fetch_texts(page, hrefs)
+    assert json_status == 200 and json_text == SNAPSHOT.read_text(encoding="utf-8")
+    data, _ = snapshot_data
+    cells = sum(len(paths) for case in data["cases"] for paths in case["results"].values())
+    assert csv_status == 200 and len(csv_text.splitlines()) == 1 + cells
+
+
+@in_chromium
+def test_an_api_badge_leads_to_its_row(driver, base_url):
+    driver.get(base_url + "api/kornia.filters.html")
+    badge = driver.find_element("css selector", "dd .kexport-badge")
+    target = badge.get_attribute("hash")
+    assert badge.is_displayed() and target.startswith("#kx-")
+    click(driver, badge)
+    wait_for(driver, "return location.pathname.endsWith('/export-support.html') "
+                     f"&& location.hash === '{target}'")
+    assert target[1:] in visible_rows(driver)

@@ -1,0 +1,152 @@
+"""The page, built by a real Sphinx HTML build of tests/page/roots/test-basic.
+
+The snapshot (format 1, CPU only): mylib.color (2 rows), mylib.geometry (4
+rows in three sections: "", transform, camera), mylib.io (one all-n/a row,
+left out) and mylib.utils (one row, compile only). conf.py puts
+mylib.geometry first and names two of its sections.
+"""
+
+from __future__ import annotations
+
+import pytest
+from docutils import nodes
+from page_support import check_regression, counts, skeleton, soup, tables, warnings
+
+from sphinx_kexport.page.nodes import kexport_controls, kexport_page
+
+
+@pytest.fixture(scope="module")
+def built(build_once):
+    """One build shared by the read-only checks of this module."""
+    return build_once("basic", "html")
+
+
+def test_build_is_silent(built):
+    assert warnings(built) == ""
+    assert built.statuscode == 0
+
+
+def test_cards_show_every_count_with_its_class(built):
+    cards = soup(built).select_one("div.kexport .kexport-cards")
+    assert cards is not None
+    assert counts(cards) == {
+        "onnx-cpu": "3 / 6", "export-cpu": "5 / 6", "compile-cpu": "6 / 7",
+        "pass-all": "3", "rows": "7", "operators": "6", "onnx-operators": "3",
+    }
+    titles = [t.get_text(strip=True) for t in cards.select(".sd-card-title")]
+    assert titles == ["ONNX export", "torch.export", "torch.compile", "All paths"]
+    assert "opset 18" in cards.get_text()
+
+
+def test_left_out_rows_are_counted_not_listed(built):
+    page = soup(built).select_one("div.kexport")
+    assert "1 registered entry is not listed" in page.select_one("p.kexport-note").get_text()
+    doctree = built.env.get_doctree("index")
+    names = [row["name"] for table in tables(doctree) for row in table["rows"]]
+    assert "io.load_image" not in names
+    assert len(names) == 7
+
+
+def test_how_it_was_measured(built):
+    page = soup(built).select_one("div.kexport")
+    text = page.select_one("p.kexport-measured").get_text()
+    assert "How this was measured." in text
+    assert "2026-11-20T10:30:00Z" in text and "mylib 1.2.3" in text and "abc1234" in text
+    environment = page.select_one("ul.kexport-environments").get_text()
+    for fragment in ("CPU", "Intel Xeon Platinum", "torch 2.13.0+cpu", "onnxruntime 1.32.0",
+                     "CPUExecutionProvider", "opset 18"):
+        assert fragment in environment
+    assert page.select_one(".kexport-incomplete") is None  # complete snapshot: no warning
+
+
+def test_legend_lists_the_statuses_used_as_pills(built):
+    legend = soup(built).select_one("table.kexport-legend")
+    pills = [(span.get_text(), span["class"]) for span in legend.select("span.kx-status")]
+    assert [text for text, _ in pills] == ["yes", "yes, graph breaks", "yes (random)", "mismatch", "no", "n/a"]
+    assert pills[1][1] == ["kx-status", "kx-status--ok-breaks"]
+
+
+def test_summary_rows_link_to_package_sections_in_configured_order(built):
+    page = soup(built)
+    rows = page.select("table.kexport-summary tr.kexport-summary-row")
+    assert [r.select_one("a")["href"] for r in rows] == [
+        "#export-support-mylib-geometry", "#export-support-mylib-color", "#export-support-mylib-utils"]
+    assert "kexport-pkg--mylib-geometry" in rows[0]["class"]
+    assert counts(rows[0]) == {"rows": "4", "onnx-cpu": "2 / 4", "export-cpu": "3 / 4",
+                               "compile-cpu": "4 / 4", "pass-all": "2"}
+    assert counts(rows[2])["onnx-cpu"] == "—"  # nothing probed: a dash, not 0 / 0
+    for row in rows:
+        assert page.select_one(row.select_one("a")["href"]) is not None
+
+
+def test_sections_titles_and_ids(built):
+    page = soup(built).select_one("div.kexport")
+    sections = [(s["id"], s.find(["h2", "h3"]).get_text().rstrip("¶")) for s in page.select("section")]
+    assert sections == [
+        ("export-support-mylib-geometry", "mylib.geometry"),
+        ("export-support-mylib-geometry-operators", "Core"),  # from kexport_section_titles
+        ("export-support-mylib-geometry-transform", "Transforms"),
+        ("export-support-mylib-geometry-camera", "Camera"),  # from the key
+        ("export-support-mylib-color", "mylib.color"),  # one section: no sub-heading
+        ("export-support-mylib-utils", "mylib.utils"),
+    ]
+    lead = page.select_one("#export-support-mylib-color p.kexport-package-lead")
+    assert "kexport-pkg--mylib-color" in lead["class"]
+    assert counts(lead) == {"rows": "2", "onnx-cpu": "1 / 2", "export-cpu": "2 / 2", "compile-cpu": "2 / 2"}
+
+
+def test_table_nodes_carry_sorted_rows_and_columns(built):
+    doctree = built.env.get_doctree("index")
+    found = {table["table_id"]: table for table in tables(doctree)}
+    assert list(found) == ["kexport-table-mylib-geometry", "kexport-table-mylib-geometry-transform",
+                           "kexport-table-mylib-geometry-camera", "kexport-table-mylib-color",
+                           "kexport-table-mylib-utils"]
+    transform = found["kexport-table-mylib-geometry-transform"]
+    assert transform["title"] == "Transforms" and transform["package"] == "mylib.geometry"
+    assert transform["section"] == "transform"
+    assert [(r["operator"], r["variant"]) for r in transform["rows"]] == [("warp_affine", ""),
+                                                                          ("warp_affine", "fill")]
+    assert [c["key"] for c in transform["columns"]] == ["onnx-cpu", "export-cpu", "compile-cpu"]
+    color = found["kexport-table-mylib-color"]
+    assert [r["operator"] for r in color["rows"]] == ["hsv_to_rgb", "rgb_to_gray"]
+    assert color["rows"][0]["cells"][2]["text"] == "yes, 2 breaks"
+
+
+def test_controls_sit_before_the_first_package_section(built):
+    doctree = built.env.get_doctree("index")
+    page = next(doctree.findall(kexport_page))
+    kinds = [type(child).__name__ for child in page.children]
+    first_section = kinds.index("section")
+    assert kinds[first_section - 1] == "kexport_controls"
+    assert all(kind == "section" for kind in kinds[first_section:])
+    controls = next(page.findall(kexport_controls))
+    assert controls["total"] == 7 and controls["devices"] == ["cpu"]
+
+
+def test_package_sections_are_in_the_table_of_contents(built):
+    toc = built.env.tocs["index"]
+    anchors = [ref["anchorname"] for ref in toc.findall(nodes.reference)]
+    assert anchors == ["", "#export-support-mylib-geometry", "#export-support-mylib-geometry-operators",
+                       "#export-support-mylib-geometry-transform", "#export-support-mylib-geometry-camera",
+                       "#export-support-mylib-color", "#export-support-mylib-utils", "#afterword"]
+
+
+def test_doctree_regression_as_read(built):
+    page = next(built.env.get_doctree("index").findall(kexport_page))
+    check_regression(skeleton(page), "basic-read.xml")
+
+
+def test_doctree_regression_resolved(built):
+    doctree = built.env.get_and_resolve_doctree("index", built.builder, tags=built.tags)
+    page = next(doctree.findall(kexport_page))
+    check_regression(skeleton(page), "basic-resolved.xml")
+
+
+def test_the_page_carries_its_script_and_stylesheet(built):
+    page = soup(built)
+    scripts = [s.get("src", "") for s in page.select("script")]
+    styles = [s.get("href", "") for s in page.select("link[rel=stylesheet]")]
+    assert any("kexport" in src for src in scripts) and any("kexport" in href for href in styles)
+    # ... and only that page: the API page has no table.
+    api = soup(built, "api.html")
+    assert not any("kexport" in s.get("src", "") for s in api.select("script"))

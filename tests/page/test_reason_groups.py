@@ -1,0 +1,84 @@
+"""The reason index groups reasons that differ only in names, numbers and shapes."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from sphinx_kexport.page.model import build_model
+from sphinx_kexport.page.reason_groups import build_index, normalise, reason_id, row_reason_ids
+from sphinx_kexport.snapshot import build, normalise as normalise_snapshot
+
+# Kornia's committed snapshot, 17 records verbatim (copied from shared/fixtures)
+FIXTURE = Path(__file__).resolve().parent / "roots" / "test-kornia" / "_data" / "export_support.json"
+
+
+def _snapshot(cases):
+    env = {"torch": "2.13.0", "onnx": "1", "onnxruntime": "1", "onnxscript": "0", "python": "3.11",
+           "platform": "Linux", "device_name": "cpu", "opset": 18, "probed_at": "2026-11-29"}
+    data = {"schema": 1, "generated_at": "2026-11-29", "complete": True,
+            "library": {"name": "lib", "version": "1", "revision": "abc"}, "environments": {"cpu": env},
+            "cases": cases}
+    data, fmt = normalise_snapshot(data)
+    return build(data, "t.json", fmt)
+
+
+def _case(name, onnx=("ok", ""), export=("ok", ""), compile=("ok", "")):
+    def res(pair):
+        return {"status": pair[0], "detail": pair[1], "stage": "translate" if pair[0] == "fail" else "",
+                "where": ""}
+    return {"name": name, "package": "lib.a", "section": "", "operator": name, "variant": "", "ref": "",
+            "note": "", "results": {"cpu": {"onnx": res(onnx), "export": res(export),
+                                            "compile": res(compile) | {"graph_breaks": 0}}}}
+
+
+def test_names_numbers_shapes_and_paths_are_normalised():
+    assert normalise("no ONNX lowering for torch.linalg.svd") == normalise("no ONNX lowering for torch.histc")
+    assert normalise("out0: shape (1, 3, 4) vs (1, 3)") == normalise("out1: shape (2, 2) vs [5, 5]")
+    assert normalise("max abs diff 1.2e-02 at 3/48 elements") == "max abs diff ‹n› at ‹n›/‹n› elements"
+    assert normalise("failed in kornia/filters/blur.py:12") == normalise("failed in kornia/color/hsv.py:7")
+    # Words are kept: different causes stay different entries.
+    assert normalise("a Python branch tests tensor values") != normalise("a Python integer is read back")
+
+
+def test_index_counts_per_column_most_frequent_first_and_links_rows():
+    snap = _snapshot([
+        _case("svd", onnx=("fail", "no ONNX lowering for torch.linalg.svd")),
+        _case("histc", onnx=("fail", "no ONNX lowering for torch.histc"),
+              export=("fail", "a Python branch (if / while) tests tensor values at run time")),
+        _case("solve", onnx=("fail", "no ONNX lowering for torch.linalg.solve")),
+        _case("fine"),
+        _case("mm", compile=("mismatch", "runs, but the result differs from eager: max abs diff 1.0e-01")),
+    ])
+    model = build_model(snap)
+    index = build_index(model)
+    assert [e.total for e in index] == [3, 1, 1]
+    top = index[0]
+    assert top.text == "no ONNX lowering for ‹name›"
+    assert top.per_column == {"onnx-cpu": 3}
+    assert sorted(top.examples) == sorted(["no ONNX lowering for torch.linalg.svd",
+                                           "no ONNX lowering for torch.histc",
+                                           "no ONNX lowering for torch.linalg.solve"])
+    assert top.rows == ["kx-histc", "kx-solve", "kx-svd"]  # page order: sorted by operator
+    assert top.id == reason_id(top.text)
+    back = row_reason_ids(model)
+    assert back["kx-svd"]["no ONNX lowering for torch.linalg.svd"] == top.id
+    assert "kx-fine" not in back
+
+
+def test_index_ignores_supported_and_na_cells():
+    snap = _snapshot([_case("skip", onnx=("n/a", "file I/O"), export=("n/a", "file I/O"),
+                            compile=("n/a", "file I/O")),
+                      _case("rand", onnx=("ok-unverified", "random operator: only shapes checked"))])
+    assert build_index(build_model(snap)) == []
+
+
+def test_index_on_kornia_fixture_is_stable_across_builds():
+    data = json.loads(FIXTURE.read_text())
+    d1, f1 = normalise_snapshot(copy.deepcopy(data))
+    d2, f2 = normalise_snapshot(copy.deepcopy(data))
+    a = build_index(build_model(build(d1, "a", f1)))
+    b = build_index(build_model(build(d2, "b", f2)))
+    assert [(e.id, e.total, e.rows) for e in a] == [(e.id, e.total, e.rows) for e in b]
+    assert a, "the fixture has failures, so the index is not empty"

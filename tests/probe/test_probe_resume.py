@@ -1,0 +1,143 @@
+"""Resume after kill -9, and shards merged back into one snapshot.
+
+The cases (tests/probe/probe_cases/resume_cases.py) append their name to a call log
+on every call, so the tests see which cases a run really measured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
+REPO = Path(__file__).resolve().parents[2]
+CASE_FILE = REPO / "tests" / "probe" / "probe_cases" / "resume_cases.py"
+NAMES = ["scaled", "shifted", "squared", "clipped", "mixed", "branchy"]
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--library", "probe_cases",
+            *args]
+
+
+def environment(call_log: Path) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_CALL_LOG=str(call_log))
+
+
+def statuses(snapshot: dict) -> dict:
+    return {(c["name"], d, p): r["status"] for c in snapshot["cases"] for d, paths in c["results"].items()
+            for p, r in paths.items()}
+
+
+@pytest.fixture(scope="module")
+def resumed(tmp_path_factory):
+    """Start a survey, kill -9 it after two cases, rerun the same command."""
+    where = tmp_path_factory.mktemp("resume")
+    out, log = where / "support.json", where / "calls.log"
+    records = where / ".kexport-work" / "support.json" / "records" / "cpu"
+    args = command("--out", str(out), "--jobs", "1", "--keep-work")
+    first = subprocess.Popen(args, cwd=where, env=environment(log), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and first.poll() is None:
+        if records.is_dir() and len(list(records.glob("*.json"))) >= 2:
+            break
+        time.sleep(0.1)
+    assert first.poll() is None, "the first run ended before it could be killed"
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    time.sleep(1.0)  # workers die with their parent (PR_SET_PDEATHSIG); let them go
+    finished_before = {json.loads(p.read_text())["name"]: p.stat().st_mtime_ns for p in records.glob("*.json")}
+    calls_before = log.read_text().split() if log.exists() else []
+    time.sleep(1.0)
+    calls_after_kill = log.read_text().split() if log.exists() else []
+    second = subprocess.run(args, cwd=where, env=environment(log), capture_output=True, text=True, timeout=240)
+    calls = log.read_text().split()
+    unsharded = where / "unsharded.json"  # kept aside: a later test rewrites `out`
+    if out.exists():
+        unsharded.write_text(out.read_text())
+    return {"out": out, "unsharded": unsharded, "records": records, "finished_before": finished_before,
+            "second": second, "rerun_calls": calls[len(calls_before):], "orphan_calls": calls_after_kill[len(calls_before):]}
+
+
+def test_kill_then_rerun_finishes_without_repeating_finished_cases(resumed):
+    second = resumed["second"]
+    assert second.returncode == 0, second.stderr
+    assert "resuming: " in second.stdout
+    finished = resumed["finished_before"]
+    assert 2 <= len(finished) < len(NAMES)
+    assert resumed["orphan_calls"] == []  # nothing kept running after the kill
+    rerun = set(resumed["rerun_calls"])
+    assert rerun.isdisjoint(finished), f"re-ran finished cases: {rerun & set(finished)}"
+    assert rerun == set(NAMES) - set(finished)
+    for path in resumed["records"].glob("*.json"):  # finished records were reused, not rewritten
+        name = json.loads(path.read_text())["name"]
+        if name in finished:
+            assert path.stat().st_mtime_ns == finished[name]
+    snap = json.loads(resumed["out"].read_text())
+    assert snap["complete"] is True and [c["name"] for c in snap["cases"]] == NAMES
+    assert statuses(snap)[("scaled", "cpu", "onnx")] == "ok"
+    assert statuses(snap)[("branchy", "cpu", "export")] == "fail"
+
+
+@pytest.fixture(scope="module")
+def shards(resumed, tmp_path_factory):
+    where = tmp_path_factory.mktemp("shards")
+    log = where / "calls.log"
+    runs = [subprocess.Popen(command("--out", str(where / f"part-{k}.json"), "--shard", f"{k}/2", "--jobs", "1"),
+                             cwd=where, env=environment(log), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) for k in (1, 2)]
+    outputs = [run.communicate(timeout=240) for run in runs]
+    return {"where": where, "codes": [r.returncode for r in runs], "outputs": outputs,
+            "parts": [where / f"part-{k}.json" for k in (1, 2)]}
+
+
+def merge(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "merge", *args], cwd=cwd,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=60)
+
+
+def test_shards_split_the_cases_and_merge_to_the_unsharded_result(shards, resumed):
+    assert shards["codes"] == [0, 0], shards["outputs"]
+    parts = [json.loads(p.read_text()) for p in shards["parts"]]
+    measured = [{c["name"] for c in part["cases"] if c["results"]} for part in parts]
+    assert measured[0].isdisjoint(measured[1]) and measured[0] | measured[1] == set(NAMES)
+    assert all(part["complete"] is False for part in parts)
+    merged = shards["where"] / "merged.json"
+    done = merge(str(merged), *map(str, shards["parts"]), cwd=shards["where"])
+    assert done.returncode == 0, done.stderr
+    snap = json.loads(merged.read_text())
+    assert snap["complete"] is True and [c["name"] for c in snap["cases"]] == NAMES
+    assert statuses(snap) == statuses(json.loads(resumed["unsharded"].read_text()))
+
+
+def test_merge_refuses_gaps_unless_told(shards):
+    where = shards["where"]
+    gap = merge(str(where / "gap.json"), str(shards["parts"][0]), cwd=where)
+    assert gap.returncode == 1
+    assert "--allow-incomplete" in gap.stderr and "Traceback" not in gap.stderr
+    assert not (where / "gap.json").exists()
+    forced = merge(str(where / "gap.json"), str(shards["parts"][0]), "--allow-incomplete", cwd=where)
+    assert forced.returncode == 0, forced.stderr
+    snap = json.loads((where / "gap.json").read_text())
+    part_two = {c["name"] for c in json.loads(shards["parts"][1].read_text())["cases"] if c["results"]}
+    assert snap["complete"] is False and set(snap["missing"]) == part_two
+
+
+def test_merge_refuses_parts_of_different_inventories(shards, tmp_path):
+    other = json.loads(shards["parts"][1].read_text())
+    other["cases"] = other["cases"][:-1]
+    strange = tmp_path / "other.json"
+    strange.write_text(json.dumps(other))
+    done = merge(str(tmp_path / "m.json"), str(shards["parts"][0]), str(strange), cwd=tmp_path)
+    assert done.returncode == 2 and "different case inventories" in done.stderr

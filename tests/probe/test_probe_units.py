@@ -1,0 +1,157 @@
+"""Fast checks of the probe's pure parts: reasons, output comparison, fingerprints, comparison of snapshots."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from sphinx_kexport.snapshot.diff import Change, classify, compare, count, regressed
+from sphinx_kexport.probe.explain import clean_line, explain_text, known_cause, torch_name
+
+pytestmark = pytest.mark.probe
+
+
+def test_aten_names_become_public_torch_names():
+    assert torch_name("_linalg_svd") == "torch.linalg.svd"
+    assert torch_name("linalg_inv_ex") == "torch.linalg.inv"
+    assert torch_name("aten.nonzero.default") == "torch.nonzero"
+    assert known_cause("No ONNX function found for <OpOverload(op='aten.histc', overload='default')>") == \
+        "no ONNX lowering for torch.histc"
+
+
+def test_unmatched_overload_names_the_torch_operator():
+    # seen on kornia RandomErasing[random]: clamp(1.0, height) with a size-derived bound
+    raw = ("RuntimeError: Cannot find a compatible OpOverload for aten.clamp with the provided arguments. "
+           "Tried overloads ['clamp.default', 'clamp.Tensor']")
+    reason = known_cause(raw)
+    assert reason.startswith("the ONNX exporter finds no ONNX overload of torch.clamp")
+    assert "OpOverload" not in reason
+
+
+def test_fallback_reason_is_one_clean_line():
+    raw = ("RuntimeError: something odd in /usr/lib/python3.11/site-packages/torch/_ops.py:123 at 0x7f00deadbeef\n"
+           "  File \"/x/torch/fx/graph.py\", line 3\nmore")
+    line = clean_line(raw)
+    assert "\n" not in line and "site-packages" not in line and "0x7f" not in line
+    assert line.startswith("RuntimeError: something odd")
+    assert len(clean_line("x" * 500)) <= 160
+
+
+def test_onnx_checker_and_onnxruntime_messages_are_put_in_words():
+    # texts as onnx 1.23 and onnxruntime 1.32 raise them
+    shape = ("InferenceError: [ShapeInferenceError] Inference error(s): (op_type:MaxPool, node name: "
+             "node_max_pool2d): [ShapeInferenceError] Inferred shape and existing shape differ in dimension 2: "
+             "(4) vs (3)\n")
+    assert known_cause(shape) == ("ONNX shape inference disagrees with torch on the output shape of MaxPool "
+                                  "(dimension 2: ONNX 4, torch 3)")
+    dtype = ("InferenceError: [ShapeInferenceError] (op_type:TopK, node name: node_sort__1): X typestr: T, "
+             "has unsupported type: tensor(bool)")
+    assert known_cause(dtype) == "ONNX TopK does not accept bool tensors, yet the exporter emits it with one"
+    memory = ("Fail: [ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Expand node. "
+              "Name:'node_expand' Status Message: /onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:360 "
+              "void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, onnxruntime::Stream*) Failed to "
+              "allocate memory for requested buffer of size 18014398509481984\n")
+    assert known_cause(memory).startswith("cannot allocate 16 PiB for ONNX Expand")
+    reshape = ("Fail: [ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Reshape node. "
+               "Name:'n' Status Message: /onnxruntime_src/onnxruntime/core/providers/cpu/tensor/reshape_helper.h:47"
+               " onnxruntime::ReshapeHelper::ReshapeHelper(const onnxruntime::TensorShape&, "
+               "onnxruntime::TensorShapeVector&, bool) input_shape_size == size was false. The input tensor "
+               "cannot be reshaped to the requested shape.\n")
+    reason = known_cause(reshape)
+    assert reason.startswith("ONNX Reshape fails: input_shape_size == size was false. The input tensor cannot")
+    assert "onnxruntime_src" not in reason and "ReshapeHelper" not in reason
+
+
+def test_dynamo_break_reasons_are_classified():
+    assert "branch" in explain_text("Data-dependent branching\n  Explanation: Detected ...")
+    assert explain_text("Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape "
+                        "depends on input Tensor data.") == "the output shape depends on tensor values (torch.nonzero)"
+
+
+def test_output_comparison_rules():
+    import torch
+
+    from sphinx_kexport.probe.compare_outputs import check_shapes_and_finite, compare as close
+
+    a = torch.tensor([1.0, float("nan"), 3.0])
+    assert close((a,), [a.clone()], 2e-4, 1e-3).same  # NaN in the same place is equal
+    moved = close((a,), [torch.tensor([float("nan"), 2.0, 3.0])], 2e-4, 1e-3)
+    assert not moved.same and "NaN" in moved.detail
+    far = close((a,), [torch.tensor([1.5, float("nan"), 3.0])], 2e-4, 1e-3)
+    assert not far.same and far.max_abs_diff == pytest.approx(0.5)
+    assert not close((a,), [a.reshape(1, 3)], 2e-4, 1e-3).same  # shapes must be identical
+    flags = torch.tensor([True, False])
+    assert "booleans differ" in close((flags,), [~flags], 1.0, 1.0).detail  # no tolerance for bools
+    assert not close((a,), [a, a], 2e-4, 1e-3).same  # output count
+    noisy = check_shapes_and_finite((torch.zeros(2),), [torch.tensor([1.0, float("inf")])])
+    assert not noisy.same and "non-finite" in noisy.detail
+
+
+def test_fingerprint_follows_the_case_definition():
+    import torch
+
+    from sphinx_kexport.probe import case
+    from sphinx_kexport.probe.fingerprint import fingerprint
+
+    tools = {"torch": "x"}
+    torch.manual_seed(0)
+    base = case("a", torch.clamp, [torch.rand(2)], {"min": 0.1}, package="p")
+    same = case("a", torch.clamp, [base.inputs[0].clone()], {"min": 0.1}, package="p")
+    key = fingerprint(base, "cpu", 18, "1.0", tools)
+    assert key == fingerprint(same, "cpu", 18, "1.0", tools)
+    assert key != fingerprint(base, "cuda", 18, "1.0", tools)
+    assert key != fingerprint(base, "cpu", 17, "1.0", tools)
+    assert key != fingerprint(base, "cpu", 18, "1.1", tools)
+    assert key != fingerprint(base, "cpu", 18, "1.0", {"torch": "y"})
+    changed = [case("a", torch.clamp, [torch.rand(2)], {"min": 0.1}, package="p"),
+               case("a", torch.clamp, [base.inputs[0]], {"min": 0.2}, package="p"),
+               case("a", torch.clamp, [base.inputs[0]], {"min": 0.1}, package="p", atol=1e-6),
+               case("a", torch.clamp, [base.inputs[0]], {"min": 0.1}, package="p", check=False),
+               case("a", torch.clip, [base.inputs[0]], {"min": 0.1}, package="p")]
+    for other in changed:
+        assert fingerprint(other, "cpu", 18, "1.0", tools) != key
+
+
+def _snapshot(statuses: dict[str, str], breaks: int = 0) -> dict:
+    results = {p: {"status": s, "detail": "", "stage": "", "where": ""} for p, s in statuses.items()}
+    results["compile"]["graph_breaks"] = breaks
+    return {"environments": {"cpu": {}}, "cases": [{"name": "op", "results": {"cpu": results}}]}
+
+
+def test_compare_ranks_regressions_fixes_and_changes():
+    old = _snapshot({"onnx": "ok", "export": "fail", "compile": "ok-breaks"}, breaks=1)
+    new = _snapshot({"onnx": "mismatch", "export": "ok", "compile": "ok-breaks"}, breaks=2)
+    changes = compare(old, new)
+    kinds = {c.path: c.kind for c in changes}
+    assert kinds == {"onnx": "regressed", "export": "fixed", "compile": "changed"}
+    assert regressed(changes) and count(changes) == {"regressed": 1, "fixed": 1, "changed": 1}
+    assert compare(old, copy.deepcopy(old)) == []
+    assert classify("n/a", "fail") == "changed" and classify("ok", "n/a") == "changed"
+    assert classify("fail", "mismatch") == "changed" and classify("ok-unverified", "fail") == "regressed"
+    gone = compare(old, {"environments": {"cpu": {}}, "cases": []})
+    assert {c.new_status for c in gone} == {None} and not regressed(gone)
+    assert isinstance(changes[0], Change) and "op [cpu] ONNX: ok -> mismatch" in changes[0].describe()
+
+
+def test_progress_draws_a_bar_on_a_terminal_and_lines_elsewhere():
+    import io
+
+    from sphinx_kexport.probe.progress import Progress, summary_table
+
+    results = {"onnx": {"status": "fail"}, "export": {"status": "ok"},
+               "compile": {"status": "ok-breaks", "graph_breaks": 2}}
+    terminal = io.StringIO()
+    bar = Progress(4, stream=terminal, interactive=True)
+    bar.started("a", "cpu")
+    bar.finished("a", "cpu", results, 1.0)
+    bar.finished("b", "cpu", results, 1.0)
+    bar.close()
+    drawn = terminal.getvalue()
+    assert "\r" in drawn and "2/4" in drawn and "left" in drawn and "fail 2" in drawn and "breaks 2" in drawn
+    log = io.StringIO()
+    plain = Progress(2, stream=log, interactive=False)
+    plain.finished("a", "cpu", results, 1.0)
+    assert "\r" not in log.getvalue() and "ok-breaks(2)" in log.getvalue() and log.getvalue().count("\n") == 1
+    table = summary_table([{"name": "a", "results": {"cpu": results}}], ["cpu"])
+    assert "torch.compile" in table and "cpu (1 cases)" in table

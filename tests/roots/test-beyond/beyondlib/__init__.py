@@ -1,1 +1,0 @@
-"""A stand-in library for the "beyond" scenario (documented with autodoc)."""

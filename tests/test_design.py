@@ -1,0 +1,78 @@
+"""The layout's import rules, checked from the source (AST), so they cannot rot.
+
+* ``sphinx_kexport.snapshot`` (the contract) imports neither sphinx, docutils,
+  jinja2 nor torch: both halves depend on it;
+* ``sphinx_kexport.probe`` (the torch half) never imports sphinx, docutils or
+  jinja2;
+* nothing outside ``probe`` imports ``probe`` (the docs build never imports torch);
+* no module imports another module's private (``_``) names.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "sphinx_kexport"
+
+
+def _imports(path: Path) -> list[tuple[str, list[str], int]]:
+    """(absolute module, imported names, line) for every import in ``path``, relative ones resolved."""
+    module_parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    package = module_parts[:-1]  # the package a relative import starts from (also for __init__.py)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, [], node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            name = ".".join(base + ([node.module] if node.module else []))
+            found.append((name, [alias.name for alias in node.names], node.lineno))
+    return found
+
+
+def _modules(sub: str) -> list[Path]:
+    return sorted((PACKAGE / sub).rglob("*.py")) if sub else sorted(PACKAGE.rglob("*.py"))
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+@pytest.mark.parametrize("path", _modules("snapshot"), ids=lambda p: p.name)
+def test_the_contract_uses_the_standard_library_only(path):
+    banned = {"sphinx", "docutils", "jinja2", "torch", "numpy", "onnx", "onnxruntime"}
+    bad = [(m, line) for m, _, line in _imports(path) if _top(m) in banned or m.startswith("sphinx_kexport.page")
+           or m.startswith("sphinx_kexport.probe")]
+    assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _modules("probe"), ids=lambda p: p.name)
+def test_the_probe_never_imports_sphinx(path):
+    bad = [(m, line) for m, _, line in _imports(path)
+           if _top(m) in {"sphinx", "docutils", "jinja2"} or m.startswith("sphinx_kexport.page")]
+    assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", [p for p in _modules("") if "probe" not in p.relative_to(PACKAGE).parts],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_nothing_outside_the_probe_imports_it(path):
+    bad = [(m, line) for m, _, line in _imports(path) if m.startswith("sphinx_kexport.probe")]
+    assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _modules(""), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_imports_private_names_of_another(path):
+    bad = [(m, n, line) for m, names, line in _imports(path) if m.startswith("sphinx_kexport")
+           for n in names if n.startswith("_") and n != "__version__"]
+    assert not bad, f"{path.relative_to(PACKAGE.parent)} imports private names {bad}"
+
+
+def test_the_rules_see_real_imports():
+    """The checker itself: it must resolve relative imports, or every rule above passes vacuously."""
+    found = {m for m, _, _ in _imports(PACKAGE / "page" / "directive.py")}
+    assert "sphinx_kexport.snapshot" in found and "sphinx_kexport.page.model" in found
+    found = {m for m, _, _ in _imports(PACKAGE / "snapshot" / "files.py")}
+    assert "sphinx_kexport.snapshot.validation" in found
