@@ -37,8 +37,6 @@ if importlib.util.find_spec("pydata_sphinx_theme") is not None:
     html_theme = "pydata_sphinx_theme"
     html_theme_options = {
         "navigation_with_keys": False,
-        # the full html_title does not fit the navbar next to the page links below ~1500px
-        "logo": {"text": "sphinx-kexport"},
         # the compatibility tables need the width more than an "On this page" column (the
         # summary by package links every section)
         "secondary_sidebar_items": {"export-support": []},
