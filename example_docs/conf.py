@@ -1,5 +1,7 @@
-"""Sphinx configuration of the example project: Kornia's export-support page.
+"""Sphinx configuration of sphinx-kexport's documentation, whose showcase is Kornia's export-support page.
 
+``index.rst`` and ``guide/`` document the project; ``_ext/schema_doc.py``
+renders the snapshot format from the package's JSON schema.
 ``export-support.rst`` renders the snapshot the probe writes
 (``python -m sphinx_kexport.probe`` from the repository root, configured by
 ``[tool.sphinx-kexport]`` in pyproject.toml); ``api/`` holds the autodoc
@@ -16,31 +18,32 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # sphinx_kexport from the checkout when it is not installed
+sys.path.insert(0, str(HERE / "_ext"))  # this site's own small extensions
 
-project = "sphinx-kexport example: Kornia"
+project = "sphinx-kexport"
 author = "sphinx-kexport contributors"
 copyright = "2025, sphinx-kexport contributors"
 
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx_kexport",
+    "schema_doc",
 ]
+needs_sphinx = "7.4"  # the guide documents configuration values with the `confval` directive
 
-exclude_patterns = ["_build", "cases", "tools"]
+exclude_patterns = ["_build", "_ext", "cases", "tools"]
 
 if importlib.util.find_spec("pydata_sphinx_theme") is not None:
     html_theme = "pydata_sphinx_theme"
     html_theme_options = {
         "navigation_with_keys": False,
-        # the full html_title does not fit the navbar next to the page links below ~1500px
-        "logo": {"text": "Kornia export support"},
         # the compatibility tables need the width more than an "On this page" column (the
         # summary by package links every section)
         "secondary_sidebar_items": {"export-support": []},
     }
 else:
     html_theme = "alabaster"
-html_title = "Kornia export support (sphinx-kexport example)"
+html_title = "sphinx-kexport"
 
 # -- autodoc -----------------------------------------------------------------
 
