@@ -17,31 +17,14 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
-SCHEMA_NAME = "snapshot-1.schema.json"
-# Where the schema has lived; the first that exists wins (see schema_path).
-CANDIDATE_DIRS = ("snapshot", "schema")
 ANCHOR_PREFIX = "snapshot-schema-"
 
 
 def schema_path() -> Path:
-    """The schema the package ships: ``sphinx_kexport.snapshot.SCHEMA_PATH``, else a known location."""
-    import sphinx_kexport
+    """The schema the package ships (and validates every snapshot against)."""
+    from sphinx_kexport.snapshot import SCHEMA_PATH
 
-    try:
-        from sphinx_kexport import snapshot
-    except ImportError:
-        snapshot = None
-    declared = getattr(snapshot, "SCHEMA_PATH", None)
-    if declared is not None and Path(declared).is_file():
-        return Path(declared)
-    package = Path(sphinx_kexport.__file__).resolve().parent
-    for folder in CANDIDATE_DIRS:
-        candidate = package / folder / SCHEMA_NAME
-        if candidate.is_file():
-            return candidate
-    tried = ", ".join(str(package / folder / SCHEMA_NAME) for folder in CANDIDATE_DIRS)
-    raise FileNotFoundError(f"the snapshot schema was not found (sphinx_kexport.snapshot.SCHEMA_PATH is unset "
-                            f"or missing; tried {tried}); check that sphinx_kexport is a complete checkout")
+    return Path(SCHEMA_PATH)
 
 
 def _text_with_literals(text: str) -> list[nodes.Node]:

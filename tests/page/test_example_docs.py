@@ -52,6 +52,41 @@ def test_every_probed_configuration_is_a_row_and_links_to_its_api_entry(built):
     assert target.find(id=anchor) is not None
 
 
+# The documentation site: every page the project promises, reachable from the front page's navigation.
+SITE_PAGES = {
+    "guide/directive.html": ["export-support", ":packages:", ":devices:", ":reasons:", ":compare:"],
+    "guide/configuration.html": ["kexport_api_badges", "kexport_downloads", "kexport_inventories"],
+    "guide/browser.html": ["Search", "URL"],
+    "guide/probe.html": ["case(", "--shard", "merge", "diff", "Exit"],
+    "guide/ci.html": ["shard", "GPU", "diff"],
+    "guide/snapshot-format.html": ["graph_breaks", "environments", "probed_at"],
+    "guide/benchmarks.html": ["bench_page.py", "bench_probe.py"],
+    "guide/kornia.html": ["kornia"],
+    "export-support.html": ["ONNX"],
+}
+
+
+@pytest.mark.parametrize("page", sorted(SITE_PAGES))
+def test_the_docs_site_holds_each_page_and_links_it(built, page):
+    html = (built / page).read_text(encoding="utf-8")
+    text = BeautifulSoup(html, "lxml").get_text(" ")
+    missing = [word for word in SITE_PAGES[page] if word not in text]
+    assert not missing, f"{page} does not mention {missing}"
+    # reachable: the front page or the guide's index links to it
+    index = (built / "index.html").read_text(encoding="utf-8") + (built / "guide" / "index.html").read_text(
+        encoding="utf-8")
+    assert page.split("/")[-1] in index
+
+
+def test_the_snapshot_format_page_is_generated_from_the_schema(built):
+    from sphinx_kexport.snapshot import load_schema
+
+    text = BeautifulSoup((built / "guide" / "snapshot-format.html").read_text(encoding="utf-8"), "lxml").get_text(" ")
+    schema = load_schema()
+    fields = set(schema["properties"]) | {f for d in schema["$defs"].values() for f in d.get("properties", {})}
+    assert fields and not [f for f in sorted(fields) if f not in text]
+
+
 def in_chromium(test):
     """A browser test, skipped where Debian's chromium and chromium-driver are missing."""
     needs = pytest.mark.skipif(not chromium_available(), reason="Debian chromium and chromium-driver are "
