@@ -21,6 +21,7 @@ from .ids import assign_id, reserve_id
 from .legend import build_legend
 from .model import PageModel, column_payload
 from .nodes import kexport_controls, kexport_page
+from .not_probed import build_not_probed, summary_sentence
 from .provenance import build_incomplete_warning, build_measured
 from .repro import build_repro
 from .sections import SECTION_ID_PREFIX, SectionBuilder
@@ -35,13 +36,13 @@ def _rubric(document: nodes.document, text: str, slug: str) -> nodes.rubric:
 
 def _left_out(model: PageModel) -> nodes.paragraph:
     para = nodes.paragraph(classes=["kexport-note"])
-    text = "Each figure is supported / probed; n/a cells are not counted."
-    if model.omitted:
-        entries = "entry is" if model.omitted == 1 else "entries are"
-        text += (f" {model.omitted} registered {entries} not listed because no capture path applies "
-                 "(every cell is n/a).")
-    para += nodes.Text(text)
+    para += nodes.Text("Each figure is supported / probed; n/a cells are not counted." + summary_sentence(model))
     return para
+
+
+def _not_probed(document: nodes.document, model: PageModel) -> list[nodes.Node]:
+    part = build_not_probed(model)
+    return [_rubric(document, "Not probed", "not-probed"), *part] if part else []
 
 
 def _decorator(reason_links: dict[str, dict[str, str]], comparison):
@@ -97,6 +98,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     if not model.groups:
         page += nodes.paragraph("", "The snapshot has no probed configuration to show.",
                                 classes=["kexport-empty"])
+        page += _not_probed(document, model)
         return page
     page += _rubric(document, "Legend", "legend")
     page += build_legend(model)
@@ -110,6 +112,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
                                 "row keeps its own concrete text.",
                                 classes=["kexport-reasons-intro"])
         page += reason_node
+    page += _not_probed(document, model)
     repro = build_repro(model)
     if repro is not None:
         page += repro

@@ -163,7 +163,11 @@ class PageModel:
     groups: list[PackageGroup]
     counts: Counts
     statuses_used: list[str]
-    omitted: int  # registered entries left out because every cell is n/a
+    not_probed: list["NotProbed"]  # registered entries left out of the tables: every cell is n/a
+
+    @property
+    def omitted(self) -> int:
+        return len(self.not_probed)
 
     @property
     def multi_device(self) -> bool:
@@ -280,6 +284,34 @@ def section_title(package: str, key: str, titles: Mapping[str, Mapping[str, str]
     return key.replace("_", " ").replace(".", " / ").capitalize()
 
 
+# Why a registered entry has no row: the kinds the "Not probed" part names, in the order it lists them.
+EAGER_FAILURE = "fails eagerly"  # a problem with the case or the environment, not with a capture path
+SKIPPED = "skipped"  # the case module says why (``skip=``)
+NOTHING_TO_CAPTURE = "nothing to capture"  # it runs, but returns no tensor, or no path applies
+NOT_PROBED_KINDS = (EAGER_FAILURE, SKIPPED, NOTHING_TO_CAPTURE)
+EAGER_FAILURE_PREFIX = "does not run eagerly"  # how the probe words an eager failure (probe/measure.py)
+
+
+@dataclass
+class NotProbed:
+    case: Case
+    kind: str
+    reason: str
+    where: str
+
+
+def not_probed_entry(case: Case, cells: list["Cell"]) -> NotProbed:
+    """The kind and reason of an entry whose every cell is n/a (the first cell that says why)."""
+    explained = next((c.result for c in cells if c.result.detail or c.result.stage), cells[0].result)
+    if explained.stage == "skip":
+        kind = SKIPPED
+    elif explained.stage == "eager" and explained.detail.startswith(EAGER_FAILURE_PREFIX):
+        kind = EAGER_FAILURE
+    else:
+        kind = NOTHING_TO_CAPTURE
+    return NotProbed(case=case, kind=kind, reason=explained.detail, where=explained.where)
+
+
 def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, devices: list[str] | None = None,
                 package_order: list[str] = (), section_titles: Mapping[str, Mapping[str, str]] | None = None,
                 ) -> PageModel:
@@ -297,14 +329,14 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
     ids = _row_ids(snapshot.cases)
 
     by_package: "OrderedDict[str, OrderedDict[str, list[Row]]]" = OrderedDict()
-    omitted = 0
+    not_probed: list[NotProbed] = []
     used: set[str] = set()
     for case in snapshot.cases:
         if packages is not None and case.package not in packages:
             continue
         cells = [Cell(d, p, case.result(d, p)) for d, p in columns]
         if all(c.result.status == "n/a" for c in cells):
-            omitted += 1
+            not_probed.append(not_probed_entry(case, cells))
             continue
         where = []
         for c in cells:
@@ -336,7 +368,7 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
     return PageModel(
         snapshot=snapshot, devices=devs, columns=columns, groups=groups,
         counts=_counts(every_row, columns, devs), statuses_used=[s for s in STATUSES if s in used],
-        omitted=omitted,
+        not_probed=not_probed,
     )
 
 

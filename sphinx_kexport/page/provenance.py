@@ -58,7 +58,7 @@ def build_measured(model: PageModel) -> list[nodes.Node]:
                  "configuration; several code paths of one operator appear once per path, the path "
                  "named in brackets) and put through each capture path, and the output is compared "
                  "with eager execution wherever the path produces something that runs. Entries where "
-                 "no path applies are not listed.")
+                 "no path applies are listed apart, under “Not probed”, with the reason.")
     intro += nodes.Text(sentence)
     environments = nodes.bullet_list(classes=["kexport-environments"])
     for device in model.devices:

@@ -38,13 +38,43 @@ def test_cards_show_every_count_with_its_class(built):
     assert "opset 18" in cards.get_text()
 
 
-def test_left_out_rows_are_counted_not_listed(built):
+def test_entries_without_a_row_are_listed_under_not_probed(built):
     page = soup(built).select_one("div.kexport")
-    assert "1 registered entry is not listed" in page.select_one("p.kexport-note").get_text()
+    assert "1 registered entry is not in the tables (1 skipped)" in page.select_one("p.kexport-note").get_text()
     doctree = built.env.get_doctree("index")
     names = [row["name"] for table in tables(doctree) for row in table["rows"]]
     assert "io.load_image" not in names
     assert len(names) == 7
+    listed = page.select("table.kexport-not-probed tbody tr")
+    assert [[td.get_text(" ", strip=True) for td in tr.select("td")] for tr in listed] == [
+        ["load_image (mylib.io)", "skipped by the case module", "file I/O"]]
+
+
+def test_an_eager_failure_is_listed_first_and_said_loudly(make_app, tmp_path):
+    """A case that does not run eagerly (a broken install, say) must not vanish from the page."""
+    import json
+
+    from page_support import build, copy_root
+
+    src = copy_root("basic", tmp_path)
+    data_file = src / "_data" / "export_support.json"
+    data = json.loads(data_file.read_text())
+    broken = {"status": "n/a", "detail": "does not run eagerly with the probed inputs: No module named "
+              "'scipy' <script>", "stage": "eager", "where": "mylib/filters.py:12"}
+    data["cases"].append({"name": "filters.median", "package": "mylib.filters", "section": "", "operator": "median",
+                          "variant": "", "ref": "", "note": "", "results": {"cpu": {
+                              "onnx": broken, "export": broken, "compile": dict(broken, graph_breaks=0)}}})
+    data_file.write_text(json.dumps(data))
+    app = build(make_app("html", srcdir=src))
+    page = soup(app).select_one("div.kexport")
+    assert "2 registered entries are not in the tables (1 fails eagerly, 1 skipped)" in page.get_text(" ")
+    assert "1 fails eagerly" in page.select_one("p.kexport-not-probed-intro").get_text()
+    first = page.select_one("table.kexport-not-probed tbody tr")
+    cells = [td.get_text(" ", strip=True) for td in first.select("td")]
+    assert cells[0] == "median (mylib.filters)"
+    assert cells[1].startswith("fails eagerly")
+    assert "No module named 'scipy' <script>" in cells[2] and "mylib/filters.py:12" in cells[2]
+    assert first.find("script") is None  # snapshot text is text
 
 
 def test_how_it_was_measured(built):

@@ -1,0 +1,69 @@
+"""The "Not probed" part: every registered entry that has no row, and why.
+
+An entry whose every cell is n/a has nothing to show in the tables, but it
+is still a fact a reader acts on: an operator that fails eagerly (a broken
+case or a broken install) must not vanish silently, and a deliberate skip
+says why. Entries that fail eagerly come first. Built as plain docutils
+nodes, so every builder shows it; every string is snapshot data, set as text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from docutils import nodes
+
+from .model import EAGER_FAILURE, NOT_PROBED_KINDS, NotProbed, PageModel
+from .simple_tables import simple_table
+
+KIND_TEXT = {
+    EAGER_FAILURE: "fails eagerly (a problem with the case or the environment)",
+    "skipped": "skipped by the case module",
+    "nothing to capture": "nothing to capture",
+}
+
+
+def summary_sentence(model: PageModel) -> str:
+    """"3 registered entries are not in the tables (2 fail eagerly, 1 skipped): see Not probed."."""
+    if not model.not_probed:
+        return ""
+    counts = Counter(entry.kind for entry in model.not_probed)
+    parts = ", ".join(f"{counts[kind]} {kind}" for kind in NOT_PROBED_KINDS if counts[kind])
+    n = len(model.not_probed)
+    return (f" {n} registered {'entry is' if n == 1 else 'entries are'} not in the tables ({parts}): "
+            "see “Not probed” below.")
+
+
+def _operator(entry: NotProbed) -> list[nodes.Node]:
+    case = entry.case
+    out: list[nodes.Node] = [nodes.literal(case.operator, case.operator)]
+    if case.variant:
+        out += [nodes.Text(" "), nodes.literal(f"[{case.variant}]", f"[{case.variant}]")]
+    out.append(nodes.Text(f" ({case.package})"))
+    return out
+
+
+def _reason(entry: NotProbed) -> list[nodes.Node]:
+    out: list[nodes.Node] = [nodes.Text(entry.reason or "no reason recorded")]
+    if entry.where:
+        out += [nodes.Text(" (at "), nodes.literal(entry.where, entry.where), nodes.Text(")")]
+    return out
+
+
+def build_not_probed(model: PageModel) -> list[nodes.Node]:
+    if not model.not_probed:
+        return []
+    ordered = sorted(model.not_probed, key=lambda e: NOT_PROBED_KINDS.index(e.kind))
+    intro = nodes.paragraph(classes=["kexport-not-probed-intro"])
+    eager = sum(1 for e in ordered if e.kind == EAGER_FAILURE)
+    text = ("Registered entries with no row in the tables: no path was measured for them on any device "
+            "shown here.")
+    if eager:
+        text += (f" {eager} {'fails' if eager == 1 else 'fail'} eagerly: the operator did not run with the "
+                 "probed inputs at all, so its capture paths are unknown; fix the case or the environment "
+                 "and probe again.")
+    intro += nodes.Text(text)
+    rows = [([f"kexport-not-probed--{entry.kind.replace(' ', '-')}"],
+             [_operator(entry), KIND_TEXT.get(entry.kind, entry.kind), _reason(entry)]) for entry in ordered]
+    table = simple_table(["Operator", "Why not", "Reason"], rows, [30, 20, 50], ["kexport-not-probed"])
+    return [intro, table]
