@@ -1,4 +1,4 @@
-"""``python -m sphinx_kexport.probe``: refresh the snapshot; ``merge`` and ``diff`` subcommands.
+"""``python -m sphinx_kexport.probe``: refresh the snapshot; ``merge``, ``diff`` and ``repro`` subcommands.
 
 Exit status: 0 when the survey ran (failing cases are data, not errors),
 1 when ``diff`` finds a regression or ``merge`` refuses a gap, 2 for a
@@ -50,7 +50,8 @@ def probe_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=(
         "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
         "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
-        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`."),
+        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
+        "`repro SNAPSHOT CASE --path onnx|export|compile [--device cpu|cuda]`."),
         epilog="Interrupted or killed? Run the same command again: finished cases are not re-run. "
                + EXIT_STATUS_HELP)
     parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
@@ -342,6 +343,46 @@ def run_diff(argv: list[str]) -> int:
     return EXIT_REGRESSED if regressed(changes) else EXIT_OK
 
 
+def run_repro(argv: list[str]) -> int:
+    parser = _Parser(prog=f"{PROG} repro", description=(
+        "Print the Python snippet that reproduces one cell of a snapshot (what the page offers for it): it "
+        "rebuilds the case's callable and inputs, runs the path and compares with eager."))
+    parser.add_argument("snapshot", metavar="SNAPSHOT")
+    parser.add_argument("case", metavar="CASE", help="the case's name, as in the snapshot (e.g. 'warp[reflect]')")
+    parser.add_argument("--path", required=True, choices=("onnx", "export", "compile"))
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    args = parser.parse_args(argv)
+    import difflib
+
+    from ..snapshot import PATH_LABELS, SnapshotError, normalise, read_json
+    from .snippet import snippet
+
+    try:
+        data, _ = normalise(read_json(args.snapshot), args.snapshot)
+    except SnapshotError as exc:
+        return _fail(str(exc))
+    cases = {c["name"]: c for c in data["cases"]}
+    if args.case not in cases:
+        close = difflib.get_close_matches(args.case, list(cases), n=3)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        return _fail(f"{args.snapshot} has no case {args.case!r} ({len(cases)} cases).{hint}")
+    case = cases[args.case]
+    if args.device not in data["environments"]:
+        return _fail(f"{args.snapshot} holds no {args.device} results (devices: "
+                     f"{', '.join(data['environments']) or 'none'}); choose one with --device")
+    if not case.get("call"):
+        return _fail(f"case {args.case!r} in {args.snapshot} records no call to rebuild it from (a skip= case, a "
+                     "target without an importable path, or a snapshot in Kornia's format)")
+    result = case.get("results", {}).get(args.device, {}).get(args.path, {})
+    title = f"{args.case}: {PATH_LABELS[args.path]} on {args.device}"
+    if result:
+        title += f", recorded {result['status']}" + (f" ({result['detail']})" if result.get("detail") else "")
+    opset = int(data["environments"][args.device].get("opset") or 18)
+    print(snippet(case["call"], args.path, args.device, opset=opset, title=" ".join(title.split()),
+                  check=bool(case.get("check", True))), end="")
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -349,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_merge(argv[1:])
         if argv and argv[0] == "diff":
             return run_diff(argv[1:])
+        if argv and argv[0] == "repro":
+            return run_repro(argv[1:])
         return run_probe(probe_parser().parse_args(argv))
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import compare_outputs, graph_breaks
+from . import compare_outputs, containers, graph_breaks
 from .locate import LibraryRoot, where_exception
 from .reasons import exception_chain, explain_exception
 from .registry import CaseSpec
@@ -86,8 +86,10 @@ class CaseRun:
         self.device = device
         self.kwargs = _on_device(spec.kwargs, device)
 
-    def inputs(self) -> tuple[torch.Tensor, ...]:
-        return tuple(t.detach().clone().to(self.device) for t in self.spec.inputs)
+    def inputs(self) -> tuple[Any, ...]:
+        """Fresh copies of the inputs (tensors, or dicts, lists and tuples of them) on the device."""
+        return tuple(containers.rebuild(value, lambda t: t.detach().clone().to(self.device))
+                     for value in self.spec.inputs)
 
     def wrapper(self) -> torch.nn.Module:
         target = self.spec.target
@@ -314,14 +316,15 @@ def onnx_provider(device: str, onnxruntime: Any) -> str:
     return "CPUExecutionProvider"
 
 
-def map_onnx_inputs(graph_inputs: list[str], inputs: tuple[torch.Tensor, ...]
+def map_onnx_inputs(graph_inputs: list[str], inputs: tuple[Any, ...]
                     ) -> tuple[dict[str, Any], list[str], str]:
-    """Feed by name (in0, in1, ...); inputs the exporter folded away are reported, not fed."""
-    arrays = {f"in{i}": compare_outputs.to_numpy(t) for i, t in enumerate(inputs)}
+    """Feed by name (in0, in0_key, in1_0, ...: the exporter flattens containers in this order);
+    inputs the exporter folded away are reported, not fed."""
+    arrays = {name: compare_outputs.to_numpy(t) for name, t in containers.input_leaves(inputs)}
     if all(name in arrays for name in graph_inputs):
         feed = {name: arrays[name] for name in graph_inputs}
         return feed, [name for name in arrays if name not in feed], ""
-    if len(graph_inputs) == len(inputs):  # renamed by the exporter, same count: positional
+    if len(graph_inputs) == len(arrays):  # renamed by the exporter, same count: positional
         return dict(zip(graph_inputs, arrays.values())), [], ""
-    return {}, [], (f"cannot map the case's {len(inputs)} input tensors onto the graph inputs "
+    return {}, [], (f"cannot map the case's {len(arrays)} input tensors onto the graph inputs "
                     f"{', '.join(graph_inputs)}")
