@@ -530,15 +530,18 @@
     var tr = box.closest("tr"), i = this.trs.indexOf(tr);
     if (!templates || !code || i < 0) return;
     var call = code.textContent, name = box.getAttribute("data-n") || "", s = this.codes[i];
-    // as sphinx_kexport.repro.call_body: no trailing space, no second "import torch"
+    // as sphinx_kexport.snapshot.repro.call_body: no trailing space, no second "import torch"
     var body = call.replace(/\s+$/, "").replace(/^import torch\n/, "");
     var labels = (this.root.getAttribute("data-labels") || "").split("|");
+    // a random operator (data-r) is compared on shapes only, as the probe did
+    var compare = templates[box.hasAttribute("data-r") ? "compare-random" : "compare"] || "";
     var added = 0;
     for (var c = 0; c < this.columnKeys.length; c++) {
       var template = templates[this.columnKeys[c]];
       if (!FAILING[s.charAt(c)] || !template) continue;
-      // The order matters and matches sphinx_kexport.repro.fill_template: title, then call.
-      var text = template.split("@@KX_TITLE@@").join(name).split("@@KX_CALL@@").join(body);
+      // The order matters and matches sphinx_kexport.snapshot.repro.fill_template: the call last.
+      var text = template.split("@@KX_COMPARE@@").join(compare).split("@@KX_TITLE@@").join(name)
+        .split("@@KX_CALL@@").join(body);
       box.appendChild(snippet(labels[c] || this.columnKeys[c], text));
       added++;
     }

@@ -31,16 +31,32 @@ _RULES = [
 ]
 _SPACES = re.compile(r"\s+")
 
+# Words that name a tool or a dtype: they are what a reason is about, not what varies between its
+# instances ("onnx.checker rejects ..." is another reason than "onnxruntime cannot run ...", int64
+# another than float32), so the rules above must not turn them into placeholders.
+_KEPT = re.compile(
+    r"\b(?:torch\.onnx\.export|torch\.onnx|torch\.export\.export|torch\.export|torch\.compile|torch\._dynamo"
+    r"|onnx\.checker|onnxruntime|onnxscript|dynamo|inductor|fullgraph=True"
+    r"|(?:torch\.)?(?:u?int(?:8|16|32|64)|float(?:16|32|64)|bfloat16|complex(?:32|64|128)|float8_\w+|bool))\b")
+_KEEP_MARK = "\ue000"  # private-use characters: no rule above matches them
+
 
 @lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
-    """The reason with names, paths, shapes and numbers replaced by placeholders.
+    """The reason with names, paths, shapes and numbers replaced by placeholders; tool and dtype names stay.
 
     Cached: a page repeats the same few reasons hundreds of times."""
     out = _SPACES.sub(" ", text).strip()
+    kept: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        kept.append(match.group(0))
+        return _KEEP_MARK + chr(0xE001 + len(kept) - 1)
+
+    out = _KEPT.sub(keep, out)
     for pattern, placeholder in _RULES:
         out = pattern.sub(placeholder, out)
-    return out
+    return re.sub(_KEEP_MARK + "(.)", lambda m: kept[ord(m.group(1)) - 0xE001], out)
 
 
 @lru_cache(maxsize=8192)

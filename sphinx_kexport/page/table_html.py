@@ -155,6 +155,7 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "where": row["where"],
         "name": row["name"],
         "call": _repro(row),
+        "check": row.get("check", True),
     }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..snapshot import SCHEMA_VERSION
+from .containers import input_leaves
 from .environment import utc_now
 from .registry import CaseSpec
 
@@ -31,8 +32,9 @@ def case_entry(spec: CaseSpec) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "name": spec.name, "package": spec.package, "section": spec.section, "operator": spec.operator,
         "variant": spec.variant, "ref": spec.ref, "note": spec.note, "check": spec.check, "results": {},
+        # the format's inputs are a flat list: containers are flattened in the exporter's order
         "inputs": [{"shape": [int(d) for d in t.shape], "dtype": str(t.dtype).removeprefix("torch.")}
-                   for t in spec.inputs],
+                   for _, t in input_leaves(spec.inputs)],
     }
     call = call_source(spec)
     if call:

@@ -1,9 +1,12 @@
 """Python source that rebuilds a case's callable as ``fn`` and its inputs as ``inputs``.
 
-The page turns it into a copyable repro (``torch.onnx.export(fn, inputs,
-dynamo=True)`` and friends). It is best effort from the registration: the
-target's importable path (``ref``), the kwargs' reprs and the input shapes.
-What cannot be written as source is said in a comment, never guessed.
+The page and ``probe repro`` turn it into a copyable repro (``torch.onnx.export(fn, inputs,
+dynamo=True)`` and friends). A case's ``code`` (source that defines ``target``, and optionally
+``inputs``, exactly as probed) is used as given. Otherwise it is built from the registration:
+the module that defines the target (``import kornia.filters``, not ``import kornia``), a module
+target's constructor only when a default-constructed one is the probed one, the kwargs' reprs,
+and the inputs (exact values for small tensors, containers kept). What cannot be written as
+source is said in a comment, never guessed.
 """
 
 from __future__ import annotations
@@ -79,10 +82,31 @@ def _values_text(array: Any) -> str:
     return "[" + ", ".join(_values_text(item) for item in array) + "]"
 
 
+def _input_source(value: Any) -> str:
+    """Source for one positional input: a tensor, or a dict, list or tuple of them."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key!r}: {_input_source(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_input_source(item) for item in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_input_source(item) for item in value) + ("," if len(value) == 1 else "") + ")"
+    return _tensor_source(value)
+
+
+def _exact(value: Any) -> bool:
+    """Whether ``_input_source`` writes the values themselves (not a random stand-in of the same shape)."""
+    if isinstance(value, dict):
+        return all(_exact(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_exact(item) for item in value)
+    return _tensor_source(value).startswith("torch.tensor(")
+
+
 def _import_line(ref: str) -> tuple[str, str]:
-    """(import statement, expression) for a dotted ref; the shortest importable module that reaches it."""
+    """(import statement, expression) for a dotted ref: the module that defines it (the longest
+    importable prefix), so that ``kornia.filters.blur`` imports ``kornia.filters``, not only ``kornia``."""
     parts = ref.split(".")
-    for n in range(1, len(parts)):
+    for n in range(len(parts) - 1, 0, -1):
         module_name = ".".join(parts[:n])
         try:
             obj: Any = sys.modules.get(module_name) or importlib.import_module(module_name)
@@ -98,8 +122,10 @@ def call_source(spec: CaseSpec) -> str:
     """The ``call`` field: builds ``fn`` and ``inputs``; "" when the target has no importable path."""
     import torch
 
-    if spec.skip or not spec.ref:
+    if spec.skip or not (spec.ref or spec.code):
         return ""
+    if spec.code:
+        return _from_code(spec)
     lines = ["import torch"]
     target = spec.target
     ref = spec.ref
@@ -112,14 +138,52 @@ def call_source(spec: CaseSpec) -> str:
     if statement != "import torch":
         lines.append(statement)
     if is_module:
-        constructor = "()" if _takes_no_arguments(type(target)) else "(...)"
-        lines.append(f"# the constructor arguments are in the case module {spec.origin or '(unknown)'}, "
-                     f"case {spec.name!r}")
-        callee = f"{expression}{constructor}"
+        if _is_default_instance(target):
+            callee = f"{expression}()"
+        else:  # never a bare Cls() that is not what was probed
+            lines.append(f"# the constructor arguments are in the case module {spec.origin or '(unknown)'}, "
+                         f"case {spec.name!r} (give the case code= to make this snippet runnable)")
+            callee = f"{expression}(...)"
         if spec.method:
             callee += f".{spec.method}"
     else:
         callee = expression
+    lines += _callable_lines(spec, callee)
+    lines.append(_inputs_line(spec))
+    return "\n".join(lines)
+
+
+def _from_code(spec: CaseSpec) -> str:
+    """The case's own source for ``target`` (and maybe ``inputs``), then ``fn`` and, if needed, ``inputs``."""
+    lines = ["import torch", spec.code.strip("\n")]
+    lines += _callable_lines(spec, "target" + (f".{spec.method}" if spec.method else ""))
+    if not _defines(spec.code, "inputs"):
+        lines.append(_inputs_line(spec))
+    return "\n".join(lines)
+
+
+def _defines(code: str, name: str) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+               for node in ast.walk(tree))
+
+
+def _inputs_line(spec: CaseSpec) -> str:
+    sources = [_input_source(value) for value in spec.inputs]
+    line = "inputs = (" + ", ".join(sources) + ("," if len(sources) == 1 else "") + ")"
+    if not all(_exact(value) for value in spec.inputs):
+        line = ("# random values of the probed shapes and dtypes (the case drew its own; give the case code= "
+                "that defines `inputs` to pin them)\n" + line)
+    return line
+
+
+def _callable_lines(spec: CaseSpec, callee: str) -> list[str]:
+    lines: list[str] = []
     arguments = [f"x{i}" for i in range(len(spec.inputs))]
     baked, unwritable = [], []
     for key, value in spec.kwargs.items():
@@ -135,9 +199,7 @@ def call_source(spec: CaseSpec) -> str:
         lines.append(f"fn = lambda {', '.join(arguments)}: {callee}({', '.join(arguments + baked)})")
     else:
         lines.append(f"fn = {callee}")
-    tensors = [_tensor_source(t) for t in spec.inputs]
-    lines.append("inputs = (" + ", ".join(tensors) + ("," if len(tensors) == 1 else "") + ")")
-    return "\n".join(lines)
+    return lines
 
 
 def _takes_no_arguments(cls: type) -> bool:
@@ -147,3 +209,23 @@ def _takes_no_arguments(cls: type) -> bool:
         return False
     return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                for p in signature.parameters.values())
+
+
+def _is_default_instance(module: Any) -> bool:
+    """Whether ``type(module)()`` rebuilds the probed module: same structure, same parameters and buffers."""
+    import torch
+
+    cls = type(module)
+    if not _takes_no_arguments(cls):
+        return False
+    try:
+        with torch.random.fork_rng(devices=[]):  # building it must not move the caller's random stream
+            fresh = cls()
+    except Exception:
+        return False
+    if repr(fresh) != repr(module):
+        return False
+    mine, theirs = module.state_dict(), fresh.state_dict()
+    return mine.keys() == theirs.keys() and all(
+        mine[k].shape == theirs[k].shape and mine[k].dtype == theirs[k].dtype
+        and torch.equal(mine[k].cpu(), theirs[k].cpu()) for k in mine)

@@ -1,10 +1,13 @@
-"""``python -m sphinx_kexport.probe``: refresh the snapshot; ``merge`` and ``diff`` subcommands.
+"""``python -m sphinx_kexport.probe``: refresh the snapshot; ``merge``, ``diff`` and ``repro`` subcommands.
 
 Exit status: 0 when the survey ran (failing cases are data, not errors),
 1 when ``diff`` finds a regression or ``merge`` refuses a gap, 2 for a
 mistake in the configuration, the case modules or the command line (a
 message says what to fix; no traceback), 3 when the probe itself could not
-run, 130 when interrupted (rerun the same command to resume).
+run, 4 when the survey ran and wrote the snapshot but some probed cases do
+not run eagerly (a problem with the case or the environment, such as a
+broken install: they are listed at the end and recorded as ``n/a`` at
+stage ``eager``), 130 when interrupted (rerun the same command to resume).
 """
 
 from __future__ import annotations
@@ -20,7 +23,12 @@ from pathlib import Path
 from typing import Any
 
 PROG = "python -m sphinx_kexport.probe"
-EXIT_OK, EXIT_REGRESSED, EXIT_USAGE, EXIT_TOOL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_REGRESSED, EXIT_USAGE, EXIT_TOOL, EXIT_EAGER, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_STATUS_HELP = (
+    "Exit status: 0 the survey ran (failing cases are data); 2 a mistake in the configuration, the case "
+    "modules or the command line; 3 the probe itself could not run; 4 the survey ran and wrote the snapshot, "
+    "but some cases failed eagerly (a problem with the case or the environment; listed at the end); "
+    "130 interrupted.")
 
 
 class UsageError(Exception):
@@ -42,8 +50,10 @@ def probe_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=(
         "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
         "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
-        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`."),
-        epilog="Interrupted or killed? Run the same command again: finished cases are not re-run.")
+        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
+        "`repro SNAPSHOT CASE --path onnx|export|compile [--device cpu|cuda]`."),
+        epilog="Interrupted or killed? Run the same command again: finished cases are not re-run. "
+               + EXIT_STATUS_HELP)
     parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
                         help="case module, .py file or directory (repeatable; replaces `cases`)")
     parser.add_argument("--out", metavar="PATH", help="snapshot to write (replaces `out`)")
@@ -138,12 +148,17 @@ def run_probe(args: argparse.Namespace) -> int:
                      "machine and merge, or drop cuda from `devices`. Nothing was written.")
 
     selected = [s for s in specs if not config.only or any(_matches(s, p) for p in config.only)]
+    if not selected:
+        return _fail(f"no case matches --only {' '.join(config.only)} (the case modules register {len(specs)} "
+                     "cases). Nothing was run.")
     if config.shard:
         chosen = {id(s) for s in selected}  # by identity: CaseSpec equality would compare tensors
+        matching = len(selected)
         selected = [s for i, s in enumerate(specs) if config.shard.selects(i) and id(s) in chosen]
-    if not selected:
-        what = f"--only {' '.join(config.only)}" if config.only else f"--shard {config.shard}"
-        return _fail(f"no case matches {what} (the case modules register {len(specs)} cases). Nothing was run.")
+        if not selected:  # not a mistake: a CI matrix has more shards than this selection has cases
+            which = f"of the {matching} cases matching --only {' '.join(config.only)}" if config.only else \
+                f"of the {len(specs)} cases"
+            print(f"shard {config.shard} holds none {which}; writing an empty part for `merge`", flush=True)
 
     info = library_info(library, root.directory if root is not NO_LIBRARY else "")
     try:
@@ -155,12 +170,10 @@ def run_probe(args: argparse.Namespace) -> int:
 
 def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[Any], root: Any,
             info: dict[str, str], tools: dict[str, str]) -> int:
-    from ..snapshot import SnapshotError, dump_snapshot
-    from .assemble import build_snapshot
-    from .environment import device_environment
+    from ..snapshot import SnapshotError
     from .fingerprint import fingerprint
     from .measure import skipped
-    from .progress import Progress, summary_table
+    from .progress import Progress, eager_summary, summary_table
     from .runner import Runner, Task, ToolError
     from .store import WorkDir, work_dir_for
 
@@ -185,16 +198,16 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
                 tasks.append(Task(spec.name, device, key, ["onnx", "export", "compile"]))
 
     total = len(tasks) + len(reused) + len(skips)
+    jobs = min(config.jobs, max(1, len(tasks)))
     progress = Progress(total)
     where = f" (shard {config.shard})" if config.shard else ""
     print(f"probing {len(selected)} of {len(specs)} cases on {', '.join(config.devices)}{where} with "
-          f"{min(config.jobs, max(1, len(tasks)))} worker(s); records in {work.path}", flush=True)
+          f"{jobs} worker(s); records in {work.path}", flush=True)
     progress.resumed(len(reused), reused)
     for spec, device in skips:
         measured[(spec.name, device)] = skipped(spec)
         progress.finished(spec.name, device, measured[(spec.name, device)], 0.0, measured=False)
 
-    jobs = min(config.jobs, max(1, len(tasks)))
     settings = {"sys_path": list(sys.path), "sources": [(s.module, s.path_entry, s.label, s.found_in_directory)
                                                         for s in sources],
                 "library": root.name, "opset": config.opset,
@@ -213,14 +226,49 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
                     on_note=progress.note)
     began = time.monotonic()
     try:
-        if tasks:
-            work.path.mkdir(parents=True, exist_ok=True)
-            runner.run(tasks)
-    except ToolError as exc:
-        progress.close()
-        return _fail(f"{exc}\nFinished cases are kept in {work.path}; rerun to resume.", EXIT_TOOL)
+        try:
+            if tasks:
+                work.path.mkdir(parents=True, exist_ok=True)
+                runner.run(tasks)
+        except ToolError as exc:
+            return _fail(f"{exc}\nFinished cases are kept in {work.path}; rerun to resume.", EXIT_TOOL)
+        finally:
+            progress.close()
+        snapshot, notes = _write_snapshot(config, specs, measured, info, work)
+    except SnapshotError as exc:  # a bug in the probe, not in the user's cases
+        return _fail(f"the snapshot does not validate, not writing it: {exc}", EXIT_TOOL)
     finally:
-        progress.close()
+        runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
+    wall = time.monotonic() - began
+    if not config.keep_work:
+        work.remove()
+
+    for note in notes:
+        print(f"note: {note}")
+    print()
+    print(summary_table(snapshot["cases"], list(snapshot["environments"])), end="")
+    state = "complete" if snapshot["complete"] else f"incomplete: {len(snapshot['missing'])} cases missing"
+    print(f"\nwrote {config.out} ({len(snapshot['cases'])} cases, {state})")
+    probed = {spec.name for spec in selected}
+    eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
+    if config.stats:
+        stats = {"wall_seconds": round(wall, 3), "measured": len(tasks), "reused": len(reused),
+                 "skipped": len(skips), "jobs": jobs, "workers": runner.worker_peaks(), "case_seconds": seconds}
+        config.stats.parent.mkdir(parents=True, exist_ok=True)
+        config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    if eager:
+        print("\n" + "\n".join(eager))
+        return _fail(f"{eager[0].split(' and were')[0]}: fix the case or the environment (see the list above); "
+                     "the snapshot was written", EXIT_EAGER)
+    return EXIT_OK
+
+
+def _write_snapshot(config: Any, specs: list[Any], measured: dict[tuple[str, str], dict[str, Any]],
+                    info: dict[str, str], work: Any) -> tuple[dict[str, Any], list[str]]:
+    """Assemble the snapshot (carrying over what this run did not measure) and write it; raises SnapshotError."""
+    from ..snapshot import dump_snapshot
+    from .assemble import build_snapshot
+    from .environment import device_environment
 
     environments = {}
     for device in config.devices:
@@ -235,28 +283,8 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     snapshot, more = build_snapshot(specs=specs, measured=measured, environments=environments, library=info,
                                     previous=previous)
     notes += more
-    try:
-        dump_snapshot(snapshot, config.out)
-    except SnapshotError as exc:  # a bug in the probe, not in the user's cases
-        runner.close()
-        return _fail(f"the snapshot does not validate, not writing it: {exc}", EXIT_TOOL)
-    runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
-    wall = time.monotonic() - began
-    if not config.keep_work:
-        work.remove()
-
-    for note in notes:
-        print(f"note: {note}")
-    print()
-    print(summary_table(snapshot["cases"], list(snapshot["environments"])), end="")
-    state = "complete" if snapshot["complete"] else f"incomplete: {len(snapshot['missing'])} cases missing"
-    print(f"\nwrote {config.out} ({len(snapshot['cases'])} cases, {state})")
-    if config.stats:
-        stats = {"wall_seconds": round(wall, 3), "measured": len(tasks), "reused": len(reused),
-                 "skipped": len(skips), "jobs": jobs, "workers": runner.worker_peaks(), "case_seconds": seconds}
-        config.stats.parent.mkdir(parents=True, exist_ok=True)
-        config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
-    return EXIT_OK
+    dump_snapshot(snapshot, config.out)
+    return snapshot, notes
 
 
 # --------------------------------------------------------------------------
@@ -315,6 +343,46 @@ def run_diff(argv: list[str]) -> int:
     return EXIT_REGRESSED if regressed(changes) else EXIT_OK
 
 
+def run_repro(argv: list[str]) -> int:
+    parser = _Parser(prog=f"{PROG} repro", description=(
+        "Print the Python snippet that reproduces one cell of a snapshot (what the page offers for it): it "
+        "rebuilds the case's callable and inputs, runs the path and compares with eager."))
+    parser.add_argument("snapshot", metavar="SNAPSHOT")
+    parser.add_argument("case", metavar="CASE", help="the case's name, as in the snapshot (e.g. 'warp[reflect]')")
+    parser.add_argument("--path", required=True, choices=("onnx", "export", "compile"))
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    args = parser.parse_args(argv)
+    import difflib
+
+    from ..snapshot import PATH_LABELS, SnapshotError, normalise, read_json
+    from ..snapshot.repro import repro_code
+
+    try:
+        data, _ = normalise(read_json(args.snapshot), args.snapshot)
+    except SnapshotError as exc:
+        return _fail(str(exc))
+    cases = {c["name"]: c for c in data["cases"]}
+    if args.case not in cases:
+        close = difflib.get_close_matches(args.case, list(cases), n=3)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        return _fail(f"{args.snapshot} has no case {args.case!r} ({len(cases)} cases).{hint}")
+    case = cases[args.case]
+    if args.device not in data["environments"]:
+        return _fail(f"{args.snapshot} holds no {args.device} results (devices: "
+                     f"{', '.join(data['environments']) or 'none'}); choose one with --device")
+    if not case.get("call"):
+        return _fail(f"case {args.case!r} in {args.snapshot} records no call to rebuild it from (a skip= case, a "
+                     "target without an importable path, or a snapshot in Kornia's format)")
+    result = case.get("results", {}).get(args.device, {}).get(args.path, {})
+    title = f"{args.case}: {PATH_LABELS[args.path]} on {args.device}"
+    if result:
+        title += f", recorded {result['status']}" + (f" ({result['detail']})" if result.get("detail") else "")
+    opset = int(data["environments"][args.device].get("opset") or 18)
+    print(repro_code(case["call"], args.path, args.device, opset, " ".join(title.split()),
+                     check=bool(case.get("check", True))), end="")
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -322,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_merge(argv[1:])
         if argv and argv[0] == "diff":
             return run_diff(argv[1:])
+        if argv and argv[0] == "repro":
+            return run_repro(argv[1:])
         return run_probe(probe_parser().parse_args(argv))
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE

@@ -114,6 +114,24 @@ _RULES: list[Rule] = [
      "inductor bug in this torch version (KeyError on a tensor storage while lowering the graph)"),
     (re.compile(r"Skip calling `torch\.compiler\.disable\(\)`d function|torch\.compiler\.disable"),
      "calls a function marked torch.compiler.disable, which runs in Python"),
+    # dynamo (torch.compile) graph breaks, by the graph-break type dynamo names in its message
+    (re.compile(r"Attempted to (?:call|inline) function marked as skipped[\s\S]*?(?:builtin|function) `([^`]+?)\.?`"),
+     lambda m: f"calls {m.group(1)}, which dynamo does not trace (a Python builtin, a C extension or a function "
+               "it skips on purpose)"),
+    (re.compile(r"Dynamo does not know how to trace builtin operator `(\w+)`"),
+     lambda m: f"calls the Python builtin {m.group(1)}(), which dynamo cannot trace with these arguments"),
+    (re.compile(r"An opaque object was created in the middle of the program"),
+     "creates an object dynamo cannot trace (such as a torch.Generator) inside the function"),
+    (re.compile(r"Attempted to copy\.deepcopy a tensor|Dynamo does not support copy\.deepcopy"),
+     "calls copy.deepcopy, which dynamo cannot trace"),
+    (re.compile(r"Unsupported context manager[\s\S]*?enter a `([^`]+)` context manager"),
+     lambda m: f"enters a {m.group(1)} context manager, which dynamo cannot trace"),
+    (re.compile(r"Graph break under GenericContextWrappingVariable"),
+     "a graph break inside a context manager that dynamo cannot split"),
+    (re.compile(r"Observed exception|Exception with bad expected type|Caught non-Exception value"),
+     "raises or catches an exception in a way dynamo cannot trace"),
+    (re.compile(r"Attempt to trace generator|call_method on generator|Generator reconstruction"),
+     "uses a Python generator in a way dynamo cannot trace"),
     (re.compile(r"CUDA out of memory|DefaultCPUAllocator: can't allocate memory|OutOfMemoryError"),
      "ran out of memory with the probed inputs"),
     # onnx.checker (full_check runs ONNX's own shape inference over the exported graph)
@@ -213,6 +231,18 @@ def explain_exception(exc: BaseException) -> str:
     return known_cause(_chain_text(chain)) or clean_line(_root_line(chain))
 
 
+# a dynamo graph-break message: "<graph-break type>\n  Explanation: <what dynamo could not do>\n  Hint: ..."
+_DYNAMO_EXPLANATION = re.compile(r"^\s*([^\n]+)\n\s*Explanation:\s*([^\n]+)")
+
+
 def explain_text(text: str) -> str:
-    """The user-facing reason for a message that is not an exception (a dynamo break reason)."""
-    return known_cause(text) or clean_line(text)
+    """The user-facing reason for a message that is not an exception (a dynamo break reason).
+
+    A dynamo message no rule knows keeps dynamo's own explanation, which says more than its type line."""
+    known = known_cause(text)
+    if known:
+        return known
+    match = _DYNAMO_EXPLANATION.match(text)
+    if match:
+        return clean_line(f"{match.group(1).strip().rstrip('.')}: {match.group(2)}")
+    return clean_line(text)

@@ -1,7 +1,7 @@
 """A fingerprint of what a record measured, so a resumed run reuses only records that still apply.
 
 It covers the case definition (name, target, input shapes, dtypes and
-values, kwargs, check/atol/rtol/skip/method), the library version, the tool
+values, containers, kwargs, check/atol/rtol/skip/method, code), the library version, the tool
 versions, the opset and the device. Object addresses in reprs are removed so
 that an unchanged case gets the same fingerprint in every process.
 """
@@ -13,9 +13,10 @@ import json
 import re
 from typing import Any
 
+from .containers import input_leaves, rebuild
 from .registry import CaseSpec
 
-RECORD_FORMAT = 1  # bump when the meaning of a record changes
+RECORD_FORMAT = 2  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -54,7 +55,10 @@ def _module_digest(target: Any) -> str:
 def case_definition(spec: CaseSpec) -> dict[str, Any]:
     return {
         "name": spec.name, "target": _target_name(spec.target), "module": _module_digest(spec.target),
-        "inputs": [_tensor_digest(t) for t in spec.inputs] if not spec.skip else [],
+        "inputs": [dict(_tensor_digest(t), name=name) for name, t in input_leaves(spec.inputs)]
+        if not spec.skip else [],
+        "containers": _stable_repr([rebuild(value, lambda leaf: None) for value in spec.inputs]),
+        "code": spec.code,
         "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
         "rtol": spec.rtol, "skip": spec.skip, "method": spec.method,
     }

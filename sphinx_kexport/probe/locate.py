@@ -82,6 +82,8 @@ def _node_frames(exc: BaseException) -> list[tuple[str, int]]:
 
 def _frames_of(exc: BaseException) -> list[tuple[str, int]]:
     frames = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__)]
+    # dynamo's Unsupported carries the user stack it was tracing (outer to inner)
+    frames += [(f.filename, f.lineno or 0) for f in getattr(exc, "real_stack", None) or []]
     # dynamo and faulthandler name user frames in the message text, outer to inner
     frames += [(m.group(1), int(m.group(2))) for m in _FILE_LINE.finditer(str(exc))]
     return frames + _node_frames(exc)

@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 import torch
 
-from . import compare_outputs
-from .locate import LibraryRoot, deepest_frame, where_exception
-from .explain import exception_chain, explain_exception, explain_text
+from . import compare_outputs, containers, graph_breaks
+from .explain import exception_chain, explain_exception
+from .locate import LibraryRoot, where_exception
 from .registry import CaseSpec
 
 SEED = 1234
@@ -24,14 +24,6 @@ ORT_THREADS = 0  # onnxruntime intra-op threads; 0 = its default (the worker set
 PATHS = ("onnx", "export", "compile")
 MAX_BREAK_REASONS = 5
 
-RANDOM_DETAIL = {
-    "onnx": "random operator: exported and ran in onnxruntime; only the output count, shapes and finiteness "
-            "are checked, not the values",
-    "export": "random operator: captured and ran; only the output count, shapes and finiteness are checked, "
-              "not the values",
-    "compile": "random operator: compiled and ran; only the output count, shapes and finiteness are checked, "
-               "not the values",
-}
 
 
 def result(status: str, detail: str = "", stage: str = "", where: str = "", **extra: Any) -> dict[str, Any]:
@@ -94,8 +86,10 @@ class CaseRun:
         self.device = device
         self.kwargs = _on_device(spec.kwargs, device)
 
-    def inputs(self) -> tuple[torch.Tensor, ...]:
-        return tuple(t.detach().clone().to(self.device) for t in self.spec.inputs)
+    def inputs(self) -> tuple[Any, ...]:
+        """Fresh copies of the inputs (tensors, or dicts, lists and tuples of them) on the device."""
+        return tuple(containers.rebuild(value, lambda t: t.detach().clone().to(self.device))
+                     for value in self.spec.inputs)
 
     def wrapper(self) -> torch.nn.Module:
         target = self.spec.target
@@ -130,8 +124,8 @@ class Measurement:
         """Compare a path's outputs with eager (stage compare)."""
         if not self.spec.check:
             verdict = compare_outputs.check_shapes_and_finite(self.reference, outputs)
-            if verdict.same:
-                return result("ok-unverified", RANDOM_DETAIL[path], **extra)
+            if verdict.same:  # the status says it all (the page's legend explains ok-unverified)
+                return result("ok-unverified", **extra)
             return result("mismatch", "random operator, and even the output count, shapes or finiteness "
                           f"differ from eager: {verdict.detail}", "compare", **extra)
         verdict = compare_outputs.compare(self.reference, outputs, self.spec.atol, self.spec.rtol)
@@ -223,50 +217,54 @@ class Measurement:
 
     # -- torch.compile
 
-    def _graph_breaks(self, wrapper: torch.nn.Module, inputs: tuple) -> tuple[int, list[str], str]:
-        explanation = self._seeded(lambda: torch._dynamo.explain(wrapper)(*inputs))
-        reasons: list[str] = []
-        where = ""
-        for brk in explanation.break_reasons:
-            text = explain_text(str(getattr(brk, "reason", brk)))
-            if text and text not in reasons:
-                reasons.append(text)
-            if not where:
-                stack = getattr(brk, "user_stack", None) or []
-                where = deepest_frame([(f.filename, f.lineno or 0) for f in stack], self.root)
-        # explain counts graphs minus one: a break after the last traced op (an `if` on a tensor
-        # whose branches do work in Python) leaves one graph and a count of 0, yet it is a break
-        count = max(int(explanation.graph_break_count), len(explanation.break_reasons))
-        return count, reasons[:MAX_BREAK_REASONS], where
-
     def compile(self) -> dict[str, Any]:
-        dynamo = torch._dynamo
+        """fullgraph=True first (the first break), then the ordinary compile (breaks, outputs)."""
         try:
-            dynamo.reset()
-            try:
-                breaks, reasons, break_where = self._graph_breaks(self.run.wrapper(), self.run.inputs())
-            except Exception as exc:
-                return self._failure("fail", "capture", exc, graph_breaks=0)
-            extra: dict[str, Any] = {"graph_breaks": breaks}
-            if reasons:
-                extra["break_reasons"] = reasons
-            dynamo.reset()
+            first, whole = graph_breaks.first_break(self.run.wrapper(), self.run.inputs(), self._seeded)
+            graph_breaks.start_recording()
             compiled = torch.compile(self.run.wrapper())
             inputs = self.run.inputs()
             try:
                 outputs = self._seeded(lambda: compiled(*inputs))
             except Exception as exc:
+                record = graph_breaks.recorded()
+                extra = self._break_fields(first, record)
                 return self._failure("fail", compile_stage(exc), exc, **extra)
+            record = graph_breaks.recorded()
+            if first is None and (record.messages or record.graphs != 1 or record.skipped_frames):
+                # fullgraph=True captured it (it turns .item() into a symbol), the ordinary compile did not
+                first = graph_breaks.locate_ordinary_break(self.run.wrapper(), self.run.inputs(), self._seeded)
+            extra = self._break_fields(first, record)
             judged = self._judge("compile", list(outputs), **extra)
-            if breaks and judged["status"] == "ok":
-                plural = "s" if breaks > 1 else ""
-                judged.update(status="ok-breaks", where=break_where,
-                              detail=f"{breaks} graph break{plural}: {reasons[0] if reasons else 'reason unknown'}")
-            elif breaks and judged["status"] == "ok-unverified":
-                judged["detail"] += f" ({breaks} graph break{'s' if breaks > 1 else ''})"
+            breaks, reasons = extra["graph_breaks"], extra.get("break_reasons", [])
+            if not breaks or judged["status"] not in ("ok", "ok-unverified"):
+                return judged
+            reason = reasons[0] if reasons else "dynamo records no reason"
+            if record.graphs == 0:
+                summary = f"dynamo compiled no graph: the whole function runs eagerly ({reason}"
+                if record.skipped_frames:
+                    summary += "; dynamo cannot resume after this break there, e.g. inside a try block or a loop"
+                summary += ")"
+            else:
+                summary = f"{breaks} graph break{'s' if breaks > 1 else ''}: {reason}"
+            if whole:
+                summary += "; fullgraph=True captures it as one graph"
+            judged.update(detail=summary, where=self._where(first) or judged["where"])
+            if judged["status"] == "ok":
+                judged["status"] = "ok-breaks"
             return judged
         finally:
-            dynamo.reset()
+            torch._dynamo.reset()
+
+    def _where(self, exc: BaseException | None) -> str:
+        return where_exception(exc, self.root) if exc is not None else ""
+
+    def _break_fields(self, first: BaseException | None, record: graph_breaks.CompileRecord) -> dict[str, Any]:
+        reasons = graph_breaks.reasons(first, record)
+        extra: dict[str, Any] = {"graph_breaks": graph_breaks.count(first, record)}
+        if reasons:
+            extra["break_reasons"] = reasons[:MAX_BREAK_REASONS]
+        return extra
 
     def measure(self, paths: tuple[str, ...] | list[str] = PATHS,
                 started: Callable[[str], None] | None = None,
@@ -318,14 +316,15 @@ def onnx_provider(device: str, onnxruntime: Any) -> str:
     return "CPUExecutionProvider"
 
 
-def map_onnx_inputs(graph_inputs: list[str], inputs: tuple[torch.Tensor, ...]
+def map_onnx_inputs(graph_inputs: list[str], inputs: tuple[Any, ...]
                     ) -> tuple[dict[str, Any], list[str], str]:
-    """Feed by name (in0, in1, ...); inputs the exporter folded away are reported, not fed."""
-    arrays = {f"in{i}": compare_outputs.to_numpy(t) for i, t in enumerate(inputs)}
+    """Feed by name (in0, in0_key, in1_0, ...: the exporter flattens containers in this order);
+    inputs the exporter folded away are reported, not fed."""
+    arrays = {name: compare_outputs.to_numpy(t) for name, t in containers.input_leaves(inputs)}
     if all(name in arrays for name in graph_inputs):
         feed = {name: arrays[name] for name in graph_inputs}
         return feed, [name for name in arrays if name not in feed], ""
-    if len(graph_inputs) == len(inputs):  # renamed by the exporter, same count: positional
+    if len(graph_inputs) == len(arrays):  # renamed by the exporter, same count: positional
         return dict(zip(graph_inputs, arrays.values())), [], ""
-    return {}, [], (f"cannot map the case's {len(inputs)} input tensors onto the graph inputs "
+    return {}, [], (f"cannot map the case's {len(arrays)} input tensors onto the graph inputs "
                     f"{', '.join(graph_inputs)}")

@@ -25,6 +25,13 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
+def eager_failure(results: dict[str, dict[str, Any]]) -> str:
+    """The reason when a case did not run eagerly (n/a at stage eager on every path), else ""."""
+    if results and all(r.get("status") == "n/a" and r.get("stage") == "eager" for r in results.values()):
+        return next(iter(results.values())).get("detail", "") or "no reason recorded"
+    return ""
+
+
 def _cell(result: dict[str, Any]) -> str:
     status = result["status"]
     if status == "ok-breaks":
@@ -66,10 +73,14 @@ class Progress:
         self.done += 1
         self.measured += measured
         self.counts.update(r["status"] for r in results.values())
+        failed = eager_failure(results)  # said on a terminal too: a case that does not run is a problem
+        width = len(str(self.total))
         if not self.interactive:
-            cells = "  ".join(f"{p} {_cell(results[p]):<15}" for p in PATHS)
-            width = len(str(self.total))
+            cells = f"EAGER FAILED: {failed}" if failed else "  ".join(f"{p} {_cell(results[p]):<15}"
+                                                                      for p in PATHS)
             self._line(f"[{self.done:>{width}}/{self.total}] {device:<4} {name:<40} {cells} {seconds:6.1f} s")
+        elif failed:
+            self._line(f"{label}: EAGER FAILED: {failed}")
         self._redraw()
 
     def note(self, text: str) -> None:
@@ -111,6 +122,23 @@ class Progress:
         if self.interactive and self._drawn:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def eager_summary(cases: list[dict[str, Any]], devices: list[str]) -> list[str]:
+    """Lines naming every case that did not run eagerly, with its reason and where; [] when none."""
+    failed = []
+    for case in cases:
+        for device in devices:
+            results = case.get("results", {}).get(device)
+            reason = eager_failure(results or {})
+            if reason:
+                where = next(iter(results.values())).get("where", "")
+                failed.append(f"  {case['name']} [{device}]: {reason}" + (f" (at {where})" if where else ""))
+    if not failed:
+        return []
+    return [f"{len(failed)} case{'s' if len(failed) != 1 else ''} failed eagerly and were not probed on any path "
+            "(a problem with the case or the environment; the snapshot records them as n/a at stage eager):",
+            *failed]
 
 
 def summary_table(cases: list[dict[str, Any]], devices: list[str]) -> str:

@@ -49,6 +49,7 @@ class CaseSpec:
     skip: str | None = None
     method: str | None = None
     ref: str = ""
+    code: str = ""  # statements that, after `import torch`, define `target` (and optionally `inputs`) as probed
     origin: str = field(default="", compare=False)  # module that registered it, for error messages
 
     @property
@@ -131,15 +132,20 @@ def default_ref(target: Any, method: str | None, package: str) -> str:
 
 def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = None, *, package: str,
          section: str = "", note: str = "", check: bool = True, atol: float = 2e-4, rtol: float = 1e-3,
-         skip: str | None = None, method: str | None = None, ref: str | None = None) -> CaseSpec:
+         skip: str | None = None, method: str | None = None, ref: str | None = None,
+         code: str | None = None) -> CaseSpec:
     """Register one probe case: a public callable plus concrete inputs.
 
-    Every tensor in ``inputs`` becomes a graph input; ``kwargs`` are baked
-    into the graph as constants. ``name[variant]`` names one variant of an
-    operator. ``skip="why"`` records an ``n/a`` entry without running;
-    ``check=False`` marks a random operator (only output count, shapes and
-    finiteness are compared). ``method`` calls that method of the target
-    instead of calling it.
+    Every tensor in ``inputs`` becomes a graph input; an input may also be a
+    dict, list or tuple of tensors (nested as deep as needed), passed to the
+    target as that container, and the target may return such containers.
+    ``kwargs`` are baked into the graph as constants. ``name[variant]`` names
+    one variant of an operator. ``skip="why"`` records an ``n/a`` entry
+    without running; ``check=False`` marks a random operator (only output
+    count, shapes and finiteness are compared). ``method`` calls that method
+    of the target instead of calling it. ``code`` is Python source that, run
+    after ``import torch``, defines ``target`` exactly as probed (and
+    optionally ``inputs``); the repro snippet users paste starts from it.
     """
     where = f"case {name!r}"
     if not isinstance(name, str) or not name.strip():
@@ -153,11 +159,12 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     if skip is None:
         import torch
 
-        for i, value in enumerate(inputs):
+        for label, value in _input_leaves(inputs):
             if not isinstance(value, torch.Tensor):
                 raise CaseError(
-                    f"{where}: inputs[{i}] is a {type(value).__name__}, expected a torch.Tensor. Every input "
-                    "becomes a graph input; pass Python values through kwargs (baked as constants) instead.")
+                    f"{where}: {label} is a {type(value).__name__}, expected a torch.Tensor (or a dict, list or "
+                    "tuple of tensors). Every input becomes a graph input; pass Python values through kwargs "
+                    "(baked as constants) instead.")
         if not inputs:
             raise CaseError(f"{where}: needs at least one tensor input (add a dummy torch.zeros(1) for a "
                             "constant graph)")
@@ -167,11 +174,35 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
         if not callable(call):
             raise CaseError(f"{where}: the target {target!r} cannot be called; pass a function, a callable "
                             "or an nn.Module instance")
+    if code is not None and not isinstance(code, str):
+        raise CaseError(f"{where}: code must be Python source (a string) that defines `target`, got "
+                        f"{type(code).__name__}")
+    if code and "target" not in code:
+        raise CaseError(f"{where}: code must define `target` (the callable or module instance as probed)")
     if ref is None and target is not None:
         ref = default_ref(target, method, package)
     return CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
                     note=note, check=bool(check), atol=float(atol), rtol=float(rtol), skip=skip, method=method,
-                    ref=ref or "")
+                    ref=ref or "", code=code or "")
+
+
+def _input_leaves(inputs: list[Any]) -> list[tuple[str, Any]]:
+    """("inputs[0]['p3']", value) for every leaf; a dict key that is not a string is a leaf too, so it is refused."""
+    found: list[tuple[str, Any]] = []
+
+    def walk(value: Any, label: str) -> None:
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            for key, item in value.items():
+                walk(item, f"{label}[{key!r}]")
+        elif isinstance(value, (list, tuple)) and value:
+            for index, item in enumerate(value):
+                walk(item, f"{label}[{index}]")
+        else:
+            found.append((label, value))
+
+    for i, value in enumerate(inputs):
+        walk(value, f"inputs[{i}]")
+    return found
 
 
 Target = Callable[..., Any]

@@ -1,17 +1,25 @@
-"""The exact Python call that reproduces one cell of the page.
+"""The Python that reproduces one cell: what the page offers and ``probe repro`` prints. One function.
 
 Built from the case's registration as the probe recorded it (the ``call``
-field: source that defines ``fn`` and ``inputs``). Snapshots without it
-(Kornia's format) get no repro.
+field: source that defines ``fn`` and ``inputs``); snapshots without it
+(Kornia's format) get no repro. The snippet runs eager first, then the path
+as the probe ran it (inputs fed as their flattened tensors, the compile path
+tried with ``fullgraph=True`` first), then compares with eager: a ``fail``
+cell raises its failure, a ``mismatch`` cell fails the comparison. A random
+operator (``check: false``) is compared on output count and shapes only.
 """
 
 from __future__ import annotations
 
-# Where a template (see repro_templates) takes the case's call and title.
+# Where a template (see repro_templates) takes the case's call, title and comparison.
 CALL_SLOT = "@@KX_CALL@@"
 TITLE_SLOT = "@@KX_TITLE@@"
+COMPARE_SLOT = "@@KX_COMPARE@@"
+ATOL, RTOL = 2e-4, 1e-3  # the probe's default tolerances (a case may set its own; the snapshot does not say)
 
-_WRAPPER = '''\
+TORCH_IMPORT = "import torch\n"
+
+_PRELUDE = '''\
 class Probe(torch.nn.Module):
     """Every tensor input is a graph input, as the probe ran it."""
 
@@ -23,7 +31,29 @@ class Probe(torch.nn.Module):
         return self.fn(*args)
 
 
+def leaves(value):
+    """The tensors inside a (nested) dict, list or tuple, in the exporter's order."""
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in leaves(item)]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in leaves(item)]
+    return [value] if isinstance(value, torch.Tensor) else []
+
+
 model = Probe(fn).eval()
+'''
+
+_TO_CUDA = '''\
+def on_cuda(value):
+    if isinstance(value, dict):
+        return {key: on_cuda(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(on_cuda(item) for item in value)
+    return value.to("cuda")
+
+
+model = model.to("cuda")
+inputs = on_cuda(inputs)
 '''
 
 _PATH_CODE = {
@@ -33,22 +63,46 @@ _PATH_CODE = {
         "import onnx, onnxruntime\n"
         "onnx.checker.check_model(onnx_program.model_proto, full_check=True)\n"
         "session = onnxruntime.InferenceSession(\"case.onnx\", providers={providers})\n"
-        "feed = {{i.name: t.detach().cpu().numpy() for i, t in zip(session.get_inputs(), inputs)}}\n"
-        "print(session.run(None, feed))\n"
+        "arrays = [t.detach().cpu().numpy() for t in leaves(inputs)]\n"
+        "feed = dict(zip([i.name for i in session.get_inputs()], arrays))\n"
+        "got = [torch.as_tensor(a) for a in session.run(None, feed)]\n"
     ),
     "export": (
         "exported = torch.export.export(model, inputs)\n"
-        "print(exported.module()(*inputs))\n"
+        "got = leaves(exported.module()(*inputs))\n"
     ),
     "compile": (
-        "print(torch._dynamo.explain(model)(*inputs))  # graph breaks and their reasons\n"
+        "try:  # the compile-first check: the first graph break, if any\n"
+        "    torch.compile(model, fullgraph=True, backend=\"eager\")(*inputs)\n"
+        "    print(\"fullgraph=True: one graph\")\n"
+        "except Exception as exc:\n"
+        "    print(\"fullgraph=True: first graph break:\", str(exc).splitlines()[0])\n"
         "torch._dynamo.reset()\n"
-        "print(torch.compile(model)(*inputs))\n"
+        "got = leaves(torch.compile(model)(*inputs))\n"
     ),
 }
+PATHS = tuple(_PATH_CODE)
+
+_COMPARE_VALUES = (
+    "assert len(got) == len(expected), f\"{len(got)} outputs, eager returns {len(expected)}\"\n"
+    "for out, ref in zip(got, expected):\n"
+    f"    torch.testing.assert_close(out.cpu(), ref.cpu(), atol={ATOL}, rtol={RTOL}, equal_nan=True, "
+    "check_dtype=False)\n"
+    "print(\"same as eager\")\n"
+)
+_COMPARE_SHAPES = (  # a random operator: only what the probe checks
+    "assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in expected], \"shapes differ from eager\"\n"
+    "print(\"same shapes as eager (a random operator: values are not compared)\")\n"
+)
 
 
-TORCH_IMPORT = "import torch\n"
+def _indented(code: str) -> str:
+    return "\n".join("    " + line if line else "" for line in code.rstrip("\n").split("\n"))
+
+
+def compare_block(check: bool = True) -> str:
+    """The snippet's last lines, indented into its ``with`` block: values, or shapes for a random operator."""
+    return _indented(_COMPARE_VALUES if check else _COMPARE_SHAPES)
 
 
 def call_body(call: str) -> str:
@@ -58,32 +112,28 @@ def call_body(call: str) -> str:
     return call[len(TORCH_IMPORT):] if call.startswith(TORCH_IMPORT) else call
 
 
-def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = "") -> str:
-    """Python source reproducing ``path`` (onnx, export, compile) on ``device``.
+def _snippet(call: str, path: str, device: str, opset: int, title: str, compare: str) -> str:
+    providers = ('["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == "cuda"
+                 else '["CPUExecutionProvider"]')
+    lines = [f"# {title}"] if title else []
+    lines += [TORCH_IMPORT.rstrip(), "", call, "", _PRELUDE]  # the one import call_body keeps from repeating
+    if device == "cuda":
+        lines.append(_TO_CUDA)
+    lines.append("with torch.no_grad():")
+    body = "torch.manual_seed(1234)\nexpected = leaves(model(*inputs))\ntorch.manual_seed(1234)\n"
+    body += _PATH_CODE[path].format(opset=opset, providers=providers)
+    lines.append(_indented(body))
+    lines.append(compare)
+    return "\n".join(lines) + "\n"
 
-    Returns "" when the case carries no call.
-    """
+
+def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = "", *, check: bool = True) -> str:
+    """Python source reproducing ``path`` (onnx, export, compile) on ``device``; "" when the case has no call."""
     if not call.strip():
         return ""
-    call = call_body(call)  # a template's CALL_SLOT passes through unchanged
-    providers = '["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == "cuda" \
-        else '["CPUExecutionProvider"]'
-    lines = []
-    if title:
-        lines.append(f"# {title}")
-    lines.append(TORCH_IMPORT.rstrip())  # the one call_body keeps the call from repeating
-    lines.append("")
-    lines.append(call)
-    lines.append("")
-    lines.append(_WRAPPER)
-    if device == "cuda":
-        lines.append('model = model.to("cuda")')
-        lines.append('inputs = tuple(t.to("cuda") for t in inputs)')
-    lines.append("torch.manual_seed(1234)")
-    lines.append("with torch.no_grad():")
-    body = _PATH_CODE[path].format(opset=opset, providers=providers)
-    lines.extend("    " + line if line else "" for line in body.rstrip("\n").split("\n"))
-    return "\n".join(lines) + "\n"
+    if path not in _PATH_CODE:
+        raise ValueError(f"unknown path {path!r}; expected one of {', '.join(PATHS)}")
+    return _snippet(call_body(call), path, device, opset, title, compare_block(check))
 
 
 # --------------------------------------------------------------------------
@@ -91,16 +141,23 @@ def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = 
 
 
 def repro_templates(columns: list[tuple[str, str]], opsets: dict[str, int]) -> dict[str, str]:
-    """``{"onnx-cpu": code, ...}`` with CALL_SLOT and TITLE_SLOT where the case's call and title go.
+    """``{"onnx-cpu": code, ..., "compare": ..., "compare-random": ...}``.
 
-    The page carries these once; the browser script replaces the slots with a
-    failing row's ``call`` and name, so the snippet is exactly ``repro_code``'s
-    while each row carries only its call.
+    Each column's code has CALL_SLOT, TITLE_SLOT and COMPARE_SLOT where a
+    row's call, title and comparison go; the page carries these once and the
+    browser script fills them from a failing row's ``call``, name and check
+    flag, so the snippet is exactly ``repro_code``'s while each row carries only
+    its call.
     """
-    return {f"{path}-{device}": repro_code(CALL_SLOT, path, device, opsets.get(device, 18), TITLE_SLOT)
-            for device, path in columns}
+    templates = {f"{path}-{device}": _snippet(CALL_SLOT, path, device, opsets.get(device, 18), TITLE_SLOT,
+                                             COMPARE_SLOT)
+                 for device, path in columns}
+    return templates | {"compare": compare_block(True), "compare-random": compare_block(False)}
 
 
-def fill_template(template: str, call: str, title: str) -> str:
-    """What the browser script does (kept here so the tests can say what to expect)."""
-    return template.replace(TITLE_SLOT, title).replace(CALL_SLOT, call_body(call))
+def fill_template(template: str, call: str, title: str, check: bool = True) -> str:
+    """What the browser script does (kept here so the tests can say what to expect).
+
+    The call goes in last, so that nothing in it is ever taken for a slot."""
+    return (template.replace(COMPARE_SLOT, compare_block(check)).replace(TITLE_SLOT, title)
+            .replace(CALL_SLOT, call_body(call)))

@@ -364,7 +364,7 @@ def test_reproduce_shows_the_exact_snippet_per_failing_cell(page, model):
     box.find_element("css selector", "summary").click()
     snippets = wait_for(lambda: box.find_elements("css selector", ".kx-snippet"))  # "toggle" fires after the click
     templates = repro_templates(model.columns, {"cpu": 18, "cuda": 18})
-    expected = [fill_template(templates[key], row.case.call, row.case.name) for key in ("onnx-cpu", "onnx-cuda")]
+    expected = [fill_template(templates[key], row.case.call, row.case.name, row.case.check) for key in ("onnx-cpu", "onnx-cuda")]
     assert [s.find_element("css selector", "pre").get_attribute("textContent") for s in snippets] == expected
     assert [s.find_element("css selector", "div").text.split(" Copy")[0] for s in snippets] == \
         ["ONNX (CPU)", "ONNX (CUDA)"]

@@ -178,7 +178,7 @@ def test_a_failing_row_offers_its_exact_repro(page, model):
     row = next(r for r in model.rows if r.case.call and r.failing)
     opsets = {d: int(model.snapshot.environments[d]["opset"]) for d in model.devices}
     templates = repro_templates(model.columns, opsets)
-    expected = [fill_template(templates[f"{c.path}-{c.device}"], row.case.call, row.case.name)
+    expected = [fill_template(templates[f"{c.path}-{c.device}"], row.case.call, row.case.name, row.case.check)
                 for c in row.cells if c.result.failing]
     box = page.find_element("css selector", f"tr#{row.id} details")
     click(page, box.find_element("css selector", "summary"))

@@ -82,3 +82,35 @@ def test_index_on_kornia_fixture_is_stable_across_builds():
     b = build_index(build_model(build(d2, "b", f2)))
     assert [(e.id, e.total, e.rows) for e in a] == [(e.id, e.total, e.rows) for e in b]
     assert a, "the fixture has failures, so the index is not empty"
+
+
+# Reasons as the probe writes them (tests/probe_cases/basic_cases.py and the kornia survey)
+CHECKER = ("onnx.checker rejects the exported graph: ONNX shape inference disagrees with torch on the output shape "
+           "of MaxPool (dimension 2: ONNX 4, torch 3)")
+KERNEL = ("onnxruntime has no kernel for ONNX Erf (opset 13) with the input types used here (often float64 or "
+          "bfloat16)")
+
+
+def test_tool_and_dtype_names_are_not_placeholders():
+    assert normalise(CHECKER) == ("onnx.checker rejects the exported graph: ONNX shape inference disagrees with "
+                                  "torch on the output shape of MaxPool (dimension ‹n›: ONNX ‹n›, torch ‹n›)")
+    assert normalise(KERNEL) == ("onnxruntime has no kernel for ONNX Erf (opset ‹n›) with the input types used "
+                                 "here (often float64 or bfloat16)")
+    int64 = normalise("ONNX TopK does not accept int64 tensors, yet the exporter emits it with one")
+    assert "int64" in int64 and normalise("ONNX TopK does not accept float32 tensors, yet the exporter emits "
+                                          "it with one") != int64
+    assert normalise("torch.export cannot capture it") != normalise("torch.compile cannot capture it")
+    assert normalise("inductor bug: x") != normalise("dynamo bug: x")
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "example_docs" / "_data" / "export_support.json"
+
+
+def test_what_varies_still_merges_on_the_kornia_reasons():
+    data = json.loads(EXAMPLE.read_text())  # the kornia survey, format 1
+    details = {r["detail"] for c in data["cases"] for paths in c.get("results", {}).values()
+               for r in paths.values() if r.get("status") in ("fail", "mismatch") and r.get("detail")}
+    lowering = {d for d in details if d.startswith("no ONNX lowering for torch.")}
+    assert len(lowering) >= 5 and {normalise(d) for d in lowering} == {"no ONNX lowering for ‹name›"}
+    assert normalise("3 graph breaks: the output shape depends on tensor values (torch.nonzero)") == \
+        normalise("26 graph breaks: the output shape depends on tensor values (aten._unique2)")

@@ -22,9 +22,11 @@ def _templates(page) -> dict[str, str]:
 def test_templates_filled_are_exactly_repro_code():
     call = "import torch\nfn = torch.relu\ninputs = (torch.rand(2),)"
     templates = repro_templates([("cpu", "onnx"), ("cuda", "compile")], {"cpu": 18, "cuda": 20})
-    assert set(templates) == {"onnx-cpu", "compile-cuda"}
-    assert all(CALL_SLOT in t and TITLE_SLOT in t for t in templates.values())
+    assert set(templates) == {"onnx-cpu", "compile-cuda", "compare", "compare-random"}
+    assert all(CALL_SLOT in templates[k] and TITLE_SLOT in templates[k] for k in ("onnx-cpu", "compile-cuda"))
     assert fill_template(templates["onnx-cpu"], call, "relu") == repro_code(call, "onnx", "cpu", 18, "relu")
+    assert fill_template(templates["onnx-cpu"], call, "relu", check=False) == \
+        repro_code(call, "onnx", "cpu", 18, "relu", check=False)
     assert fill_template(templates["compile-cuda"], call + "\n\n", "relu") == \
         repro_code(call, "compile", "cuda", 20, "relu")
 
@@ -44,7 +46,8 @@ def test_the_page_carries_one_inert_template_per_column(html):
     assert warnings(html) == ""
     page = soup(html)
     templates = _templates(page)
-    assert set(templates) == {"onnx-cpu", "onnx-cuda", "export-cpu", "export-cuda", "compile-cpu", "compile-cuda"}
+    assert set(templates) == {"onnx-cpu", "onnx-cuda", "export-cpu", "export-cuda", "compile-cpu", "compile-cuda",
+                              "compare", "compare-random"}  # the comparison a row's check flag picks
     assert "opset_version=18" in templates["onnx-cpu"] and "opset_version=20" in templates["onnx-cuda"]
     assert 'model = model.to("cuda")' in templates["export-cuda"]
     assert not page.select("div.body script[type='application/json']")

@@ -56,7 +56,9 @@ def cpu(snapshot: dict, name: str, path: str) -> dict:
 def test_survey_runs_and_writes_a_valid_deterministic_snapshot(basic):
     from sphinx_kexport.snapshot import dumps, load_snapshot
 
-    assert basic["run"].returncode == 0, basic["run"].stderr
+    # 4: the survey ran, but wrong_shapes and count_bright_pixels do not run eagerly (listed at the end)
+    assert basic["run"].returncode == 4, basic["run"].stderr
+    assert "2 cases failed eagerly" in basic["run"].stderr
     text = basic["out"].read_text()
     assert text == dumps(basic["snapshot"])  # sorted keys, indent 2, trailing newline
     load_snapshot(basic["out"])  # validates against the schema
@@ -168,7 +170,7 @@ def test_random_operators_are_unverified_and_say_so(basic):
     for path in ("onnx", "export", "compile"):
         result = cpu(snap, "add_noise[random]", path)
         assert result["status"] == "ok-unverified"
-        assert "shapes and finiteness" in result["detail"] and "not the values" in result["detail"]
+        assert result["detail"] == ""  # the status says it; the page's legend explains it once
     generator = cpu(snap, "seeded_noise[random]", "onnx")
     assert generator["status"] == "fail" and "torch.Generator" in generator["detail"]
 

@@ -1,0 +1,109 @@
+"""What dynamo really did with a case: its first graph break, the graphs it compiled, the breaks it recorded.
+
+``torch._dynamo.explain`` alone is not the truth: when dynamo cannot resume
+after a break (inside a ``try`` block or a loop) it skips the whole frame,
+compiles no graph, and explain reports no break at all. So the probe follows
+the compile-first workflow: ``fullgraph=True`` first (its error is the first
+break), then the ordinary compile, whose breaks are read from dynamo's own
+counters (``graph_break``: breaks it resumed after; ``unimplemented``:
+unsupported calls, including the ones that made it skip a frame).
+
+Measured on torch 2.13: ``fullgraph=True`` captures ``.item()`` as a symbol
+where the ordinary compile breaks, so when fullgraph passes but the ordinary
+compile breaks, a pass under ``torch._dynamo.error_on_graph_break`` (the
+ordinary compile's rules, stopping at the first break) locates the break.
+Both locating passes use the ``eager`` backend: they trace, they do not run
+inductor, so they cost a trace each, not a compile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+from .explain import explain_exception, explain_text
+
+# dynamo repeats one break once per enclosing frame it traces (the probe's wrapper adds two);
+# the reason text is the same, so breaks are counted by distinct reason
+_RECORDS = ("graph_break", "unimplemented")
+
+
+@dataclass
+class CompileRecord:
+    """One ordinary ``torch.compile`` run, as dynamo's counters saw it."""
+
+    graphs: int = 0  # graphs dynamo compiled
+    skipped_frames: int = 0  # frames it gave up on, which run eagerly
+    messages: list[str] = field(default_factory=list)  # distinct break/unsupported messages, first seen first
+
+
+def first_break(model: torch.nn.Module, inputs: tuple, run: Callable[[Callable[[], Any]], Any]) -> tuple[
+        BaseException | None, bool]:
+    """(the first break's exception or None, whether ``fullgraph=True`` captured the whole call)."""
+    torch._dynamo.reset()
+    try:
+        run(lambda: torch.compile(model, fullgraph=True, backend="eager")(*inputs))
+    except Exception as exc:
+        return exc, False
+    finally:
+        torch._dynamo.reset()
+    return None, True
+
+
+def locate_ordinary_break(model: torch.nn.Module, inputs: tuple,
+                          run: Callable[[Callable[[], Any]], Any]) -> BaseException | None:
+    """The ordinary compile's first break, raised where it happens (None when it does not break)."""
+    torch._dynamo.reset()
+    try:
+        with torch._dynamo.error_on_graph_break(True):
+            run(lambda: torch.compile(model, backend="eager")(*inputs))
+    except Exception as exc:
+        return exc
+    finally:
+        torch._dynamo.reset()
+    return None
+
+
+def start_recording() -> None:
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+
+
+def recorded() -> CompileRecord:
+    counters = torch._dynamo.utils.counters
+    messages: list[str] = []
+    for record in _RECORDS:
+        for message in counters[record]:
+            if message not in messages:
+                messages.append(message)
+    frames = counters["frames"]
+    return CompileRecord(graphs=int(counters["stats"]["unique_graphs"]),
+                         skipped_frames=max(0, int(frames["total"]) - int(frames["ok"])), messages=messages)
+
+
+def reason_of(exc: BaseException) -> str:
+    """A break in words; a dynamo ``Unsupported`` by its message, as its counters record it."""
+    message = getattr(exc, "msg", None)
+    return explain_text(message) if isinstance(message, str) and message.strip() else explain_exception(exc)
+
+
+def reasons(first: BaseException | None, record: CompileRecord) -> list[str]:
+    """Distinct reasons in words, the first break's first."""
+    texts = [reason_of(first)] if first is not None else []
+    for message in record.messages:
+        text = explain_text(message)
+        if text and text not in texts:
+            texts.append(text)
+    return texts
+
+
+def count(first: BaseException | None, record: CompileRecord) -> int:
+    """Graph breaks: at least the graphs minus one, at least one per distinct message dynamo recorded,
+    and at least one when dynamo skipped a frame or fullgraph=True failed. (A function with no tensor
+    operation compiles no graph and breaks nothing.)"""
+    breaks = max(record.graphs - 1, len(record.messages))
+    if first is not None or record.skipped_frames:
+        breaks = max(breaks, 1)
+    return breaks
