@@ -316,6 +316,7 @@
     this.updateCounts(active);
     this.updateStatus(st, terms, shown, queryHits, filterHits, active);
     this.scheduleUrl(st);
+    this.root.dispatchEvent(new Event("kx-apply"));
     var took = performance.now() - began;
     var timings = window.kexportTimings;
     timings.lastApply = took;
@@ -635,6 +636,60 @@
     }, true);
   }
 
+  /* Sideways scrolling: a table wider than its column scrolls inside the
+   * nearest container with overflow-x auto/scroll (ours, or a theme's own
+   * wrapper). That container gets `kx-more-r` / `kx-more-l` while content is
+   * hidden to its right / left, and the stylesheet fades that edge, so a cut
+   * column reads as "scroll for more", not as the table's end. Measured only
+   * while the container is on screen (tables far off screen are not laid out). */
+  function scrollerOf(table, root) {
+    // Our own wrapper without asking for styles: getComputedStyle inside a
+    // content-visibility: auto subtree (.kx-w) leaves Chromium reporting no
+    // boxes for the first row of the table.
+    if (table.parentElement.classList.contains("kx-w")) return table.parentElement;
+    for (var el = table; el && el !== root; el = el.parentElement) {
+      var overflow = getComputedStyle(el).overflowX;
+      if (overflow === "auto" || overflow === "scroll") return el;
+    }
+    return null;
+  }
+
+  function markScroll(el) {
+    var hidden = el.scrollWidth - el.clientWidth, left = Math.abs(el.scrollLeft);
+    el.classList.toggle("kx-more-l", hidden > 1 && left > 1);
+    el.classList.toggle("kx-more-r", hidden > 1 && left < hidden - 1);
+  }
+
+  function watchScrolling(root) {
+    // Containers on screen are measured after a window scroll or resize, a filter
+    // change, or their own sideways scroll.
+    var scrollers = [], pending = false;
+    function onScreen(el) {
+      var r = el.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight && r.height > 0;
+    }
+    function update() {
+      pending = false;
+      scrollers.forEach(function (el) { if (onScreen(el)) markScroll(el); });
+    }
+    function later() {
+      if (!pending) { pending = true; requestAnimationFrame(update); }
+    }
+    var idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 0); };
+    idle(function () {
+      root.querySelectorAll("table").forEach(function (table) {
+        var el = scrollerOf(table, root);
+        if (!el || scrollers.indexOf(el) !== -1) return;
+        scrollers.push(el);
+        el.addEventListener("scroll", function () { markScroll(el); }, { passive: true });
+      });
+      update();
+    });
+    window.addEventListener("scroll", later, { passive: true });
+    window.addEventListener("resize", later);
+    root.addEventListener("kx-apply", later);  // rows shown or hidden change widths
+  }
+
   function enhance() {
     var began = performance.now();
     var timings = window.kexportTimings = window.kexportTimings || { applies: [] };
@@ -643,6 +698,7 @@
       if (roots[i].__kexport) continue; // idempotent: a second copy of the script does nothing
       var page = new Page(roots[i], i);
       roots[i].__kexport = page;
+      watchScrolling(roots[i]);
       if (page.start()) pages.push(page);
     }
     if (pages.length) bindKeys(pages);

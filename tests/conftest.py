@@ -54,6 +54,16 @@ def build_once(tmp_path_factory):
     return build
 
 
+@pytest.fixture(scope="session")
+def theme_sites(tmp_path_factory):
+    """tests/page/roots/test-browser built in every theme, once for the whole session:
+    (folder holding one sub-folder per theme, {theme: warnings}). Browser modules share it."""
+    from browser_support import build_themes
+
+    out = tmp_path_factory.mktemp("browser-site")
+    return out, build_themes(out)
+
+
 # Browser modules define a module-scoped ``site`` (the built HTML folder);
 # these two serve it and drive it, one server and one Chromium per module.
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
+from .builders import reading_for_html
 from .cards import build_cards
 from .downloads import build_node as build_downloads
 from .failure_reasons import build_reasons, link_details
@@ -103,7 +104,8 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     page += _rubric(document, "Legend", "legend")
     page += build_legend(model)
     page += _rubric(document, "Summary by package", "summary")
-    page += build_summary(model, sections.section_ids)
+    # spanning header cells only where every writer of the family supports them (not man, texinfo)
+    page += build_summary(model, sections.section_ids, spanning=reading_for_html(directive.env))
     if reason_node is not None:
         page += _rubric(document, "Failure reasons", "reasons")
         page += nodes.paragraph("", "Every distinct reason a configuration fails, most frequent first, with "

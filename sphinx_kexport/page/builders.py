@@ -33,3 +33,9 @@ def html_only(visit: Visitor) -> dict[str, tuple[Visitor, Visitor | None]]:
 
 def is_html(app: Any) -> bool:
     return app.builder.format == "html"
+
+
+def reading_for_html(env: Any) -> bool:
+    """While a directive runs: whether the running builder writes HTML (``env.app`` is
+    deprecated; Sphinx keeps the builder's class on the environment)."""
+    return getattr(getattr(env, "_builder_cls", None), "format", "html") == "html"

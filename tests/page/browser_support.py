@@ -41,6 +41,16 @@ def build_html(srcdir: Path, outdir: Path, **overrides) -> str:
     return warnings.getvalue()
 
 
+# The scenario page every browser test module loads, and the themes it is built in.
+BROWSER_ROOT = Path(__file__).parent / "roots" / "test-browser"
+THEMES = {"alabaster": "alabaster", "furo": "furo", "pydata": "pydata_sphinx_theme", "rtd": "sphinx_rtd_theme"}
+
+
+def build_themes(outdir: Path) -> dict[str, str]:
+    """BROWSER_ROOT built once per theme into ``outdir/<name>``; returns each build's warnings."""
+    return {name: build_html(BROWSER_ROOT, outdir / name, html_theme=theme) for name, theme in THEMES.items()}
+
+
 def chromium_available() -> bool:
     return CHROMIUM.exists() and CHROMEDRIVER.exists()
 

@@ -12,11 +12,10 @@ the page model in Python, so the script and the server must agree.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, chromium, chromium_available, console_errors, contrast, opened, \
+from browser_support import BROWSER_ROOT, THEMES, chromium, chromium_available, console_errors, contrast, opened, \
     parse_rgb, relative_luminance
 from sphinx_kexport.snapshot.diff import compare
 from sphinx_kexport.page.model import _counts, build_model
@@ -29,8 +28,7 @@ pytestmark = [
                        "(Debian packages chromium and chromium-driver)"),
 ]
 
-ROOT = Path(__file__).parent / "roots" / "test-browser"
-THEMES = {"alabaster": "alabaster", "furo": "furo", "pydata": "pydata_sphinx_theme", "rtd": "sphinx_rtd_theme"}
+ROOT = BROWSER_ROOT
 TOTAL = 29
 
 
@@ -39,13 +37,11 @@ TOTAL = 29
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Builds for every theme under one folder; alabaster's must be warning-free."""
-    out = tmp_path_factory.mktemp("browser-site")
-    for name, theme in THEMES.items():
-        warnings = build_html(ROOT, out / name, html_theme=theme)
-        if name == "alabaster":
-            assert warnings == ""
+def site(theme_sites):
+    """Builds for every theme under one folder (shared with the other browser modules);
+    alabaster's must be warning-free."""
+    out, warnings = theme_sites
+    assert warnings["alabaster"] == ""
     return out
 
 

@@ -69,9 +69,18 @@ def test_two_devices_get_a_column_per_path_and_device(two):
     environments = page.select_one("ul.kexport-environments").get_text()
     assert "NVIDIA H200" in environments and "CUDAExecutionProvider" in environments
     assert "CUDA 13.0" in environments and "driver 580.1" in environments
-    header = [th.get_text() for th in page.select("table.kexport-summary thead th")]
-    assert header == ["Package", "Probed", "ONNX (CPU)", "torch.export (CPU)", "torch.compile (CPU)",
-                      "ONNX (CUDA)", "torch.export (CUDA)", "torch.compile (CUDA)", "All paths"]
+    # the summary's columns go path by path, each path's title over its devices
+    header = [[(th.get_text(), th.get("colspan"), th.get("rowspan")) for th in tr.select("th")]
+              for tr in page.select("table.kexport-summary thead tr")]
+    assert header == [
+        [("Package", None, "2"), ("Probed", None, "2"), ("ONNX", "2", None), ("torch.export", "2", None),
+         ("torch.compile", "2", None), ("All paths", None, "2")],
+        [("CPU", None, None), ("CUDA", None, None)] * 3,
+    ]
+    first = page.select_one("table.kexport-summary tr.kexport-summary-row")
+    assert [c["class"][1] for c in first.select(".kexport-count")][1:7] == [
+        "kexport-count--onnx-cpu", "kexport-count--onnx-cuda", "kexport-count--export-cpu",
+        "kexport-count--export-cuda", "kexport-count--compile-cpu", "kexport-count--compile-cuda"]
 
 
 def test_disagreeing_rows_and_devices_not_probed(two):

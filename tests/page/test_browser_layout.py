@@ -1,0 +1,147 @@
+"""The page's layout in four themes, at a desktop and a phone width, measured in headless Chromium.
+
+tests/page/roots/test-browser (built once per theme for the session, shared with
+test_browser.py) is loaded at 1,400 px and 400 px, and element boxes are
+measured with getBoundingClientRect / scrollWidth:
+
+- nothing spills out of a summary card: every element and every line of text
+  inside a card lies inside the card's box (long code literals wrap);
+- every table fits its column, or sits in a scroll container (overflow-x
+  auto/scroll) that stays inside the page and visibly says it scrolls: the
+  script marks it ``kx-more-r`` / ``kx-more-l`` while columns are hidden to
+  that side, and the stylesheet fades that edge; scrolled to its end, the
+  marks swap;
+- no header cell is cut off outside such a container, and the page itself
+  never scrolls sideways;
+- at 1,400 px the legend and the summary by package fit without scrolling.
+
+Screenshots land in /tmp/kexport-layout-<theme>-<width>.png for a person to look at.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from browser_support import THEMES, chromium_available, console_errors
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
+                       "(Debian packages chromium and chromium-driver)"),
+]
+
+WIDE, PHONE = 1400, 400
+
+
+@pytest.fixture(scope="module")
+def site(theme_sites):
+    return theme_sites[0]
+
+
+# One pass over the page: each card and table is scrolled into view (tables far
+# off screen are not laid out: content-visibility), given two frames for the
+# script's observer, then measured. Returns a list of problems, in words.
+MEASURE = """
+const [mustFit, done] = [arguments[0], arguments[arguments.length - 1]];
+const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 20))));
+const root = document.querySelector('.kexport');
+const problems = [];
+const px = n => Math.round(n);
+const text = el => (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 50);
+function scroller(el) {  // the nearest container, itself included, that scrolls sideways
+  for (; el && el !== root; el = el.parentElement) {
+    const o = getComputedStyle(el).overflowX;
+    if (o === 'auto' || o === 'scroll') return el;
+  }
+  return null;
+}
+function boxes(container) {  // [what, rect] for every element and every text line inside
+  const out = [];
+  for (const el of container.querySelectorAll('*'))
+    for (const r of el.getClientRects()) out.push([el.tagName.toLowerCase() + ' "' + text(el) + '"', r]);
+  const walk = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walk.nextNode());) {
+    if (!node.textContent.trim()) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const r of range.getClientRects()) out.push(['text "' + node.textContent.trim().slice(0, 50) + '"', r]);
+  }
+  return out.filter(([, r]) => r.width > 0 && r.height > 0);
+}
+function fade(el) {
+  const s = getComputedStyle(el);
+  return (s.maskImage || s.webkitMaskImage || 'none') !== 'none';
+}
+(async () => {
+  const page = root.getBoundingClientRect();
+  for (const card of root.querySelectorAll('.kexport-card')) {
+    card.scrollIntoView({block: 'center', behavior: 'instant'});
+    await frames();
+    const c = card.getBoundingClientRect(), title = text(card.querySelector('.sd-card-title'));
+    for (const [what, r] of boxes(card))
+      if (r.left < c.left - 1 || r.right > c.right + 1)
+        problems.push(`card "${title}": ${what} spills out (${px(r.left)}..${px(r.right)} outside ${px(c.left)}..${px(c.right)})`);
+  }
+  const tables = [...root.querySelectorAll('table')];
+  if (tables.length < 5) problems.push(`only ${tables.length} tables on the page`);
+  for (const table of tables) {
+    const name = `table.${[...table.classList][0]}` + (table.id ? '#' + table.id : '');
+    table.scrollIntoView({block: 'start', behavior: 'instant'});
+    await frames();
+    const s = scroller(table), limit = (s || root).getBoundingClientRect();
+    const scrolls = !!s && s.scrollWidth > s.clientWidth + 1;
+    if (s) {
+      const r = s.getBoundingClientRect();
+      if (r.left < page.left - 1 || r.right > page.right + 1)
+        problems.push(`${name}: its scroll container spills out of the page (${px(r.left)}..${px(r.right)})`);
+    }
+    if (scrolls) {
+      if (mustFit.some(sel => table.matches(sel)))
+        problems.push(`${name} scrolls sideways (${s.scrollWidth} px in ${s.clientWidth} px) but should fit`);
+      if (!s.classList.contains('kx-more-r') || s.classList.contains('kx-more-l') || !fade(s))
+        problems.push(`${name} scrolls sideways (${s.scrollWidth} px in ${s.clientWidth} px) without saying so ` +
+                      `(classes "${s.className}", faded: ${fade(s)})`);
+      s.scrollLeft = s.scrollWidth;  // at the far end the hint points the other way
+      await frames();
+      if (s.classList.contains('kx-more-r') || !s.classList.contains('kx-more-l') || !fade(s))
+        problems.push(`${name} scrolled to its end: classes "${s.className}", faded: ${fade(s)}`);
+      s.scrollLeft = 0;
+      await frames();
+      continue;
+    }
+    if (s && (s.classList.contains('kx-more-r') || s.classList.contains('kx-more-l') || fade(s)))
+      problems.push(`${name} fits but its container says it scrolls ("${s.className}")`);
+    const t = table.getBoundingClientRect();
+    if (t.right > limit.right + 1 || t.left < limit.left - 1)
+      problems.push(`${name} runs out of its column (${px(t.left)}..${px(t.right)} outside ${px(limit.left)}..${px(limit.right)})`);
+    for (const th of table.querySelectorAll('th')) {
+      const r = th.getBoundingClientRect();
+      if (r.right > Math.min(limit.right, document.documentElement.clientWidth) + 1)
+        problems.push(`${name}: header "${text(th)}" is cut off at the right (${px(r.right)} > ${px(limit.right)})`);
+      if (th.scrollWidth > th.clientWidth + 1)
+        problems.push(`${name}: header "${text(th)}" is clipped inside its cell`);
+    }
+  }
+  const doc = document.documentElement;
+  if (doc.scrollWidth > doc.clientWidth + 1)
+    problems.push(`the page scrolls sideways (${doc.scrollWidth} px in ${doc.clientWidth} px)`);
+  return problems;
+})().then(done, e => done(['script error: ' + e]));
+"""
+
+
+@pytest.mark.parametrize("width", [WIDE, PHONE])
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_nothing_spills_and_wide_tables_say_they_scroll(driver, base_url, theme, width):
+    driver.set_window_size(width, 900)
+    driver.set_script_timeout(30)
+    driver.get(base_url + f"{theme}/index.html")
+    console_errors(driver)
+    if theme in ("pydata", "furo"):  # light is enough here; the colours are test_browser.py's
+        driver.execute_script("document.documentElement.dataset.theme = 'light'; document.body.dataset.theme = 'light'")
+    must_fit = [".kexport-summary", ".kexport-legend"] if width == WIDE else []
+    problems = driver.execute_async_script(MEASURE, must_fit)
+    driver.execute_script("document.querySelector('.kexport-cards').scrollIntoView({behavior: 'instant'})")
+    driver.save_screenshot(f"/tmp/kexport-layout-{theme}-{width}.png")
+    assert problems == [], "\n".join(problems)
+    assert console_errors(driver) == []
