@@ -56,7 +56,7 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
         "name": spec.name, "target": _target_name(spec.target), "module": _module_digest(spec.target),
         "inputs": [_tensor_digest(t) for t in spec.inputs] if not spec.skip else [],
         "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
-        "rtol": spec.rtol, "skip": spec.skip, "method": spec.method,
+        "rtol": spec.rtol, "skip": spec.skip, "method": spec.method, "code": spec.code,
     }
 
 

@@ -49,6 +49,7 @@ class CaseSpec:
     skip: str | None = None
     method: str | None = None
     ref: str = ""
+    code: str = ""  # statements that, run after `import torch`, define `target` (as probed) and maybe `inputs`
     origin: str = field(default="", compare=False)  # module that registered it, for error messages
 
     @property
@@ -131,7 +132,8 @@ def default_ref(target: Any, method: str | None, package: str) -> str:
 
 def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = None, *, package: str,
          section: str = "", note: str = "", check: bool = True, atol: float = 2e-4, rtol: float = 1e-3,
-         skip: str | None = None, method: str | None = None, ref: str | None = None) -> CaseSpec:
+         skip: str | None = None, method: str | None = None, ref: str | None = None,
+         code: str | None = None) -> CaseSpec:
     """Register one probe case: a public callable plus concrete inputs.
 
     Every tensor in ``inputs`` becomes a graph input; ``kwargs`` are baked
@@ -139,7 +141,9 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     operator. ``skip="why"`` records an ``n/a`` entry without running;
     ``check=False`` marks a random operator (only output count, shapes and
     finiteness are compared). ``method`` calls that method of the target
-    instead of calling it.
+    instead of calling it. ``code`` is Python source that, run after
+    ``import torch``, defines ``target`` (exactly as probed) and optionally
+    ``inputs``, so a repro can rebuild the case.
     """
     where = f"case {name!r}"
     if not isinstance(name, str) or not name.strip():
@@ -171,7 +175,7 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
         ref = default_ref(target, method, package)
     return CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
                     note=note, check=bool(check), atol=float(atol), rtol=float(rtol), skip=skip, method=method,
-                    ref=ref or "")
+                    ref=ref or "", code=code or "")
 
 
 Target = Callable[..., Any]
