@@ -42,7 +42,8 @@ def probe_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=(
         "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
         "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
-        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`."),
+        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
+        "`discover PACKAGE` (what its docstring examples yield as cases)."),
         epilog="Interrupted or killed? Run the same command again: finished cases are not re-run.")
     parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
                         help="case module, .py file or directory (repeatable; replaces `cases`)")
@@ -113,13 +114,16 @@ def run_probe(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
 
-    from .loader import LoadError, load_cases, resolve_sources
+    from .loader import LoadError, load_inventory, resolve_sources
 
     try:
         sources = resolve_sources(config.cases, config.root)
-        specs = load_cases(sources)
+        specs, repeats = load_inventory(sources)
     except LoadError as exc:
         return _fail(f"{exc}\nNothing was run.")
+    if repeats:
+        shown = ", ".join(f"{d.name} (= {h.name})" for d, h in repeats[:5]) + (", ..." if len(repeats) > 5 else "")
+        print(f"note: {len(repeats)} docstring case(s) repeat a hand-written case and are not probed: {shown}")
 
     from .environment import cuda_available, library_info, tool_versions
     from .locate import NO_LIBRARY, library_root
@@ -322,6 +326,10 @@ def main(argv: list[str] | None = None) -> int:
             return run_merge(argv[1:])
         if argv and argv[0] == "diff":
             return run_diff(argv[1:])
+        if argv and argv[0] == "discover":
+            from .discover_cli import run_discover
+
+            return run_discover(argv[1:])
         return run_probe(probe_parser().parse_args(argv))
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE

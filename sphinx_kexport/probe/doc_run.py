@@ -189,7 +189,7 @@ def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
                     break
                 except Exception as exc:
                     if is_download_blocked(exc):
-                        run.failure, run.detail = "download", f"tried to download: {_first_line(exc)}"
+                        run.failure, run.detail = "download", _first_line(exc)
                         break
                     if example.exc_msg is not None:
                         continue  # the example shows this exception on purpose
