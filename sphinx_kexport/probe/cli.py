@@ -64,7 +64,9 @@ def probe_parser() -> argparse.ArgumentParser:
     parser.add_argument("--library", metavar="NAME",
                         help="import name of the surveyed library (replaces `library`)")
     parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
-    parser.add_argument("--fresh", action="store_true", help="ignore finished records of an interrupted run")
+    parser.add_argument("--fresh", action="store_true",
+                        help="measure every selected case again: ignore the results already in the snapshot and "
+                             "the finished records of an interrupted run")
     parser.add_argument("--keep-work", action="store_true",
                         help="keep the work directory of per-case records after writing the snapshot")
     parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
@@ -104,6 +106,14 @@ def _previous_snapshot(out: Path, notes: list[str]) -> dict[str, Any] | None:
     except SnapshotError as exc:
         notes.append(f"the existing {out.name} cannot be read, so none of its results are kept ({exc})")
         return None
+
+
+def _shard_cache(config: Any, notes: list[str]) -> dict[str, Any] | None:
+    """A shard reuses results from its own earlier part, else from the project's snapshot."""
+    for path in (config.out, config.base_out):
+        if path is not None and path.exists():
+            return _previous_snapshot(path, notes)
+    return None
 
 
 def run_probe(args: argparse.Namespace) -> int:
@@ -164,36 +174,53 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     from .environment import device_environment
     from .fingerprint import fingerprint
     from .measure import skipped
+    from .environment import utc_now
     from .progress import Progress, summary_table
+    from .reuse import reusable_results
     from .runner import Runner, Task, ToolError
     from .store import WorkDir, work_dir_for
 
     work = WorkDir(work_dir_for(config.out))
     if config.fresh:
         work.remove()
+    notes: list[str] = []
+    previous = None if config.shard else _previous_snapshot(config.out, notes)
+    cache = None if config.fresh else previous if not config.shard else _shard_cache(config, notes)
     measured: dict[tuple[str, str], dict[str, Any]] = {}
+    stamps: dict[tuple[str, str], dict[str, str]] = {}
     tasks: list[Task] = []
-    reused: list[dict[str, Any]] = []
+    reused: list[dict[str, Any]] = []  # from the work directory of an interrupted run
+    cached: list[dict[str, Any]] = []  # from the snapshot
     skips: list[tuple[Any, str]] = []
     for device in config.devices:
+        reusable = reusable_results(cache, device, tools, config.opset, info["version"])
         for spec in selected:
             key = fingerprint(spec, device, config.opset, info["version"], tools)
             if spec.skip:
                 skips.append((spec, device))
+                stamps[(spec.name, device)] = {"fingerprint": key, "measured_at": utc_now()}
                 continue
-            done = work.finished(spec.name, device, key)
-            if done is not None:
-                measured[(spec.name, device)] = done
-                reused.append(done)
+            record = work.finished_record(spec.name, device, key)
+            hit = reusable.get(spec.name)
+            if record is not None:
+                measured[(spec.name, device)] = record["results"]
+                stamps[(spec.name, device)] = {"fingerprint": key,
+                                               "measured_at": str(record.get("measured_at") or utc_now())}
+                reused.append(record["results"])
+            elif hit is not None and hit.fingerprint == key:
+                measured[(spec.name, device)] = hit.results
+                stamps[(spec.name, device)] = {"fingerprint": key, "measured_at": hit.measured_at}
+                cached.append(hit.results)
             else:
                 tasks.append(Task(spec.name, device, key, ["onnx", "export", "compile"]))
 
-    total = len(tasks) + len(reused) + len(skips)
+    total = len(tasks) + len(reused) + len(cached) + len(skips)
     progress = Progress(total)
     where = f" (shard {config.shard})" if config.shard else ""
     print(f"probing {len(selected)} of {len(specs)} cases on {', '.join(config.devices)}{where} with "
           f"{min(config.jobs, max(1, len(tasks)))} worker(s); records in {work.path}", flush=True)
     progress.resumed(len(reused), reused)
+    progress.reused(len(cached), cached, config.out.name if not config.shard else "the snapshot")
     for spec, device in skips:
         measured[(spec.name, device)] = skipped(spec)
         progress.finished(spec.name, device, measured[(spec.name, device)], 0.0, measured=False)
@@ -209,6 +236,7 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     def finished(task: Task) -> None:
         results = {p: task.results[p] for p in ("onnx", "export", "compile")}
         measured[(task.name, task.device)] = results
+        stamps[(task.name, task.device)] = {"fingerprint": task.fingerprint, "measured_at": utc_now()}
         seconds[f"{task.name} [{task.device}]"] = round(task.seconds, 3)
         progress.finished(task.name, task.device, results, task.seconds)
 
@@ -234,10 +262,8 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
         if env is None or env.get("opset") != config.opset or env.get("torch") != _torch_version():
             env = device_environment(device, config.opset)  # no worker ran: every case was skipped
         environments[device] = env
-    notes: list[str] = []
-    previous = None if config.shard else _previous_snapshot(config.out, notes)
     snapshot, more = build_snapshot(specs=specs, measured=measured, environments=environments, library=info,
-                                    previous=previous)
+                                    previous=previous, stamps=stamps)
     notes += more
     try:
         dump_snapshot(snapshot, config.out)
@@ -254,10 +280,12 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     print()
     print(summary_table(snapshot["cases"], list(snapshot["environments"])), end="")
     state = "complete" if snapshot["complete"] else f"incomplete: {len(snapshot['missing'])} cases missing"
-    print(f"\nwrote {config.out} ({len(snapshot['cases'])} cases, {state})")
+    print(f"\nmeasured {len(tasks)}, reused {len(cached) + len(reused)} (unchanged since the snapshot: {len(cached)}, "
+          f"from the interrupted run: {len(reused)}), skipped {len(skips)}")
+    print(f"wrote {config.out} ({len(snapshot['cases'])} cases, {state})")
     if config.stats:
         stats = {"wall_seconds": round(wall, 3), "measured": len(tasks), "reused": len(reused),
-                 "skipped": len(skips), "jobs": jobs, "workers": runner.worker_peaks(), "case_seconds": seconds}
+                 "reused_snapshot": len(cached), "skipped": len(skips), "jobs": jobs, "workers": runner.worker_peaks(), "case_seconds": seconds}
         config.stats.parent.mkdir(parents=True, exist_ok=True)
         config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
     return EXIT_OK
