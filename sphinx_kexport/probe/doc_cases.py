@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import doctest
 import inspect
 import sys
 from typing import Any
@@ -261,7 +262,8 @@ def example_code(call: Call, test: Any, names: list[str], leading: bool) -> str:
                                     for s in statement.body):
         return ""  # a call inside a loop, a def or a comprehension: its arguments are not top-level names
     callee = ast.unparse(node.func)
-    body = [e.source.rstrip("\n") for e in test.examples[: call.statement] if e.exc_msg is None]
+    body = [e.source.rstrip("\n") for e in test.examples[: call.statement]
+            if e.exc_msg is None and not e.options.get(doctest.SKIP)]
     if leading:
         tail = [f"target = {callee}"]
     else:

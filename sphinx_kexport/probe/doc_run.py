@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import doctest
 import functools
 import io
 import random
@@ -179,6 +180,8 @@ def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
     try:
         with contextlib.redirect_stdout(io.StringIO()), network_blocked(), time_limit(limit):
             for index, example in enumerate(test.examples):
+                if example.options.get(doctest.SKIP):
+                    continue  # `# doctest: +SKIP`: pytest does not run it either
                 RECORDER.statement = index
                 try:
                     code = compile(example.source, f"{EXAMPLE_FILE_PREFIX}{test.name}[{index}]>", "single",

@@ -134,6 +134,12 @@ def _globals(test: doctest.DocTest, top: str) -> dict[str, Any]:
     module = sys.modules.get(test.globs.get("__name__", ""))
     globs = dict(vars(module)) if module is not None else dict(test.globs)  # read now: the proxies are in
     globs.setdefault("torch", torch)
+    try:  # the usual doctest namespace (kornia's conftest, numpy's own) also offers numpy as np
+        import numpy
+
+        globs.setdefault("np", numpy)
+    except ImportError:
+        pass
     globs.setdefault(top, importlib.import_module(top))
     test.globs = globs
     return globs
