@@ -7,6 +7,7 @@ import torch; :func:`case` does, because it checks its inputs.
 
 from __future__ import annotations
 
+from .docstrings import cases_from_docstrings, merge_cases
 from .registry import CaseError, CaseSpec, case
 
-__all__ = ["case", "CaseSpec", "CaseError"]
+__all__ = ["case", "CaseSpec", "CaseError", "cases_from_docstrings", "merge_cases"]

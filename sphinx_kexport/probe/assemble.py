@@ -54,8 +54,15 @@ def missing_cases(cases: list[dict[str, Any]], devices: list[str]) -> list[str]:
 
 def build_snapshot(*, specs: list[CaseSpec], measured: dict[tuple[str, str], dict[str, Any]],
                    environments: dict[str, dict[str, Any]], library: dict[str, str],
-                   previous: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
-    """The snapshot dict and notes for the user about what was carried over or dropped."""
+                   previous: dict[str, Any] | None,
+                   stamps: dict[tuple[str, str], dict[str, str]] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The snapshot dict and notes for the user about what was carried over or dropped.
+
+    ``stamps`` holds, per (case, device) of ``measured``, the fingerprint and
+    time it was measured; they go into the case's ``measured`` field so a later
+    run can reuse the results.
+    """
+    stamps = stamps or {}
     notes: list[str] = []
     envs = dict(environments)
     old_cases: dict[str, dict[str, Any]] = {}
@@ -80,8 +87,14 @@ def build_snapshot(*, specs: list[CaseSpec], measured: dict[tuple[str, str], dic
             if (spec.name, device) in measured:
                 entry["results"][device] = {path: _committed(result)
                                             for path, result in measured[(spec.name, device)].items()}
+                stamp = stamps.get((spec.name, device))
             elif device in reusable and device in old_cases.get(spec.name, {}).get("results", {}):
                 entry["results"][device] = old_cases[spec.name]["results"][device]
+                stamp = old_cases[spec.name].get("measured", {}).get(device)
+            else:
+                continue
+            if stamp:
+                entry.setdefault("measured", {})[device] = dict(stamp)
         cases.append(entry)
     ordered_envs = {d: envs[d] for d in ("cpu", "cuda") if d in envs}
     missing = missing_cases(cases, list(ordered_envs))

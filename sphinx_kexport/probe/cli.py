@@ -35,23 +35,24 @@ class UsageError(Exception):
     """A mistake the user can fix; printed as one message, exit status 2."""
 
 
-def _fail(message: str, code: int = EXIT_USAGE) -> int:
+def report_failure(message: str, code: int = EXIT_USAGE) -> int:
     print(f"sphinx-kexport probe: error: {message}", file=sys.stderr)
     return code
 
 
-class _Parser(argparse.ArgumentParser):
+class CliParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors: same format, status 2
         self.print_usage(sys.stderr)
-        raise SystemExit(_fail(message))
+        raise SystemExit(report_failure(message))
 
 
 def probe_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description=(
+    parser = CliParser(prog=PROG, description=(
         "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
         "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
         "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
-        "`repro SNAPSHOT CASE --path onnx|export|compile [--device cpu|cuda]`."),
+        "`repro SNAPSHOT CASE --path onnx|export|compile [--device cpu|cuda]`, "
+        "`discover PACKAGE` (what its docstring examples yield as cases)."),
         epilog="Interrupted or killed? Run the same command again: finished cases are not re-run. "
                + EXIT_STATUS_HELP)
     parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
@@ -73,7 +74,9 @@ def probe_parser() -> argparse.ArgumentParser:
     parser.add_argument("--library", metavar="NAME",
                         help="import name of the surveyed library (replaces `library`)")
     parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
-    parser.add_argument("--fresh", action="store_true", help="ignore finished records of an interrupted run")
+    parser.add_argument("--fresh", action="store_true",
+                        help="measure every selected case again: ignore the results already in the snapshot and "
+                             "the finished records of an interrupted run")
     parser.add_argument("--keep-work", action="store_true",
                         help="keep the work directory of per-case records after writing the snapshot")
     parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
@@ -115,21 +118,32 @@ def _previous_snapshot(out: Path, notes: list[str]) -> dict[str, Any] | None:
         return None
 
 
+def _shard_cache(config: Any, notes: list[str]) -> dict[str, Any] | None:
+    """A shard reuses results from its own earlier part, else from the project's snapshot."""
+    for path in (config.out, config.base_out):
+        if path is not None and path.exists():
+            return _previous_snapshot(path, notes)
+    return None
+
+
 def run_probe(args: argparse.Namespace) -> int:
     from .config import ConfigError, build_config
 
     try:
         config = build_config(args, Path.cwd())
     except ConfigError as exc:
-        return _fail(str(exc))
+        return report_failure(str(exc))
 
-    from .loader import LoadError, load_cases, resolve_sources
+    from .loader import LoadError, load_inventory, resolve_sources
 
     try:
         sources = resolve_sources(config.cases, config.root)
-        specs = load_cases(sources)
+        specs, repeats = load_inventory(sources)
     except LoadError as exc:
-        return _fail(f"{exc}\nNothing was run.")
+        return report_failure(f"{exc}\nNothing was run.")
+    if repeats:
+        shown = ", ".join(f"{d.name} (= {h.name})" for d, h in repeats[:5]) + (", ..." if len(repeats) > 5 else "")
+        print(f"note: {len(repeats)} docstring case(s) repeat a hand-written case and are not probed: {shown}")
 
     from .environment import cuda_available, library_info, tool_versions
     from .locate import NO_LIBRARY, library_root
@@ -137,19 +151,19 @@ def run_probe(args: argparse.Namespace) -> int:
     library = config.library or _infer_library(specs)
     root = library_root(library)
     if config.library and root is NO_LIBRARY:
-        return _fail(f"library {config.library!r} (set by `library` or --library) cannot be imported; "
+        return report_failure(f"library {config.library!r} (set by `library` or --library) cannot be imported; "
                      "install it, or fix the import name. Nothing was run.")
     if "cuda" in config.devices and not cuda_available():
         import torch
 
         built = f"torch {torch.__version__} " + ("has CUDA support but sees no GPU" if torch.version.cuda
                                                   else "is a CPU-only build")
-        return _fail(f"--device cuda: this machine has no usable CUDA device ({built}). Probe cuda on a GPU "
+        return report_failure(f"--device cuda: this machine has no usable CUDA device ({built}). Probe cuda on a GPU "
                      "machine and merge, or drop cuda from `devices`. Nothing was written.")
 
     selected = [s for s in specs if not config.only or any(_matches(s, p) for p in config.only)]
     if not selected:
-        return _fail(f"no case matches --only {' '.join(config.only)} (the case modules register {len(specs)} "
+        return report_failure(f"no case matches --only {' '.join(config.only)} (the case modules register {len(specs)} "
                      "cases). Nothing was run.")
     if config.shard:
         chosen = {id(s) for s in selected}  # by identity: CaseSpec equality would compare tensors
@@ -173,37 +187,54 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     from ..snapshot import SnapshotError
     from .fingerprint import fingerprint
     from .measure import skipped
+    from .environment import utc_now
     from .progress import Progress, eager_summary, summary_table
+    from .reuse import reusable_results
     from .runner import Runner, Task, ToolError
     from .store import WorkDir, work_dir_for
 
     work = WorkDir(work_dir_for(config.out))
     if config.fresh:
         work.remove()
+    notes: list[str] = []
+    previous = None if config.shard else _previous_snapshot(config.out, notes)
+    cache = None if config.fresh else previous if not config.shard else _shard_cache(config, notes)
     measured: dict[tuple[str, str], dict[str, Any]] = {}
+    stamps: dict[tuple[str, str], dict[str, str]] = {}
     tasks: list[Task] = []
-    reused: list[dict[str, Any]] = []
+    reused: list[dict[str, Any]] = []  # from the work directory of an interrupted run
+    cached: list[dict[str, Any]] = []  # from the snapshot
     skips: list[tuple[Any, str]] = []
     for device in config.devices:
+        reusable = reusable_results(cache, device, tools, config.opset, info["version"])
         for spec in selected:
             key = fingerprint(spec, device, config.opset, info["version"], tools)
             if spec.skip:
                 skips.append((spec, device))
+                stamps[(spec.name, device)] = {"fingerprint": key, "measured_at": utc_now()}
                 continue
-            done = work.finished(spec.name, device, key)
-            if done is not None:
-                measured[(spec.name, device)] = done
-                reused.append(done)
+            record = work.finished_record(spec.name, device, key)
+            hit = reusable.get(spec.name)
+            if record is not None:
+                measured[(spec.name, device)] = record["results"]
+                stamps[(spec.name, device)] = {"fingerprint": key,
+                                               "measured_at": str(record.get("measured_at") or utc_now())}
+                reused.append(record["results"])
+            elif hit is not None and hit.fingerprint == key:
+                measured[(spec.name, device)] = hit.results
+                stamps[(spec.name, device)] = {"fingerprint": key, "measured_at": hit.measured_at}
+                cached.append(hit.results)
             else:
                 tasks.append(Task(spec.name, device, key, ["onnx", "export", "compile"]))
 
-    total = len(tasks) + len(reused) + len(skips)
+    total = len(tasks) + len(reused) + len(cached) + len(skips)
     jobs = min(config.jobs, max(1, len(tasks)))
     progress = Progress(total)
     where = f" (shard {config.shard})" if config.shard else ""
     print(f"probing {len(selected)} of {len(specs)} cases on {', '.join(config.devices)}{where} with "
           f"{jobs} worker(s); records in {work.path}", flush=True)
     progress.resumed(len(reused), reused)
+    progress.reused(len(cached), cached, config.out.name if not config.shard else "the snapshot")
     for spec, device in skips:
         measured[(spec.name, device)] = skipped(spec)
         progress.finished(spec.name, device, measured[(spec.name, device)], 0.0, measured=False)
@@ -218,6 +249,7 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     def finished(task: Task) -> None:
         results = {p: task.results[p] for p in ("onnx", "export", "compile")}
         measured[(task.name, task.device)] = results
+        stamps[(task.name, task.device)] = {"fingerprint": task.fingerprint, "measured_at": utc_now()}
         seconds[f"{task.name} [{task.device}]"] = round(task.seconds, 3)
         progress.finished(task.name, task.device, results, task.seconds)
 
@@ -231,12 +263,12 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
                 work.path.mkdir(parents=True, exist_ok=True)
                 runner.run(tasks)
         except ToolError as exc:
-            return _fail(f"{exc}\nFinished cases are kept in {work.path}; rerun to resume.", EXIT_TOOL)
+            return report_failure(f"{exc}\nFinished cases are kept in {work.path}; rerun to resume.", EXIT_TOOL)
         finally:
             progress.close()
-        snapshot, notes = _write_snapshot(config, specs, measured, info, work)
+        snapshot, notes = _write_snapshot(config, specs, measured, info, work, previous, stamps, notes)
     except SnapshotError as exc:  # a bug in the probe, not in the user's cases
-        return _fail(f"the snapshot does not validate, not writing it: {exc}", EXIT_TOOL)
+        return report_failure(f"the snapshot does not validate, not writing it: {exc}", EXIT_TOOL)
     finally:
         runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
     wall = time.monotonic() - began
@@ -248,23 +280,28 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     print()
     print(summary_table(snapshot["cases"], list(snapshot["environments"])), end="")
     state = "complete" if snapshot["complete"] else f"incomplete: {len(snapshot['missing'])} cases missing"
-    print(f"\nwrote {config.out} ({len(snapshot['cases'])} cases, {state})")
+    print(f"\nmeasured {len(tasks)}, reused {len(cached) + len(reused)} (unchanged since the snapshot: "
+          f"{len(cached)}, from the interrupted run: {len(reused)}), skipped {len(skips)}")
+    print(f"wrote {config.out} ({len(snapshot['cases'])} cases, {state})")
     probed = {spec.name for spec in selected}
     eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
     if config.stats:
         stats = {"wall_seconds": round(wall, 3), "measured": len(tasks), "reused": len(reused),
-                 "skipped": len(skips), "jobs": jobs, "workers": runner.worker_peaks(), "case_seconds": seconds}
+                 "reused_snapshot": len(cached), "skipped": len(skips), "jobs": jobs,
+                 "workers": runner.worker_peaks(), "case_seconds": seconds}
         config.stats.parent.mkdir(parents=True, exist_ok=True)
         config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
     if eager:
         print("\n" + "\n".join(eager))
-        return _fail(f"{eager[0].split(' and were')[0]}: fix the case or the environment (see the list above); "
+        return report_failure(f"{eager[0].split(' and were')[0]}: fix the case or the environment (see the list above); "
                      "the snapshot was written", EXIT_EAGER)
     return EXIT_OK
 
 
 def _write_snapshot(config: Any, specs: list[Any], measured: dict[tuple[str, str], dict[str, Any]],
-                    info: dict[str, str], work: Any) -> tuple[dict[str, Any], list[str]]:
+                    info: dict[str, str], work: Any, previous: dict[str, Any] | None,
+                    stamps: dict[tuple[str, str], dict[str, str]], notes: list[str]
+                    ) -> tuple[dict[str, Any], list[str]]:
     """Assemble the snapshot (carrying over what this run did not measure) and write it; raises SnapshotError."""
     from ..snapshot import dump_snapshot
     from .assemble import build_snapshot
@@ -278,10 +315,8 @@ def _write_snapshot(config: Any, specs: list[Any], measured: dict[tuple[str, str
         if env is None or env.get("opset") != config.opset or env.get("torch") != _torch_version():
             env = device_environment(device, config.opset)  # no worker ran: every case was skipped
         environments[device] = env
-    notes: list[str] = []
-    previous = None if config.shard else _previous_snapshot(config.out, notes)
     snapshot, more = build_snapshot(specs=specs, measured=measured, environments=environments, library=info,
-                                    previous=previous)
+                                    previous=previous, stamps=stamps)
     notes += more
     dump_snapshot(snapshot, config.out)
     return snapshot, notes
@@ -292,7 +327,7 @@ def _write_snapshot(config: Any, specs: list[Any], measured: dict[tuple[str, str
 
 
 def run_merge(argv: list[str]) -> int:
-    parser = _Parser(prog=f"{PROG} merge", description=(
+    parser = CliParser(prog=f"{PROG} merge", description=(
         "Combine shard outputs (and per-device runs) into one snapshot. The parts must share the case "
         "inventory, library and tool versions; a case no part measured is refused unless --allow-incomplete."))
     parser.add_argument("out", metavar="OUT")
@@ -305,9 +340,9 @@ def run_merge(argv: list[str]) -> int:
     try:
         result = merge_command(Path(args.out), [Path(p) for p in args.parts], args.allow_incomplete)
     except MergeGap as exc:
-        return _fail(f"{exc} Nothing was written.", EXIT_REGRESSED)
+        return report_failure(f"{exc} Nothing was written.", EXIT_REGRESSED)
     except MergeError as exc:
-        return _fail(f"{exc} Nothing was written.")
+        return report_failure(f"{exc} Nothing was written.")
     for note in result.notes:
         print(f"note: {note}")
     state = "complete" if not result.missing else f"incomplete: {len(result.missing)} cases missing"
@@ -316,7 +351,7 @@ def run_merge(argv: list[str]) -> int:
 
 
 def run_diff(argv: list[str]) -> int:
-    parser = _Parser(prog=f"{PROG} diff", description=(
+    parser = CliParser(prog=f"{PROG} diff", description=(
         "List per case, device and path what regressed (supported -> mismatch/fail), what was fixed and what "
         "changed between two snapshots. Exit status 1 when anything regressed."))
     parser.add_argument("old", metavar="OLD")
@@ -330,7 +365,7 @@ def run_diff(argv: list[str]) -> int:
         old, _ = normalise(read_json(args.old), args.old)
         new, _ = normalise(read_json(args.new), args.new)
     except SnapshotError as exc:
-        return _fail(str(exc))
+        return report_failure(str(exc))
     changes = compare(old, new, args.device)
     for kind in KINDS:
         group = [c for c in changes if c.kind == kind]
@@ -344,7 +379,7 @@ def run_diff(argv: list[str]) -> int:
 
 
 def run_repro(argv: list[str]) -> int:
-    parser = _Parser(prog=f"{PROG} repro", description=(
+    parser = CliParser(prog=f"{PROG} repro", description=(
         "Print the Python snippet that reproduces one cell of a snapshot (what the page offers for it): it "
         "rebuilds the case's callable and inputs, runs the path and compares with eager."))
     parser.add_argument("snapshot", metavar="SNAPSHOT")
@@ -360,18 +395,18 @@ def run_repro(argv: list[str]) -> int:
     try:
         data, _ = normalise(read_json(args.snapshot), args.snapshot)
     except SnapshotError as exc:
-        return _fail(str(exc))
+        return report_failure(str(exc))
     cases = {c["name"]: c for c in data["cases"]}
     if args.case not in cases:
         close = difflib.get_close_matches(args.case, list(cases), n=3)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        return _fail(f"{args.snapshot} has no case {args.case!r} ({len(cases)} cases).{hint}")
+        return report_failure(f"{args.snapshot} has no case {args.case!r} ({len(cases)} cases).{hint}")
     case = cases[args.case]
     if args.device not in data["environments"]:
-        return _fail(f"{args.snapshot} holds no {args.device} results (devices: "
+        return report_failure(f"{args.snapshot} holds no {args.device} results (devices: "
                      f"{', '.join(data['environments']) or 'none'}); choose one with --device")
     if not case.get("call"):
-        return _fail(f"case {args.case!r} in {args.snapshot} records no call to rebuild it from (a skip= case, a "
+        return report_failure(f"case {args.case!r} in {args.snapshot} records no call to rebuild it from (a skip= case, a "
                      "target without an importable path, or a snapshot in Kornia's format)")
     result = case.get("results", {}).get(args.device, {}).get(args.path, {})
     title = f"{args.case}: {PATH_LABELS[args.path]} on {args.device}"
@@ -392,6 +427,10 @@ def main(argv: list[str] | None = None) -> int:
             return run_diff(argv[1:])
         if argv and argv[0] == "repro":
             return run_repro(argv[1:])
+        if argv and argv[0] == "discover":
+            from .discover_cli import run_discover
+
+            return run_discover(argv[1:])
         return run_probe(probe_parser().parse_args(argv))
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE

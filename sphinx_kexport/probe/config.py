@@ -54,6 +54,7 @@ class ProbeConfig:
     fresh: bool = False
     stats: Path | None = None
     pyproject: Path | None = None
+    base_out: Path | None = None  # the project's snapshot, when `out` is a shard part: a cache for the shard
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -152,10 +153,12 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
         raise ConfigError(f"timeout must be a positive number of seconds, found {timeout}")
 
     shard = parse_shard(args.shard) if args.shard else None
+    base_out = out
     if shard and not args.out:
         # a shard never overwrites the project's snapshot: it writes a part next to it
         out = out.with_name(f"{out.stem}.shard-{shard.index}-of-{shard.count}{out.suffix}")
     return ProbeConfig(root=root, cases=list(cases), out=out, devices=devices, library=library, jobs=jobs,
                        timeout=float(timeout), opset=opset, only=list(args.only or []), shard=shard,
                        keep_work=args.keep_work, fresh=args.fresh,
-                       stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject)
+                       stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
+                       base_out=base_out)

@@ -18,6 +18,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from .docstrings import duplicate_of, is_discovered
 from .registry import CaseError, CaseSpec
 
 IMPORT_SEED = 0
@@ -134,6 +135,15 @@ def _module_files(source: Source) -> set[str]:
 
 def load_cases(sources: list[Source]) -> list[CaseSpec]:
     """Import every source and return the cases in registration order; LoadError on any problem."""
+    return load_inventory(sources)[0]
+
+
+def load_inventory(sources: list[Source]) -> tuple[list[CaseSpec], list[tuple[CaseSpec, CaseSpec]]]:
+    """The cases, and the (discovered, hand-written) pairs dropped because the hand-written case wins.
+
+    A case from ``cases_from_docstrings`` that repeats a hand-written one (same
+    ``ref``, same input shapes) is dropped here, where every module is known.
+    """
     cases: list[CaseSpec] = []
     owner: dict[str, str] = {}
     for source in sources:
@@ -158,4 +168,8 @@ def load_cases(sources: list[Source]) -> list[CaseSpec]:
             cases.append(spec)
     if not cases:
         raise LoadError("the case modules register no cases: " + ", ".join(s.label for s in sources))
-    return cases
+    hand = [spec for spec in cases if not is_discovered(spec)]
+    dropped = [(spec, found) for spec in cases if is_discovered(spec)
+               for found in [duplicate_of(spec, hand)] if found is not None]
+    gone = {id(spec) for spec, _ in dropped}
+    return [spec for spec in cases if id(spec) not in gone], dropped

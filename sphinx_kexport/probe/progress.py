@@ -46,6 +46,7 @@ class Progress:
         self.total = total
         self.done = 0
         self.measured = 0
+        self.reused_count = 0
         self.counts: Counter[str] = Counter()
         self.began = time.monotonic()
         self.running: list[str] = []
@@ -60,6 +61,16 @@ class Progress:
         if count:
             self._line(f"resuming: {count} finished record{'s' if count != 1 else ''} reused from the work "
                        "directory")
+
+    def reused(self, count: int, results: list[dict[str, dict[str, Any]]], source: str) -> None:
+        """Results taken from the snapshot: fingerprint and environment unchanged, nothing to measure."""
+        self.done += count
+        self.reused_count += count
+        for paths in results:
+            self.counts.update(r["status"] for r in paths.values())
+        if count:
+            self._line(f"reusing: {count} result{'s' if count != 1 else ''} from {source} (case and environment "
+                       "unchanged; --fresh measures them again)")
 
     def started(self, name: str, device: str) -> None:
         self.running.append(f"{name} [{device}]")
@@ -103,8 +114,9 @@ class Progress:
         bar_width = 20
         filled = int(share * bar_width)
         counts = " ".join(f"{SHORT[s]} {self.counts[s]}" for s in STATUSES if self.counts[s])
-        text = (f"{share:4.0%} |{'█' * filled}{' ' * (bar_width - filled)}| {self.done}/{self.total} · {counts}"
-                f"{self._eta()}")
+        reused = f" · reused {self.reused_count}" if self.reused_count else ""
+        text = (f"{share:4.0%} |{'█' * filled}{' ' * (bar_width - filled)}| {self.done}/{self.total}{reused} · "
+                f"{counts}{self._eta()}")
         if self.running:
             text += f" · {self.running[-1]}"
         self.stream.write("\r" + text[: width - 1].ljust(width - 1))

@@ -61,7 +61,7 @@ class CaseSpec:
         return split_name(self.name)[1]
 
 
-def _public_path(obj: Any, package: str) -> str:
+def public_path(obj: Any, package: str) -> str:
     """The shortest importable dotted path that names ``obj``, preferring ``package``."""
     module = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", None)
@@ -124,7 +124,7 @@ def default_ref(target: Any, method: str | None, package: str) -> str:
         obj = type(target)
     if inspect.ismethod(obj):
         obj = obj.__func__
-    path = _public_path(obj, package)
+    path = public_path(obj, package)
     if path and method and inspect.isclass(obj):
         path = f"{path}.{method}"
     return path

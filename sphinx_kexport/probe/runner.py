@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .environment import utc_now
 from .locate import LibraryRoot, where_text
 from .store import WorkDir
 from .worker import serve
@@ -163,7 +164,8 @@ class Runner:
 
     def _complete(self, task: Task) -> None:
         ordered = {path: task.results[path] for path in PATH_ORDER}
-        self.work.save(task.name, task.device, task.fingerprint, ordered, seconds=round(task.seconds, 3))
+        self.work.save(task.name, task.device, task.fingerprint, ordered, seconds=round(task.seconds, 3),
+                       measured_at=utc_now())
         self.on_finish(task)
 
     def _lose_step(self, slot: Slot, why: str) -> None:

@@ -51,9 +51,15 @@ class WorkDir:
 
     def finished(self, name: str, device: str, fingerprint: str) -> dict[str, Any] | None:
         """The record's results when it exists and was measured for this exact fingerprint."""
+        record = self.finished_record(name, device, fingerprint)
+        return record.get("results") if record else None
+
+    def finished_record(self, name: str, device: str, fingerprint: str) -> dict[str, Any] | None:
+        """The whole record (results, measured_at, ...) when it was measured for this exact fingerprint."""
         record = self._read(self.record_path(name, device))
-        if isinstance(record, dict) and record.get("fingerprint") == fingerprint and record.get("name") == name:
-            return record.get("results")
+        if isinstance(record, dict) and record.get("fingerprint") == fingerprint and record.get("name") == name \
+                and isinstance(record.get("results"), dict):
+            return record
         return None
 
     def save(self, name: str, device: str, fingerprint: str, results: dict[str, Any], **extra: Any) -> None:

@@ -1,0 +1,207 @@
+"""Run one docstring example and record the library calls that the example's own code makes.
+
+Interception: while examples run, the package's public functions are replaced
+*in the library's modules* by thin recording proxies, and ``nn.Module.__call__``
+by a recording one. A proxy records only when its caller frame is example code
+(compiled under a ``<doctest ...>`` file name), so a call one library function
+makes to another is passed straight through. This was chosen over
+``sys.setprofile``: a profile hook sees code objects, and one decorator's
+wrapper code is shared by many public functions, so it cannot tell which
+public callable was called; a proxy knows what it stands for, costs one frame
+lookup per call, and receives the exact arguments. Classes are never replaced
+(``isinstance`` and subclassing inside the library must keep working).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import doctest
+import functools
+import io
+import random
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
+
+EXAMPLE_FILE_PREFIX = "<doctest "
+EXAMPLE_SEED = 0
+
+
+@dataclass
+class Call:
+    """One call from the example's code to a public callable of the package, as it was made."""
+
+    ref: str  # public dotted name of the callable (a function, or the module's class)
+    callee: Any  # the original function, or a copy of the module instance taken just before the call
+    args: tuple
+    kwargs: dict[str, Any]
+    statement: int  # index of the example statement that made it
+    span: tuple[int, int, int, int] | None  # (line, end line, column, end column) of the call in that statement
+
+
+@dataclass
+class ExampleRun:
+    calls: list[Call] = field(default_factory=list)
+    failure: str = ""  # "", "raised", "download", "time limit"
+    detail: str = ""
+
+
+def _is_tensor(value: Any) -> bool:
+    import torch
+
+    return isinstance(value, torch.Tensor)
+
+
+def _snapshot(value: Any) -> Any:
+    """A copy of an argument as it was when passed (the example may change it in place afterwards)."""
+    if _is_tensor(value):
+        return value.detach().clone()
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # an argument that refuses copying is kept as is
+        return value
+
+
+class Recorder:
+    """Collects calls made from example frames; inactive outside :meth:`run`."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] | None = None
+        self.statement = 0
+
+    def record(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any], frame: Any) -> None:
+        if self.calls is None or not frame.f_code.co_filename.startswith(EXAMPLE_FILE_PREFIX):
+            return
+        span = None
+        try:
+            positions = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+            if None not in positions:
+                span = tuple(positions)
+        except (AttributeError, IndexError):  # Python < 3.11 has no positions: the code field stays empty
+            span = None
+        self.calls.append(Call(ref, callee, tuple(_snapshot(a) for a in args),
+                               {k: _snapshot(v) for k, v in kwargs.items()}, self.statement, span))
+
+
+RECORDER = Recorder()
+
+
+def _function_proxy(function: Any, ref: str) -> Any:
+    @functools.wraps(function)
+    def proxy(*args: Any, **kwargs: Any) -> Any:
+        if RECORDER.calls is not None:
+            RECORDER.record(ref, function, args, kwargs, sys._getframe(1))
+        return function(*args, **kwargs)
+
+    proxy.__kexport_original__ = function
+    return proxy
+
+
+def _copy_module(module: Any) -> Any:
+    try:
+        return copy.deepcopy(module)
+    except Exception:  # a module that refuses deepcopy is recorded as the instance itself
+        return module
+
+
+@contextlib.contextmanager
+def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, str],
+              library_top: str) -> Iterator[None]:
+    """Install the proxies: ``functions`` maps id(function) -> (function, ref); ``module_classes`` class -> ref."""
+    import torch
+
+    patched: list[tuple[Any, str, Any]] = []
+    for name, module in sorted(sys.modules.items()):
+        if module is None or not (name == library_top or name.startswith(library_top + ".")):
+            continue
+        for attr, value in list(vars(module).items()):
+            entry = functions.get(id(value))
+            if entry is not None and entry[0] is value:
+                patched.append((module, attr, value))
+    proxies = {id(fn): _function_proxy(fn, ref) for fn, ref in functions.values()}
+
+    def module_call(original: Any) -> Any:
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if RECORDER.calls is not None:
+                ref = module_classes.get(type(self))
+                if ref:
+                    RECORDER.record(ref, _copy_module(self), args, kwargs, sys._getframe(1))
+            return original(self, *args, **kwargs)
+
+        return call
+
+    owners = [torch.nn.Module] + [cls for cls in module_classes if "__call__" in vars(cls)]
+    saved_calls = [(cls, vars(cls)["__call__"]) for cls in owners]
+    try:
+        for module, attr, value in patched:
+            setattr(module, attr, proxies[id(value)])
+        for cls, original in saved_calls:
+            cls.__call__ = module_call(original)
+        yield
+    finally:
+        for cls, original in saved_calls:
+            cls.__call__ = original
+        for module, attr, value in patched:
+            setattr(module, attr, value)
+
+
+def seed_everything(seed: int) -> None:
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+
+        numpy.random.seed(seed)
+    except ImportError:
+        pass
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
+
+
+def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
+    """Run ``test`` (a doctest.DocTest) like pytest's doctest run would, recording the calls it makes.
+
+    Expected exceptions (a ``Traceback`` in the example's output) are part of
+    the example; any other exception ends it. Printed output is swallowed.
+    """
+    run = ExampleRun()
+    RECORDER.calls, RECORDER.statement = run.calls, 0
+    seed_everything(EXAMPLE_SEED)
+    saved_hook = sys.displayhook
+    sys.displayhook = lambda value: None  # doctest would print each expression's repr; nothing reads it here
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), network_blocked(), time_limit(limit):
+            for index, example in enumerate(test.examples):
+                if example.options.get(doctest.SKIP):
+                    continue  # `# doctest: +SKIP`: pytest does not run it either
+                RECORDER.statement = index
+                try:
+                    code = compile(example.source, f"{EXAMPLE_FILE_PREFIX}{test.name}[{index}]>", "single",
+                                   dont_inherit=True)
+                    exec(code, globs)
+                except ExampleTimeout as exc:
+                    run.failure, run.detail = "time limit", f"{exc} (at >>> {example.source.strip()[:80]})"
+                    break
+                except Exception as exc:
+                    if is_download_blocked(exc):
+                        run.failure, run.detail = "download", _first_line(exc)
+                        break
+                    if example.exc_msg is not None:
+                        continue  # the example shows this exception on purpose
+                    run.failure = "raised"
+                    run.detail = f"{_first_line(exc)} (at >>> {example.source.strip().splitlines()[0][:80]})"
+                    break
+    except ExampleTimeout as exc:  # the alarm fired between two statements
+        run.failure, run.detail = "time limit", str(exc)
+    finally:
+        sys.displayhook = saved_hook
+        RECORDER.calls = None
+    return run

@@ -1,0 +1,92 @@
+"""Guards around running a library's docstring examples: no network, and a time limit.
+
+An example that fetches pretrained weights or a data set must be skipped at
+once, not wait on a network that may hang or be absent: every way out
+(``socket.connect``, ``urllib``, ``torch.hub``) raises :class:`DownloadBlocked`
+while the guard is on. The time limit uses ``SIGALRM``, so it only applies in
+the main thread of a POSIX process (elsewhere an example simply runs on).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import socket
+import threading
+import urllib.request
+from typing import Any, Iterator
+
+
+class DownloadBlocked(RuntimeError):
+    """Raised when an example tries to reach the network while discovery runs."""
+
+
+class ExampleTimeout(Exception):
+    """Raised inside an example that ran past its time limit (not a RuntimeError, so few handlers catch it)."""
+
+
+def _refuse(what: str) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        target = next((a for a in args if isinstance(a, (str, tuple))), "")
+        raise DownloadBlocked(f"network access blocked during discovery ({what}{f' {target!r}' if target else ''})")
+
+    return refuse
+
+
+@contextlib.contextmanager
+def network_blocked() -> Iterator[None]:
+    """Make every download attempt raise :class:`DownloadBlocked` immediately."""
+    patches: list[tuple[Any, str, Any]] = [
+        (socket.socket, "connect", _refuse("socket.connect")),
+        (socket.socket, "connect_ex", _refuse("socket.connect")),
+        (socket, "create_connection", _refuse("socket.create_connection")),
+        (urllib.request, "urlopen", _refuse("urllib.request.urlopen")),
+        (urllib.request, "urlretrieve", _refuse("urllib.request.urlretrieve")),
+    ]
+    try:
+        import torch.hub
+
+        patches += [(torch.hub, "load_state_dict_from_url", _refuse("torch.hub.load_state_dict_from_url")),
+                    (torch.hub, "download_url_to_file", _refuse("torch.hub.download_url_to_file"))]
+    except ImportError:
+        pass
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+    try:
+        for owner, name, replacement in patches:
+            setattr(owner, name, replacement)
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
+def is_download_blocked(exc: BaseException) -> bool:
+    """True when ``exc`` or anything in its cause/context chain is a blocked download."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, DownloadBlocked):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`ExampleTimeout` in the running code after ``seconds`` (main thread only)."""
+    usable = seconds > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise ExampleTimeout(f"ran past the {seconds:g} s limit")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,11 @@
+"""A tiny library nobody wrote probe cases for: its survey comes from its docstring examples alone.
+
+Each docstring example exercises one thing discovery must handle; see
+tests/probe/test_probe_docstrings.py for what each should yield.
+"""
+
+from .layers import Scaler
+from .ops import blur_then_scale, broken, fetch_weights, jitter, make_ramp, mix, scale, shift, slow
+
+__all__ = ["Scaler", "blur_then_scale", "broken", "fetch_weights", "jitter", "make_ramp", "mix", "scale", "shift",
+           "slow"]

@@ -1,0 +1,157 @@
+"""cases_from_docstrings and `discover` on a tiny library nobody wrote cases for (tests/probe/probe_cases/doclib).
+
+Each docstring example of doclib exercises one behaviour (see its docstrings);
+the tests run the real examples, the real `discover` command and a real probe
+run of the discovered cases.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+torch = pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parents[2]
+TESTS = REPO / "tests" / "probe"
+LIB = "probe_cases.doclib"
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS)]))
+
+
+@pytest.fixture(scope="module")
+def found():
+    if str(TESTS) not in sys.path:
+        sys.path.insert(0, str(TESTS))
+    from sphinx_kexport.probe.docstrings import discover
+
+    return discover(LIB, time_limit=2)
+
+
+def by_ref(found):
+    return {r.ref.removeprefix(LIB + "."): r for r in found.objects}
+
+
+def test_each_object_yields_its_cases_or_a_reason(found):
+    reports = by_ref(found)
+    assert {k: [c.name for c in r.cases] for k, r in reports.items() if r.cases} == {
+        "Scaler": ["Scaler[doc]"], "blur_then_scale": ["blur_then_scale[doc]"], "jitter": ["jitter[doc]"],
+        "mix": ["mix[doc]"], "scale": ["scale[doc]"], "shift": ["shift[doc]", "scale[doc 2]"]}
+    assert {k: r.skip for k, r in reports.items() if not r.cases} == {
+        "broken": "raised", "fetch_weights": "download", "make_ramp": "no tensor call", "slow": "time limit"}
+    assert "TypeError" in reports["broken"].detail and "broken(torch.ones(2), 3)" in reports["broken"].detail
+    assert "urlopen" in reports["fetch_weights"].detail
+    assert reports["fetch_weights"].seconds < 1.0  # blocked at once, never waiting on a network
+    assert 2.0 <= reports["slow"].seconds < 4.0
+
+
+def test_a_case_has_the_arguments_the_example_passed(found):
+    cases = {c.name: c for c in found.cases}
+    scale = cases["scale[doc]"]
+    assert scale.ref == f"{LIB}.scale" and scale.package == LIB and scale.section == ""
+    assert [tuple(t.shape) for t in scale.inputs] == [(2, 3)] and scale.kwargs == {"factor": 3.0}
+    assert scale.note == f"from the docstring example of `{LIB}.scale`; x (2,3) live; factor=3.0 baked"
+    second = cases["scale[doc 2]"]  # the second call of shift's example, with the tensor shift returned
+    assert second.note.startswith(f"from the docstring example of `{LIB}.shift`")
+    assert torch.equal(second.inputs[0], torch.full((1, 4), 1.5)) and second.kwargs == {"factor": 0.5}
+    # the library's own inner call to scale is not a case: blur_then_scale yields one case
+    assert [c.ref for c in by_ref(found)["blur_then_scale"].cases] == [f"{LIB}.blur_then_scale"]
+    assert cases["Scaler[doc]"].target.factor.item() == 4.0 and "nn.Module built in the example" in \
+        cases["Scaler[doc]"].note
+
+
+def test_random_ops_are_unchecked_and_the_others_checked(found):
+    assert {c.name for c in found.cases if not c.check} == {"jitter[doc]"}
+    assert "random" in next(c for c in found.cases if c.name == "jitter[doc]").note
+
+
+@pytest.mark.parametrize("name", ["scale[doc]", "scale[doc 2]", "mix[doc]", "Scaler[doc]", "jitter[doc]"])
+def test_code_rebuilds_target_and_inputs_as_pasted(found, name):
+    spec = next(c for c in found.cases if c.name == name)
+    script = (f"import torch\n{spec.code}"
+              f"out = target(*inputs, **{spec.kwargs!r})\nprint(list(out.shape))\n")
+    done = subprocess.run([sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, spec.code + done.stderr
+    torch.manual_seed(0)
+    expected = spec.target(*spec.inputs, **spec.kwargs)
+    assert done.stdout.strip() == str(list(expected.shape))
+
+
+def test_tensors_that_are_not_leading_are_passed_by_keyword(found):
+    mix = next(c for c in found.cases if c.name == "mix[doc]")
+    assert mix.kwargs == {"alpha": 0.25}
+    a, b = mix.inputs
+    assert torch.equal(mix.target(a, b, **mix.kwargs), 0.25 * a + 0.75 * b)
+
+
+def test_fingerprints_are_identical_in_two_processes():
+    script = ("import json, sys; sys.path.insert(0, sys.argv[1])\n"
+              "from sphinx_kexport.probe.fingerprint import fingerprint\n"
+              "from sphinx_kexport.probe import cases_from_docstrings\n"
+              f"cases = cases_from_docstrings({LIB!r}, time_limit=2)\n"
+              "print(json.dumps([[c.name, fingerprint(c, 'cpu', 18, '1', {})] for c in cases]))\n")
+    outputs = [subprocess.run([sys.executable, "-c", script, str(TESTS)], env=ENV, capture_output=True, text=True,
+                              timeout=120) for _ in range(2)]
+    for done in outputs:
+        assert done.returncode == 0, done.stderr
+    first, second = (json.loads(o.stdout) for o in outputs)
+    assert first == second and len(first) == 7
+
+
+def test_merge_cases_keeps_the_hand_written_one(found):
+    from sphinx_kexport.probe import case, merge_cases
+    from probe_cases.doclib import scale
+
+    hand = [case("scale[hand]", scale, [torch.rand(2, 3)], {"factor": 2.0}, package=LIB)]
+    merged = merge_cases(hand, found.cases)
+    assert [c.name for c in merged][:1] == ["scale[hand]"]
+    assert "scale[doc]" not in {c.name for c in merged}  # same ref, same input shapes (2,3)
+    assert "scale[doc 2]" in {c.name for c in merged}  # same ref, other shapes (1,4)
+
+
+def test_discover_command_lists_every_object_and_totals(tmp_path):
+    hand = tmp_path / "hand_cases.py"
+    hand.write_text("import torch\nfrom sphinx_kexport.probe import case\nfrom probe_cases.doclib import scale\n"
+                    "CASES = [case('scale[hand]', scale, [torch.rand(2, 3)], {'factor': 2.0}, "
+                    "package='probe_cases.doclib')]\n")
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "discover", LIB, "--time-limit", "2",
+                           "--cases", str(hand)], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert f"{LIB}.broken: no case: the example raised: TypeError" in out
+    assert f"{LIB}.fetch_weights: no case: it tried to download" in out
+    assert f"{LIB}.make_ramp: no case: no tensor call" in out
+    assert f"{LIB}.slow: no case: it ran past the time limit" in out
+    assert "scale[doc] -> probe_cases.doclib.scale [(2,3)]: repeats the hand-written 'scale[hand]'" in out
+    assert "    mix[doc] -> probe_cases.doclib.mix [(2,2), (2,2)]" in out
+    assert (f"{LIB}: 10 objects with examples, 6 cases (+1 repeating hand-written cases from {hand}); objects "
+            "without a case: 1 no tensor call, 1 the example raised, 1 it tried to download, 1 it ran past the "
+            "time limit, 1 repeats hand-written cases;") in out
+
+
+def test_discover_of_a_package_that_does_not_import_says_so(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "discover", "no_such_pkg_xyz", "--no-cases"],
+                          cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "cannot import 'no_such_pkg_xyz'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_discovered_survey_runs_through_the_real_probe(tmp_path):
+    pytest.importorskip("onnxruntime")
+    out = tmp_path / "support.json"
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases",
+                           str(TESTS / "probe_cases" / "doclib_cases.py"), "--library", "probe_cases", "--out",
+                           str(out), "--jobs", "1"], cwd=tmp_path, env=ENV, capture_output=True, text=True,
+                          timeout=400)
+    assert done.returncode == 0, done.stdout + done.stderr
+    snapshot = json.loads(out.read_text())
+    status = {c["name"]: {p: r["status"] for p, r in c["results"]["cpu"].items()} for c in snapshot["cases"]}
+    assert set(status) == {"Scaler[doc]", "blur_then_scale[doc]", "jitter[doc]", "mix[doc]", "scale[doc]",
+                           "shift[doc]", "scale[doc 2]"}
+    assert status["jitter[doc]"] == {"onnx": "ok-unverified", "export": "ok-unverified", "compile": "ok-unverified"}
+    assert status["mix[doc]"] == {"onnx": "ok", "export": "ok", "compile": "ok"}

@@ -1,0 +1,99 @@
+"""The snapshot is the cache: a rerun measures only what changed (real probe runs on tiny cases).
+
+The cases (tests/probe/probe_cases/reuse_cases.py) log every call, so a test sees
+which cases a run really measured, next to what the run's --stats says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
+REPO = Path(__file__).resolve().parents[2]
+CASE_FILE = REPO / "tests" / "probe" / "probe_cases" / "reuse_cases.py"
+
+
+def probe(where: Path, *flags: str, extra: bool = False) -> dict:
+    """Run the real probe; return its stats, stdout, the names its cases logged and the snapshot."""
+    log, stats = where / "calls.log", where / "stats.json"
+    log.unlink(missing_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_CALL_LOG=str(log),
+               KEXPORT_EXTRA_CASE="1" if extra else "0")
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--library",
+                           "probe_cases", "--out", str(where / "support.json"), "--jobs", "1", "--stats",
+                           str(stats), *flags], cwd=where, env=env, capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return {"stats": json.loads(stats.read_text()), "stdout": done.stdout,
+            "calls": set(log.read_text().split()) if log.exists() else set(),
+            "snapshot": json.loads((where / "support.json").read_text())}
+
+
+def stamps(snapshot: dict) -> dict:
+    return {c["name"]: c.get("measured", {}).get("cpu") for c in snapshot["cases"]}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    where = tmp_path_factory.mktemp("reuse")
+    first = probe(where)
+    rerun = probe(where)
+    added = probe(where, extra=True)
+    fresh = probe(where, "--fresh", extra=True)
+    snapshot_path = where / "support.json"
+    edited = json.loads(snapshot_path.read_text())
+    edited["environments"]["cpu"]["torch"] = "0.0.1-older"  # as if measured with another torch
+    snapshot_path.write_text(json.dumps(edited))
+    new_torch = probe(where, extra=True)
+    return {"first": first, "rerun": rerun, "added": added, "fresh": fresh, "new_torch": new_torch}
+
+
+def test_first_run_measures_everything_and_stamps_each_case(runs):
+    first = runs["first"]
+    assert first["stats"]["measured"] == 2 and first["stats"]["skipped"] == 1
+    assert first["calls"] == {"doubled", "halved"}
+    stamped = stamps(first["snapshot"])
+    assert set(stamped) == {"doubled", "halved", "skipped"}
+    for stamp in stamped.values():
+        assert len(stamp["fingerprint"]) == 64 and stamp["measured_at"].endswith("Z")
+
+
+def test_rerun_with_nothing_changed_measures_nothing(runs):
+    first, rerun = runs["first"], runs["rerun"]
+    assert rerun["stats"]["measured"] == 0 and rerun["stats"]["reused_snapshot"] == 2
+    assert rerun["calls"] == set()
+    assert "reusing: 2 results from support.json" in rerun["stdout"]
+    assert "measured 0, reused 2" in rerun["stdout"]
+    # reused results keep the time they were measured, and the results themselves
+    assert stamps(rerun["snapshot"])["doubled"] == stamps(first["snapshot"])["doubled"]
+    assert [c["results"] for c in rerun["snapshot"]["cases"]] == [c["results"] for c in first["snapshot"]["cases"]]
+
+
+def test_adding_one_case_measures_that_case_only(runs):
+    added = runs["added"]
+    assert added["stats"]["measured"] == 1 and added["stats"]["reused_snapshot"] == 2
+    assert added["calls"] == {"added"}
+    assert [c["name"] for c in added["snapshot"]["cases"]] == ["doubled", "halved", "skipped", "added"]
+
+
+def test_fresh_measures_everything(runs):
+    fresh = runs["fresh"]
+    assert fresh["stats"]["measured"] == 3 and fresh["stats"]["reused_snapshot"] == 0
+    assert fresh["calls"] == {"doubled", "halved", "added"}
+    assert stamps(fresh["snapshot"])["doubled"]["measured_at"] >= stamps(runs["added"]["snapshot"])["doubled"][
+        "measured_at"]
+
+
+def test_another_environment_in_the_snapshot_measures_everything(runs):
+    new_torch = runs["new_torch"]
+    assert new_torch["stats"]["measured"] == 3 and new_torch["stats"]["reused_snapshot"] == 0
+    assert new_torch["calls"] == {"doubled", "halved", "added"}
+    assert new_torch["snapshot"]["environments"]["cpu"]["torch"] != "0.0.1-older"
