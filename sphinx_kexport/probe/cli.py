@@ -42,7 +42,7 @@ def probe_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=(
         "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
         "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
-        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`."),
+        "out, devices, library, jobs, timeout, opset, dynamic). Subcommands: `merge OUT PART...`, `diff OLD NEW`."),
         epilog="Interrupted or killed? Run the same command again: finished cases are not re-run.")
     parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
                         help="case module, .py file or directory (repeatable; replaces `cases`)")
@@ -66,6 +66,9 @@ def probe_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fresh", action="store_true", help="ignore finished records of an interrupted run")
     parser.add_argument("--keep-work", action="store_true",
                         help="keep the work directory of per-case records after writing the snapshot")
+    parser.add_argument("--no-dynamic", action="store_true",
+                        help="skip the dynamic-batch pass (each supported path captured again with a dynamic "
+                             "batch and run at another batch size); same as `dynamic = false`")
     parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
     return parser
 
@@ -173,7 +176,7 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     skips: list[tuple[Any, str]] = []
     for device in config.devices:
         for spec in selected:
-            key = fingerprint(spec, device, config.opset, info["version"], tools)
+            key = fingerprint(spec, device, config.opset, info["version"], tools, dynamic=config.dynamic)
             if spec.skip:
                 skips.append((spec, device))
                 continue
@@ -197,7 +200,7 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     jobs = min(config.jobs, max(1, len(tasks)))
     settings = {"sys_path": list(sys.path), "sources": [(s.module, s.path_entry, s.label, s.found_in_directory)
                                                         for s in sources],
-                "library": root.name, "opset": config.opset,
+                "library": root.name, "opset": config.opset, "dynamic": config.dynamic,
                 "threads": max(1, (os.cpu_count() or 1) // jobs)}
 
     seconds: dict[str, float] = {}

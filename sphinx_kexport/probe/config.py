@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 TABLE = "tool.sphinx-kexport"
-KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset"}
+KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset", "dynamic"}
 DEVICES = ("cpu", "cuda")
 DEFAULT_OPSET = 18
 DEFAULT_TIMEOUT = 300.0
@@ -54,6 +54,7 @@ class ProbeConfig:
     fresh: bool = False
     stats: Path | None = None
     pyproject: Path | None = None
+    dynamic: bool = True  # the dynamic-batch pass (dynamic_batch.py)
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -146,6 +147,8 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
     _expect(timeout, (int, float), f"{where} key timeout", "seconds, a positive number")
     opset = args.opset if args.opset is not None else table.get("opset", DEFAULT_OPSET)
     _expect(opset, int, f"{where} key opset", "an ONNX opset number such as 18")
+    dynamic = False if getattr(args, "no_dynamic", False) else table.get("dynamic", True)
+    _expect(dynamic, bool, f"{where} key dynamic", "true or false (false skips the dynamic-batch pass)")
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, found {jobs}")
     if timeout <= 0:
@@ -158,4 +161,5 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
     return ProbeConfig(root=root, cases=list(cases), out=out, devices=devices, library=library, jobs=jobs,
                        timeout=float(timeout), opset=opset, only=list(args.only or []), shard=shard,
                        keep_work=args.keep_work, fresh=args.fresh,
-                       stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject)
+                       stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
+                       dynamic=dynamic)

@@ -1,8 +1,9 @@
 """A fingerprint of what a record measured, so a resumed run reuses only records that still apply.
 
 It covers the case definition (name, target, input shapes, dtypes and
-values, kwargs, check/atol/rtol/skip/method), the library version, the tool
-versions, the opset and the device. Object addresses in reprs are removed so
+values, kwargs, check/atol/rtol/skip/method, batch dimensions), the library
+version, the tool versions, the opset, the device and whether the
+dynamic-batch pass ran. Object addresses in reprs are removed so
 that an unchanged case gets the same fingerprint in every process.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from .registry import CaseSpec
 
-RECORD_FORMAT = 1  # bump when the meaning of a record changes
+RECORD_FORMAT = 2  # bump when the meaning of a record changes
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -56,11 +57,12 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
         "name": spec.name, "target": _target_name(spec.target), "module": _module_digest(spec.target),
         "inputs": [_tensor_digest(t) for t in spec.inputs] if not spec.skip else [],
         "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
-        "rtol": spec.rtol, "skip": spec.skip, "method": spec.method,
+        "rtol": spec.rtol, "skip": spec.skip, "method": spec.method, "batch": spec.batch.dims,
     }
 
 
-def fingerprint(spec: CaseSpec, device: str, opset: int, library_version: str, tools: dict[str, str]) -> str:
+def fingerprint(spec: CaseSpec, device: str, opset: int, library_version: str, tools: dict[str, str],
+                dynamic: bool = True) -> str:
     payload = {"format": RECORD_FORMAT, "case": case_definition(spec), "device": device, "opset": opset,
-               "library": library_version, "tools": tools}
+               "library": library_version, "tools": tools, "dynamic": dynamic}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

@@ -13,6 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import batch_dim
+from .batch_dim import Batch
+
 
 class CaseError(ValueError):
     """A case that cannot be probed as registered; the message says why and how to fix it."""
@@ -49,6 +52,7 @@ class CaseSpec:
     skip: str | None = None
     method: str | None = None
     ref: str = ""
+    batch: Batch = field(default_factory=lambda: Batch(None))  # see batch_dim: which input dims are the batch
     origin: str = field(default="", compare=False)  # module that registered it, for error messages
 
     @property
@@ -131,7 +135,8 @@ def default_ref(target: Any, method: str | None, package: str) -> str:
 
 def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = None, *, package: str,
          section: str = "", note: str = "", check: bool = True, atol: float = 2e-4, rtol: float = 1e-3,
-         skip: str | None = None, method: str | None = None, ref: str | None = None) -> CaseSpec:
+         skip: str | None = None, method: str | None = None, ref: str | None = None,
+         batch: Any = batch_dim.AUTO) -> CaseSpec:
     """Register one probe case: a public callable plus concrete inputs.
 
     Every tensor in ``inputs`` becomes a graph input; ``kwargs`` are baked
@@ -140,6 +145,11 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     ``check=False`` marks a random operator (only output count, shapes and
     finiteness are compared). ``method`` calls that method of the target
     instead of calling it.
+
+    ``batch`` names the batch dimension the dynamic-batch pass varies: by
+    default dimension 0 of every input of rank >= 2 when they agree on its
+    size; ``None`` opts out; ``d`` picks dimension d of every input of rank
+    >= max(2, d + 1); a tuple gives one dimension (or None) per input.
     """
     where = f"case {name!r}"
     if not isinstance(name, str) or not name.strip():
@@ -169,9 +179,10 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
                             "or an nn.Module instance")
     if ref is None and target is not None:
         ref = default_ref(target, method, package)
+    resolved = batch_dim.resolve(batch, inputs, where, CaseError) if skip is None else Batch(None)
     return CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
                     note=note, check=bool(check), atol=float(atol), rtol=float(rtol), skip=skip, method=method,
-                    ref=ref or "")
+                    ref=ref or "", batch=resolved)
 
 
 Target = Callable[..., Any]
