@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
@@ -105,7 +106,7 @@ class SpecialisationLog:
         log = self
 
         def set_replacement(env: Any, symbol: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
-            if log.found is None and isinstance(target, sympy.Integer):
+            if log.found is None and isinstance(target, sympy.Integer) and _is_size(env, symbol):
                 python = traceback.extract_stack()[:-1]
                 # dynamo runs user code symbolically: its user frames are in the tracing context
                 user = list(TracingContext.extract_stack()) or [f for f in python if _is_user_frame(f.filename)]
@@ -118,6 +119,15 @@ class SpecialisationLog:
             yield self
         finally:
             ShapeEnv._set_replacement = original
+
+
+def _is_size(env: Any, symbol: Any) -> bool:
+    """Whether ``symbol`` stands for a tensor size (not, say, an integer read from a tensor's values)."""
+    names = []
+    for source in getattr(env, "var_to_sources", {}).get(symbol, []):
+        name = getattr(source, "name", "")
+        names.append(name() if callable(name) else str(name))
+    return not names or any(".size()" in name for name in names)
 
 
 def _is_user_frame(filename: str) -> bool:
@@ -295,7 +305,8 @@ class DynamicBatch:
             dynamo.reset()
 
     def _recompiled(self, exc: BaseException, log: SpecialisationLog) -> dict[str, Any]:
-        guard = explain_text(str(exc).split("guard failure(s):", 1)[-1].strip(" \n-"))
+        guard = str(exc).split("guard failure(s):", 1)[-1].strip(" \n-")
+        guard = explain_text(re.sub(r"^\d+/\d+:\s*", "", guard))  # dynamo's frame/compile id
         detail = f"recompiles at batch {self.other}" + (f" ({guard})" if guard else "")
         where = ""
         if log.found is not None:
