@@ -65,8 +65,8 @@ def at_batch(inputs: tuple[torch.Tensor, ...], dims: tuple[int | None, ...], siz
     """Inputs with ``size`` samples along their batch dimension, repeating the registered ones in turn."""
     out = []
     for tensor, dim in zip(inputs, dims):
-        if dim is None:
-            out.append(tensor.clone())
+        if dim is None:  # already a fresh copy (CaseRun.inputs)
+            out.append(tensor)
             continue
         index = torch.arange(size, device=tensor.device) % tensor.shape[dim]
         out.append(tensor.index_select(dim, index).contiguous())

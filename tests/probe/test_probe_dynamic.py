@@ -50,10 +50,10 @@ def dynamic(survey: dict, name: str, path: str) -> dict | None:
     return case["results"]["cpu"][path].get("dynamic")
 
 
-def source_line(where: str) -> str:
+def source_line(where: str, module: str = "batch_cases.py") -> str:
     file, line = where.split(":")
-    assert file == "probe_cases/batch_cases.py"
-    return (CASES / "batch_cases.py").read_text().splitlines()[int(line) - 1]
+    assert file == f"probe_cases/{module}"
+    return (CASES / module).read_text().splitlines()[int(line) - 1]
 
 
 @pytest.mark.probe
@@ -245,3 +245,18 @@ def test_schema_keeps_the_dynamic_result_optional_and_checks_its_status():
     with pytest.raises(SnapshotError, match=r"case #0 \('op'\) field results.cpu.onnx.dynamic.status: "
                                             r"expected one of 'ok', 'static', 'fail', 'n/a'"):
         validate(snapshot)
+
+
+@pytest.mark.probe
+def test_a_crash_in_the_dynamic_pass_keeps_the_static_result(tmp_path):
+    pytest.importorskip("onnxruntime")
+    done = probe("--cases", str(CASES / "batch_crash_cases.py"), "--library", "probe_cases", "--out", "s.json",
+                 "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "s.json").read_text())["cases"][0]["results"]["cpu"]
+    for path, label in (("onnx", "the ONNX export"), ("export", "torch.export"), ("compile", "torch.compile")):
+        assert results[path]["status"] == "ok", path  # measured before the crash, kept
+        crashed = results[path]["dynamic"]
+        assert crashed["status"] == "fail" and "SIGSEGV" in crashed["detail"], path
+        assert crashed["detail"].endswith(f"during the dynamic-batch pass of {label}")
+        assert "ctypes.string_at(0)" in source_line(crashed["where"], "batch_crash_cases.py")
