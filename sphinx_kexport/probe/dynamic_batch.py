@@ -25,14 +25,20 @@ import contextlib
 import os
 import re
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from . import compare_outputs
 from .locate import deepest_frame, where_exception
-from .reasons import batch_specialisation, exception_chain, explain_exception, explain_text
+from .reasons import (
+    batch_specialisation,
+    exception_chain,
+    explain_exception,
+    explain_text,
+)
 from .registry import CaseSpec
 
 if TYPE_CHECKING:
@@ -79,7 +85,6 @@ def at_batch(inputs: tuple[torch.Tensor, ...], dims: tuple[int | None, ...], siz
 
 @dataclass
 class Specialisation:
-    value: int
     user_frames: list[traceback.FrameSummary]  # innermost last
     torch_functions: list[str] = field(default_factory=list)  # torch's own frames, names only
 
@@ -91,7 +96,7 @@ class SpecialisationLog:
         self.found: Specialisation | None = None
 
     @contextlib.contextmanager
-    def watching(self) -> Iterator["SpecialisationLog"]:
+    def watching(self) -> Iterator[SpecialisationLog]:
         try:
             import sympy
             from torch._guards import TracingContext
@@ -110,8 +115,7 @@ class SpecialisationLog:
                 python = traceback.extract_stack()[:-1]
                 # dynamo runs user code symbolically: its user frames are in the tracing context
                 user = list(TracingContext.extract_stack()) or [f for f in python if _is_user_frame(f.filename)]
-                log.found = Specialisation(int(target), user,
-                                           [f.name for f in python if f.filename.startswith(_TORCH_DIR)])
+                log.found = Specialisation(user, [f.name for f in python if f.filename.startswith(_TORCH_DIR)])
             return original(env, symbol, target, *args, **kwargs)
 
         ShapeEnv._set_replacement = set_replacement
@@ -131,7 +135,7 @@ def _is_size(env: Any, symbol: Any) -> bool:
 
 
 def _is_user_frame(filename: str) -> bool:
-    return not (filename.startswith(_TORCH_DIR) or filename.startswith(_PROBE_DIR) or filename.startswith("<"))
+    return not filename.startswith((_TORCH_DIR, _PROBE_DIR, "<"))
 
 
 def _why_specialised(found: Specialisation | None, traced: int, root: Any) -> tuple[str, str]:
@@ -164,7 +168,7 @@ def _is_specialisation(exc: BaseException) -> bool:
 class DynamicBatch:
     """The dynamic-batch pass of one case on one device, sharing the Measurement's setup."""
 
-    def __init__(self, measurement: "Measurement"):
+    def __init__(self, measurement: Measurement):
         self.m = measurement
         self.spec = measurement.spec
         self.dims = self.spec.batch.dims or ()
@@ -187,7 +191,7 @@ class DynamicBatch:
             for size in (self.traced, self.other):  # the traced size too: a capture there must be possible
                 try:
                     wrapper, inputs = self.m.run.wrapper(), self.inputs(size)
-                    outputs = tuple(t.detach() for t in self.m._seeded(lambda: wrapper(*inputs)))
+                    outputs = tuple(t.detach() for t in self.m._seeded(lambda w=wrapper, i=inputs: w(*i)))
                 except Exception as exc:
                     self._eager_problem = (f"the operator does not run eagerly at batch {size}: "
                                            f"{explain_exception(exc)}; name its batch dimension with batch= "

@@ -192,7 +192,6 @@ def test_fingerprint_changes_with_the_batch_and_the_pass():
 
 def test_onnxruntime_refusing_a_fixed_batch_reads_as_accepts_only(tmp_path):
     np = pytest.importorskip("numpy")
-    onnx = pytest.importorskip("onnx")
     onnxruntime = pytest.importorskip("onnxruntime")
     from onnx import TensorProto, helper
 

@@ -59,7 +59,7 @@ CASES = [
     case("batch_agnostic", batch_agnostic, [image], package=PKG),
     case("batch_agnostic[batch 3]", batch_agnostic, [torch.rand(3, 5)], package=PKG),
     case("gaussian_blur2d", kornia.filters.gaussian_blur2d, [image],
-         dict(kernel_size=(3, 3), sigma=(1.0, 1.0)), package=PKG),
+         {"kernel_size": (3, 3), "sigma": (1.0, 1.0)}, package=PKG),
     case("loop_over_batch", loop_over_batch, [image], package=PKG),
     case("branch_on_batch", branch_on_batch, [image], package=PKG),
     case("batch_as_number", batch_as_number, [image], package=PKG),
