@@ -24,7 +24,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..snapshot import DEVICES, Snapshot, SnapshotError, build, normalise, read_json
+from ..snapshot import DEVICES, Snapshot, SnapshotError, build, read_snapshot
 from . import env_state, gc_pause
 from .assembly import build_page
 from .changes import Comparison, load_comparison
@@ -65,7 +65,7 @@ class ExportSupportDirective(SphinxDirective):
         # Before reading, so that a missing file is looked for again next build.
         self.env.note_dependency(absolute)
         try:
-            data, fmt = normalise(read_json(absolute, relative), relative)
+            data, fmt = read_snapshot(absolute, relative)
             snapshot = build(data, relative, fmt)
             packages, devices = self._selection(snapshot, relative)
             reasons = self._reasons_option(relative)

@@ -106,12 +106,12 @@ def _torch_version() -> str:
 
 
 def _previous_snapshot(out: Path, notes: list[str]) -> dict[str, Any] | None:
-    from ..snapshot import SnapshotError, normalise, read_json
+    from ..snapshot import SnapshotError, read_snapshot
 
     if not out.exists():
         return None
     try:
-        data, _ = normalise(read_json(out), str(out))
+        data, _ = read_snapshot(out)
         return data
     except SnapshotError as exc:
         notes.append(f"the existing {out.name} cannot be read, so none of its results are kept ({exc})")
@@ -185,9 +185,9 @@ def run_probe(args: argparse.Namespace) -> int:
 def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[Any], root: Any,
             info: dict[str, str], tools: dict[str, str]) -> int:
     from ..snapshot import SnapshotError
+    from .environment import utc_now
     from .fingerprint import fingerprint
     from .measure import skipped
-    from .environment import utc_now
     from .progress import Progress, eager_summary, summary_table
     from .reuse import reusable_results
     from .runner import Runner, Task, ToolError
@@ -358,12 +358,12 @@ def run_diff(argv: list[str]) -> int:
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("--device", action="append", choices=("cpu", "cuda"), help="compare only this device")
     args = parser.parse_args(argv)
+    from ..snapshot import SnapshotError, read_snapshot
     from ..snapshot.diff import KINDS, compare, count, regressed
-    from ..snapshot import SnapshotError, normalise, read_json
 
     try:
-        old, _ = normalise(read_json(args.old), args.old)
-        new, _ = normalise(read_json(args.new), args.new)
+        old, _ = read_snapshot(args.old)
+        new, _ = read_snapshot(args.new)
     except SnapshotError as exc:
         return report_failure(str(exc))
     changes = compare(old, new, args.device)
@@ -389,11 +389,11 @@ def run_repro(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     import difflib
 
-    from ..snapshot import PATH_LABELS, SnapshotError, normalise, read_json
+    from ..snapshot import PATH_LABELS, SnapshotError, read_snapshot
     from ..snapshot.repro import repro_code
 
     try:
-        data, _ = normalise(read_json(args.snapshot), args.snapshot)
+        data, _ = read_snapshot(args.snapshot)
     except SnapshotError as exc:
         return report_failure(str(exc))
     cases = {c["name"]: c for c in data["cases"]}

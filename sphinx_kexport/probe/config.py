@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 TABLE = "tool.sphinx-kexport"
 KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset"}

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .cli import EXIT_OK, PROG, report_failure, CliParser
+from .cli import EXIT_OK, PROG, CliParser, report_failure
 
 SKIP_WORDS = {"no tensor call": "no tensor call", "raised": "the example raised", "download": "it tried to download",
               "time limit": "it ran past the time limit", "duplicate": "repeats hand-written cases",

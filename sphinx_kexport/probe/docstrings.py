@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .doc_cases import DOC_NOTE_PREFIX, UnsupportedCall, is_tensor, build_case
+from .doc_cases import DOC_NOTE_PREFIX, UnsupportedCall, build_case, is_tensor
 from .doc_run import recording, run_example
 from .registry import CaseSpec, public_path
 

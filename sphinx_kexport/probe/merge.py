@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..snapshot import DEVICES, SCHEMA_VERSION, SnapshotError, dump_snapshot, normalise, read_json
+from ..snapshot import DEVICES, SCHEMA_VERSION, SnapshotError, dump_snapshot, read_snapshot
 from .assemble import COMPARABLE_ENV, missing_cases
 from .environment import utc_now
 
@@ -35,7 +35,7 @@ class MergeResult:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data, _ = normalise(read_json(path), str(path))
+        data, _ = read_snapshot(path)
     except SnapshotError as exc:
         raise MergeError(str(exc)) from None
     return data

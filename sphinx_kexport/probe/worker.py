@@ -82,9 +82,9 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
         onnxruntime.set_default_logger_severity(3)
         from . import measure
         from .environment import device_environment
-        from .speedups import reuse_onnx_registry
         from .loader import LoadError, Source, load_cases
         from .locate import library_root
+        from .speedups import reuse_onnx_registry
 
         measure.ORT_THREADS = threads
         reuse_onnx_registry()
