@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from browser_support import BROWSER_ROOT, THEMES, chromium, chromium_available, console_errors, contrast, opened, \
-    parse_rgb, relative_luminance
+from browser_support import BROWSER_ROOT, THEMES, chromium, chromium_available, click, console_errors, contrast, \
+    opened, parse_rgb, relative_luminance
 from sphinx_kexport.snapshot.diff import compare
 from sphinx_kexport.page.model import _counts, build_model
 from sphinx_kexport.snapshot.repro import fill_template, repro_templates
@@ -330,7 +330,7 @@ def test_reason_index_filters_the_rows(page, model):
         ".find(tr => tr.querySelector('.kx-rt').textContent.startsWith('no ONNX lowering for')).id")
     button = page.find_element("css selector", f"#{entry} button.kx-rf")
     assert button.is_displayed()
-    button.click()
+    click(page, button)
     shown = visible_rows(page)
     assert shown == ["kx-mylib-color-hsv-to-rgb", "kx-mylib-geometry-warp-perspective",
                      "kx-mylib-geometry-solve-pnp"]
@@ -347,7 +347,7 @@ def test_reason_index_filters_the_rows(page, model):
 
     page.get(url)  # the reason survives a reload
     assert visible_rows(page) == shown[1:]
-    page.find_element("css selector", ".kexport-controls .kx-reason button").click()
+    click(page, page.find_element("css selector", ".kexport-controls .kx-reason button"))
     search(page, "")
     assert len(visible_rows(page)) == TOTAL
     assert not page.find_element("css selector", ".kexport-controls .kx-reason").is_displayed()
@@ -357,19 +357,19 @@ def test_reproduce_shows_the_exact_snippet_per_failing_cell(page, model):
     page.execute_cdp_cmd("Browser.grantPermissions", {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
     row = next(r for r in model.rows if r.case.operator == "hsv_to_rgb")
     box = page.find_element("css selector", f"#{row.id} details.kx-repro")
-    box.find_element("css selector", "summary").click()
+    click(page, box.find_element("css selector", "summary"))
     snippets = wait_for(lambda: box.find_elements("css selector", ".kx-snippet"))  # "toggle" fires after the click
     templates = repro_templates(model.columns, {"cpu": 18, "cuda": 18})
     expected = [fill_template(templates[key], row.case.call, row.case.name, row.case.check) for key in ("onnx-cpu", "onnx-cuda")]
     assert [s.find_element("css selector", "pre").get_attribute("textContent") for s in snippets] == expected
     assert [s.find_element("css selector", "div").text.split(" Copy")[0] for s in snippets] == \
         ["ONNX (CPU)", "ONNX (CUDA)"]
-    snippets[1].find_element("css selector", "button").click()
+    click(page, snippets[1].find_element("css selector", "button"))
     time.sleep(0.2)
     assert page.execute_async_script("navigator.clipboard.readText().then(arguments[0])") == expected[1]
 
     unsafe = page.find_element("css selector", "#kx-mylib-color-rgb-to-yuv details.kx-repro")
-    unsafe.find_element("css selector", "summary").click()
+    click(page, unsafe.find_element("css selector", "summary"))
     snippet = wait_for(lambda: unsafe.find_elements("css selector", ".kx-snippet pre"))[0]
     assert "window.__kx_xss=3" in snippet.get_attribute("textContent")
     assert unsafe.find_elements("css selector", "img") == []
