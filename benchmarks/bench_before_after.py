@@ -1,16 +1,19 @@
 """Benchmark: this checkout against an earlier commit, side by side in one run.
 
-    python benchmarks/bench_before_after.py --base fddfbcd [--rows 1200] [--rounds 9] [--probe-only PATTERN ...]
+    python benchmarks/bench_before_after.py --base fddfbcd [--head REV] [--rows 1200] [--rounds 9]
+        [--probe-rounds 3] [--probe-only PATTERN ...]
 
 For a change that must not cost anything (a restructuring, say): the same
 synthetic page (``synthetic.py``, API badges on, an API page that resolves
 every reference) is built by both checkouts in each round, in a shuffled
 order, html, text and latex, each build a clean one in a fresh interpreter
 pinned to one CPU (``sphinx_builds.build_once``); then both checkouts' probes
-run the same hand-written cases (the example's kornia.filters cases matching ``--probe-only``, in one
-process, cold inductor caches). The table gives the median CPU seconds of
-each and the median of the paired ratios (this checkout / base): above 1 is
-slower.
+run the same hand-written cases (the base's example kornia.filters cases
+matching ``--probe-only``, in one process, cold inductor caches), alternating
+base and head ``--probe-rounds`` times. The tables give the median CPU seconds
+of each and the median of the paired ratios (head / base): above 1 is slower.
+``--head`` compares two earlier commits (e.g. to tell one change's cost from
+another's); ``--rounds 0`` skips the page builds.
 """
 
 from __future__ import annotations
@@ -84,6 +87,20 @@ def probe_time(source: Path, cases: Path, work: Path, only: list[str]) -> tuple[
     return children_cpu() - began, statuses
 
 
+def probe_times(checkouts: dict[str, Path], work: Path, only: list[str], rounds: int) -> dict[str, tuple]:
+    cases = checkouts["base"] / "example_docs" / "cases" / "cases_filters.py"  # cases both probes understand
+    seconds: dict[str, list[float]] = {name: [] for name in checkouts}
+    statuses: dict[str, dict] = {}
+    for i in range(rounds):
+        for name, source in (checkouts.items() if i % 2 == 0 else reversed(checkouts.items())):
+            where = work / f"probe-{name}-{i}"
+            where.mkdir()
+            spent, statuses[name] = probe_time(source, cases, where, only)
+            seconds[name].append(spent)
+        print(f"  probe round {i + 1}/{rounds}", file=sys.stderr)
+    return {name: (seconds[name], statuses[name]) for name in checkouts}
+
+
 def paired(base: list[float], head: list[float]) -> float:
     return statistics.median(h / b for b, h in zip(base, head))
 
@@ -91,41 +108,43 @@ def paired(base: list[float], head: list[float]) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the earlier commit to compare with")
+    parser.add_argument("--head", help="a commit to use instead of this checkout")
     parser.add_argument("--rows", type=int, default=1200)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--probe-only", nargs="*", default=["gaussian_blur2d*", "sobel*", "median_blur*"],
                         help="--only patterns of the example's kornia.filters cases to probe (none: skip)")
+    parser.add_argument("--probe-rounds", type=int, default=3)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kexport-before-after-") as tmp:
         work = Path(tmp)
-        checkouts = {"base": checkout(args.base, work / "base"), "head": REPO}
+        head = checkout(args.head, work / "head") if args.head else REPO
+        checkouts = {"base": checkout(args.base, work / "base"), "head": head}
+        label = args.head or "this checkout"
         try:
-            page = project(work / "page", args.rows)
-            times = build_times(checkouts, page, work / "out", args.rounds)
-            print(f"\nPage build, {args.rows} rows on CPU and CUDA, API badges on; CPU seconds, median of "
-                  f"{args.rounds} (base {args.base}):\n")
-            print("| builder | base | this checkout | paired ratio |\n|---|---:|---:|---:|")
-            for builder in BUILDERS:
-                base, head = times[builder]["base"], times[builder]["head"]
-                print(f"| {builder} | {statistics.median(base):.3f} | {statistics.median(head):.3f} | "
-                      f"{paired(base, head):.3f} |")
-            if args.probe_only:
-                cases = REPO / "example_docs" / "cases" / "cases_filters.py"
-                names = args.probe_only
-                print(f"\nProbe, the cases of {cases.name} matching {' '.join(names)}, one process, cold "
-                      "caches:\n")
-                print("| checkout | CPU seconds | statuses |\n|---|---:|---|")
-                results = {}
-                for name, source in checkouts.items():
-                    (work / f"probe-{name}").mkdir()
-                    results[name] = probe_time(source, cases, work / f"probe-{name}", names)
-                for name, (seconds, _) in results.items():
-                    same = "same as base" if results[name][1] == results["base"][1] else "differ from base"
-                    print(f"| {name} | {seconds:.1f} | {same} |")
+            if args.rounds:
+                page = project(work / "page", args.rows)
+                times = build_times(checkouts, page, work / "out", args.rounds)
+                print(f"\nPage build, {args.rows} rows on CPU and CUDA, API badges on; CPU seconds, median of "
+                      f"{args.rounds} (base {args.base}):\n")
+                print(f"| builder | base | {label} | paired ratio |\n|---|---:|---:|---:|")
+                for builder in BUILDERS:
+                    base, head_times = times[builder]["base"], times[builder]["head"]
+                    print(f"| {builder} | {statistics.median(base):.3f} | {statistics.median(head_times):.3f} | "
+                          f"{paired(base, head_times):.3f} |")
+            if args.probe_only and args.probe_rounds:
+                results = probe_times(checkouts, work, args.probe_only, args.probe_rounds)
+                print(f"\nProbe, the base's kornia.filters cases matching {' '.join(args.probe_only)}, one "
+                      f"process, cold caches; CPU seconds, median of {args.probe_rounds}:\n")
+                print(f"| base | {label} | paired ratio | statuses |\n|---:|---:|---:|---|")
+                (base, base_statuses), (head_times, head_statuses) = results["base"], results["head"]
+                same = "same" if head_statuses == base_statuses else "DIFFER"
+                print(f"| {statistics.median(base):.1f} | {statistics.median(head_times):.1f} | "
+                      f"{paired(base, head_times):.3f} | {same} |")
         finally:
             os.environ.pop("PYTHONPATH", None)
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(work / "base")],
-                           capture_output=True)
+            for name in ("base", "head"):
+                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(work / name)],
+                               capture_output=True)
 
 
 if __name__ == "__main__":
