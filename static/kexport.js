@@ -6,7 +6,8 @@
  *
  * What rows are filtered and counted by comes from attributes written by
  * sphinx_kexport/html.py, never from cell markup: div.kexport[data-cols],
- * table[data-p][data-q], tr[data-s][data-o]. Search reads the visible text
+ * table[data-p][data-q], tr[data-s][data-o][data-y] (data-y: a dynamic-batch
+ * code per cell, o any batch, s batch N only, f dynamic fails, - none). Search reads the visible text
  * of a row's first and last cells: what the reader sees is what a search
  * finds. Counts kept in step are the elements with a class
  * `kexport-count--<key>`; one inside an element with a class
@@ -85,7 +86,7 @@
      the rows that change. */
   Page.prototype.readRows = function () {
     var tables = this.root.querySelectorAll("table.kx-t");
-    var trs = [], codes = [], changes = [], ops = [], pkgs = [], tableOf = [], disagree = [];
+    var trs = [], codes = [], changes = [], ops = [], pkgs = [], tableOf = [], disagree = [], batch = [];
     var allOk = new Array(this.columnKeys.length + 1).join("o"); // rows without data-s
     var packageIndex = {}, packages = [], op = -1, nextOp = 0;
     this.tables = [];
@@ -106,6 +107,7 @@
         trs.push(tr);
         codes.push(tr.getAttribute("data-s") || allOk);
         changes.push(tr.getAttribute("data-c") || "");
+        batch.push(tr.getAttribute("data-y") || "");
         ops.push(op);
         pkgs.push(packageIndex[slug]);
         tableOf.push(t);
@@ -113,7 +115,7 @@
       }
     }
     this.trs = trs; this.codes = codes; this.ops = ops; this.pkgs = pkgs; this.texts = null;
-    this.tableOf = tableOf; this.disagree = disagree; this.changes = changes;
+    this.tableOf = tableOf; this.disagree = disagree; this.changes = changes; this.batch = batch;
     this.packages = packages; this.packageIndex = packageIndex;
     this.visible = new Uint8Array(trs.length).fill(1);
     this.opSeen = new Uint32Array(nextOp);
@@ -268,6 +270,13 @@
       };
     }
     if (filter === "disagree") return function (s, i) { return self.disagree[i]; };
+    if (filter === "static") {  // works only at the traced batch size on a chosen column
+      return function (s, i) {
+        var y = self.batch[i];
+        for (var k = 0; y && k < cols.length; k++) if (y.charAt(cols[k]) === "s") return true;
+        return false;
+      };
+    }
     if (filter === "regressed" || filter === "fixed" || filter === "changed") {
       var want = filter.charAt(0); // the change codes: r, f, c
       return function (s, i) {
@@ -347,7 +356,8 @@
       var passDevice = {};
       for (var d = 0; d < this.devices.length; d++) passDevice[this.devices[d]] = 0;
       scopes.push({ rows: 0, supported: new Array(ncol).fill(0), probed: new Array(ncol).fill(0), passAll: 0,
-                    passDevice: passDevice, operators: 0, onnxOperators: 0, disagree: 0, failing: 0, breaks: 0 });
+                    passDevice: passDevice, operators: 0, onnxOperators: 0, disagree: 0, failing: 0, breaks: 0,
+                    anyBatch: new Array(ncol).fill(0), batchChecked: new Array(ncol).fill(0), statics: 0 });
     }
     var page = scopes[npkg], gen = ++this.generation;
     var devices = this.devices, columnDevice = this.columnDevice, columnPath = this.columnPath;
@@ -355,7 +365,14 @@
       if (!this.visible[i]) continue;
       var s = this.codes[i], pkg = scopes[this.pkgs[i]], op = this.ops[i];
       var probedAll = 0, badAll = false, onnxOk = false, failing = false, breaks = false;
-      var devProbed = {}, devBad = {};
+      var devProbed = {}, devBad = {}, y = this.batch[i], isStatic = false;
+      for (var c = 0; y && c < ncol; c++) {  // dynamic-batch marks: supported cells only carry one
+        var yc = y.charAt(c);
+        if (yc === "-") continue;
+        pkg.batchChecked[c]++; page.batchChecked[c]++;
+        if (yc === "o") { pkg.anyBatch[c]++; page.anyBatch[c]++; }
+        if (yc === "s") isStatic = true;
+      }
       for (var c = 0; c < ncol; c++) {
         var code = s.charAt(c);
         if (code === "n") continue;
@@ -382,6 +399,7 @@
         if (failing) sc.failing++;
         if (breaks) sc.breaks++;
         if (this.disagree[i]) sc.disagree++;
+        if (isStatic) sc.statics++;
       }
       // Operator ids are page-wide per (package, operator): one "seen" stamp serves both scopes.
       if (this.opSeen[op] !== gen) { this.opSeen[op] = gen; pkg.operators++; page.operators++; }
@@ -392,6 +410,9 @@
 
   Page.prototype.countText = function (scope, key, grouped) {
     var fmt = function (n) { return formatNumber(n, grouped); };
+    var sum = function (a) { return a.reduce(function (x, y) { return x + y; }, 0); };
+    // as model.Tally.batch_text: supported cells that hold at any batch size / those checked
+    var batchText = function (good, checked) { return checked ? fmt(good) + " / " + fmt(checked) : "—"; };
     if (key in this.columnIndex) {
       var c = this.columnIndex[key];
       return scope.probed[c] ? fmt(scope.supported[c]) + " / " + fmt(scope.probed[c]) : "—";
@@ -404,6 +425,12 @@
       case "disagree": return fmt(scope.disagree);
       case "failing": return fmt(scope.failing);
       case "breaks": return fmt(scope.breaks);
+      case "static": return fmt(scope.statics);
+      case "dyn": return batchText(sum(scope.anyBatch), sum(scope.batchChecked));
+    }
+    if (key.indexOf("dyn-") === 0 && key.slice(4) in this.columnIndex) {
+      var d = this.columnIndex[key.slice(4)];
+      return batchText(scope.anyBatch[d], scope.batchChecked[d]);
     }
     if (key.indexOf("pass-all-") === 0 && key.slice(9) in scope.passDevice) return fmt(scope.passDevice[key.slice(9)]);
     return null; // unknown key: leave the server's text alone

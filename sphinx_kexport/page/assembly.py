@@ -111,7 +111,10 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         page += nodes.paragraph("", "Every distinct reason a configuration fails, most frequent first, with "
                                 "the number of failing cells per path and device. Reasons that differ only "
                                 "in names, numbers or shapes are one entry (shown with placeholders); each "
-                                "row keeps its own concrete text.",
+                                "row keeps its own concrete text."
+                                + (" Supported cells that work only at the traced batch size, or whose "
+                                   "capture with a dynamic batch fails, are listed too, with why."
+                                   if model.has_dynamic else ""),
                                 classes=["kexport-reasons-intro"])
         page += reason_node
     page += _not_probed(document, model)
@@ -127,6 +130,8 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         controls["compare"] = comparison.since  # adds the "changed since" filters
     if reason_node is not None:
         controls["reasons"] = True  # the script can filter by reason
+    if model.counts.static:
+        controls["static"] = True  # adds the "works only at the traced batch size" filter
     page += controls
     page.extend(package_sections)
     return page

@@ -9,7 +9,9 @@ its row on the compatibility page.
 
 A badge says "yes" (every configuration of that operator is supported on
 that path and device), "no" (none is), "2/3" (some are) or "n/a", in words
-as well as colour. HTML builders get links; other builders get the same
+as well as colour; where the snapshot says whether the supported ones hold
+at another batch size, "any batch" (all of them do) or "batch-specific"
+(one or more work only at the traced batch size) follows. HTML builders get links; other builders get the same
 strip as plain text. When a page with a table is read again (its snapshot
 changed), the documents holding badged entries are written again, so the
 badges follow the data.
@@ -57,10 +59,17 @@ def visit_badges_text(self, node: kexport_badges) -> None:
 # One record per table row, small to pickle with the environment:
 # (docname, position on its page, row id, columns, codes). ``columns`` is the
 # table's ((path, device), ...), one tuple object shared by its rows (pickle
-# writes it once); ``codes`` has a letter per column: "y" supported, "n"
-# probed but not supported, "-" not probed.
+# writes it once); ``codes`` has a letter per column: "y" supported, "a"
+# supported and holds at any batch size, "s" supported only at the traced
+# batch size, "n" probed but not supported, "-" not probed.
 Record = tuple[str, int, str, tuple[tuple[str, str], ...], str]
 CODES = {status: "y" if status in SUPPORTED else "-" if status == "n/a" else "n" for status in STATUSES}
+BATCH_CODES = {"o": "a", "s": "s"}  # a supported cell's dynamic-batch code (dynamic.CODE) -> its badge code
+
+
+def cell_code(cell: dict) -> str:
+    code = CODES.get(cell["status"], "n")
+    return BATCH_CODES.get(cell.get("dynamic", "-"), code) if code == "y" else code
 
 
 INDEX = "_kexport_badge_index"  # an attribute of the app: the store by ref, made once per write
@@ -96,7 +105,7 @@ def record_rows(app, doctree: nodes.document) -> None:
         for row in table["rows"]:
             position += 1
             ref = row["ref"] or f"{row['package']}.{row['operator']}"
-            codes = "".join([CODES.get(c["status"], "n") for c in row["cells"]])
+            codes = "".join([cell_code(c) for c in row["cells"]])
             rows.append((ref, position, row["id"], columns, codes))
     if rows:
         doc_store(app.env, BADGE_ROWS)[app.env.docname] = rows
@@ -117,12 +126,14 @@ def _summary(rows: list[Record]) -> Summary:
 @lru_cache(maxsize=4096)
 def _summary_of(tables: tuple[tuple[tuple[tuple[str, str], ...], str], ...]) -> Summary:
     # Cached: most operators share one of a few outcomes (everything "yes", say).
-    tally: dict[tuple[str, str], list[int]] = {}
+    tally: dict[tuple[str, str], list[int]] = {}  # [supported, probed, any batch, batch-specific]
     for columns, codes in tables:
         for column, code in zip(columns, codes):
-            both = tally.setdefault(column, [0, 0])
-            both[0] += code == "y"
+            both = tally.setdefault(column, [0, 0, 0, 0])
+            both[0] += code in "yas"
             both[1] += code != "-"
+            both[2] += code == "a"
+            both[3] += code == "s"
     devices = sorted({device for _, device in tally}, key=lambda d: (d != "cpu", d))
     multi = len(devices) > 1
     found = []
@@ -132,17 +143,23 @@ def _summary_of(tables: tuple[tuple[tuple[tuple[str, str], ...], str], ...]) -> 
             both = tally.get((path, device))
             if both is None:
                 continue
-            good, probed = both
+            good, probed, any_batch, static = both
             if not probed:
                 state, word = "na", "n/a"
             elif good == probed:
-                state, word = "ok", "yes"
+                state, word = ("partial" if static else "ok"), "yes"
             elif good == 0:
                 state, word = "fail", "no"
             else:
                 state, word = "partial", f"{good}/{probed}"
-            marks.append((state, (f"{DEVICE_LABELS[device]} " if multi else "") + word,
-                          f"{DEVICE_LABELS[device]}: {good} of {probed} probed configurations supported"))
+            title = f"{DEVICE_LABELS[device]}: {good} of {probed} probed configurations supported"
+            if static:
+                word += ", batch-specific"
+                title += f"; {static} of them only at the traced batch size"
+            elif good and any_batch == good:
+                word += ", any batch"
+                title += ", all at any batch size"
+            marks.append((state, (f"{DEVICE_LABELS[device]} " if multi else "") + word, title))
         if marks:
             states = {state for state, _, _ in marks}
             worst = next(s for s in ("fail", "partial", "ok", "na") if s in states)

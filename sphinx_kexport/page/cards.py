@@ -64,6 +64,14 @@ def _path_figures(model: PageModel, path: str) -> list[nodes.paragraph]:
             para += nodes.Text(" ")
         para += inline.count(key, model.counts.columns[key])
         figures.append(para)
+    if model.has_dynamic:
+        for device in model.devices:
+            key = f"{path}-{device}"
+            para = nodes.paragraph(classes=["kexport-card-detail", "kexport-card-batch", "sd-card-text"])
+            para += inline.count(f"dyn-{key}", model.counts.columns[key].batch_text)
+            where = f" on {DEVICE_LABELS[device]}" if model.multi_device else ""
+            para += nodes.Text(f" of the supported cells checked hold at any batch size{where}")
+            figures.append(para)
     return figures
 
 
@@ -88,6 +96,13 @@ def _overall_figures(model: PageModel) -> list[nodes.paragraph]:
     operators += inline.count("onnx-operators", counts.onnx_operators)
     operators += nodes.Text(" export to ONNX in at least one configuration")
     figures.append(operators)
+    if model.has_dynamic:
+        batch = nodes.paragraph(classes=["kexport-card-detail", "kexport-card-batch", "sd-card-text"])
+        batch += inline.count("dyn", counts.batch.batch_text)
+        batch += nodes.Text(" supported cells checked hold at any batch size; ")
+        batch += inline.count("static", counts.static)
+        batch += nodes.Text(" configurations work only at the traced batch size somewhere")
+        figures.append(batch)
     return figures
 
 

@@ -50,6 +50,7 @@ class Comparison:
     library: str  # "mylib 1.2.0", or ""
     by_case: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     per_column: dict[str, Counter] = field(default_factory=dict)
+    dynamic: int = 0  # cells whose dynamic-batch result changed
 
     @classmethod
     def of(cls, old: tuple[dict[str, Any], str], new: dict[str, Any], model: PageModel) -> "Comparison":
@@ -63,8 +64,11 @@ class Comparison:
             if change.case not in shown:
                 continue
             key = f"{change.path}-{change.device}"
-            result.by_case.setdefault(change.case, []).append({
-                "key": key, "kind": change.kind, "old": change.old_status, "new": change.new_status})
+            entry = {"key": key, "kind": change.kind, "old": change.old_status, "new": change.new_status}
+            if change.dynamic_changed:  # the dynamic-batch statuses, when that result changed
+                entry.update(old_dynamic=change.old_dynamic, new_dynamic=change.new_dynamic)
+                result.dynamic += 1
+            result.by_case.setdefault(change.case, []).append(entry)
             result.per_column[key][change.kind] += 1
         return result
 
@@ -122,9 +126,12 @@ class Comparison:
         new = sum(1 for changes in self.by_case.values() for c in changes
                   if c["kind"] == "changed" and c["old"] is None)
         other -= new
+        batch_regressed = ", or holding at any batch size before and not now" if self.dynamic else ""
+        batch_fixed = ", or holding at any batch size now and not before" if self.dynamic else ""
         para += nodes.Text(
-            f": {regressed} cell{'' if regressed == 1 else 's'} regressed (supported before, failing now), "
-            f"{fixed} {'was' if fixed == 1 else 'were'} fixed (failing before, supported now), {new} "
+            f": {regressed} cell{'' if regressed == 1 else 's'} regressed (supported before, failing now"
+            f"{batch_regressed}), {fixed} {'was' if fixed == 1 else 'were'} fixed (failing before, supported "
+            f"now{batch_fixed}), {new} "
             f"{'is' if new == 1 else 'are'} new (a case or device the older snapshot lacks) and {other} "
             f"changed otherwise (n/a, fail to mismatch or back, graph breaks, a case no longer surveyed). "
             f"The tables mark each cell that regressed or was fixed.")
@@ -139,7 +146,17 @@ def cell_marker(row: dict[str, Any], key: str) -> dict[str, Any] | None:
     return None
 
 
+# How a dynamic-batch status reads in a change marker's title.
+DYNAMIC_WORDS = {"ok": "held at any batch size", "static": "only at the traced batch size",
+                 "fail": "the capture with a dynamic batch failed", "n/a": "no batch dimension"}
+
+
 def marker_title(change: dict[str, Any], since: str = "") -> str:
-    """"was yes, now no" — for a tooltip and for screen readers."""
-    text = f"was {status_word(change['old'])}, now {status_word(change['new'])}"
+    """"was yes, now no" or "was yes at any batch size, now yes only at the traced batch size" —
+    for a tooltip and for screen readers."""
+    if "old_dynamic" in change:
+        old, new = (DYNAMIC_WORDS.get(change[k], change[k]) for k in ("old_dynamic", "new_dynamic"))
+        text = f"was {status_word(change['old'])}, {old}; now {status_word(change['new'])}, {new}"
+    else:
+        text = f"was {status_word(change['old'])}, now {status_word(change['new'])}"
     return text + (f" (compared with {since})" if since else "")

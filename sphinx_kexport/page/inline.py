@@ -4,6 +4,7 @@
 the rows; it carries ``kexport-count kexport-count--<key>`` (see nodes.py for
 the keys and the text format).
 ``status_pill``: a status as the table shows it.
+``batch_mark``: a dynamic-batch mark as the table shows it under a status.
 """
 
 from __future__ import annotations
@@ -20,3 +21,7 @@ def count(key: str, value: object) -> nodes.inline:
 
 def status_pill(status: str, text: str) -> nodes.inline:
     return nodes.inline(text, text, classes=["kx-status", f"kx-status--{STATUS_CLASS[status]}"])
+
+
+def batch_mark(status: str, text: str) -> nodes.inline:
+    return nodes.inline(text, text, classes=["kx-batch", f"kx-batch--{status.replace('/', '')}"])

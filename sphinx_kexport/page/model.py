@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from ..snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, Case, Result, Snapshot
+from . import dynamic
 
 # Cell text and legend meaning per status. The legend only lists statuses
 # that occur on the page.
@@ -72,6 +73,11 @@ class Cell:
     def css(self) -> str:
         return STATUS_CLASS[self.result.status]
 
+    @property
+    def mark(self) -> str:
+        """The dynamic-batch mark ("any batch", "batch 2 only", ...) or ""."""
+        return dynamic.mark(self.result)
+
 
 @dataclass(slots=True)
 class Detail:
@@ -116,12 +122,29 @@ class Tally:
 
     supported: int = 0
     probed: int = 0
+    any_batch: int = 0  # supported cells that hold at any batch size (dynamic ok)
+    batch_checked: int = 0  # supported cells whose dynamic result answers (ok, static, fail)
 
     def add(self, result: Result) -> None:
         if result.status != "n/a":
             self.probed += 1
             if result.status in SUPPORTED:
                 self.supported += 1
+        answer = dynamic.answer(result)
+        if answer is not None:
+            self.batch_checked += 1
+            self.any_batch += answer.status == "ok"
+
+    def merge(self, other: "Tally") -> None:
+        self.supported += other.supported
+        self.probed += other.probed
+        self.any_batch += other.any_batch
+        self.batch_checked += other.batch_checked
+
+    @property
+    def batch_text(self) -> str:
+        """"12 / 15": supported cells that hold at any batch size / those checked."""
+        return f"{self.any_batch} / {self.batch_checked}" if self.batch_checked else "—"
 
     def __str__(self) -> str:
         return f"{self.supported} / {self.probed}" if self.probed else "—"
@@ -137,6 +160,15 @@ class Counts:
     disagree: int = 0
     failing: int = 0
     breaks: int = 0
+    static: int = 0  # rows with a cell that works only at the traced batch size
+
+    @property
+    def batch(self) -> Tally:
+        """Every column together (for the dynamic-batch figures: any_batch / batch_checked)."""
+        total = Tally()
+        for tally in self.columns.values():
+            total.merge(tally)
+        return total
 
 
 @dataclass
@@ -164,6 +196,12 @@ class PageModel:
     counts: Counts
     statuses_used: list[str]
     not_probed: list["NotProbed"]  # registered entries left out of the tables: every cell is n/a
+    dynamic_used: list[str] = field(default_factory=list)  # dynamic statuses with a mark on the page
+
+    @property
+    def has_dynamic(self) -> bool:
+        """Some shown cell says whether it holds at any batch size (else the page renders as before)."""
+        return bool(self.dynamic_used)
 
     @property
     def omitted(self) -> int:
@@ -270,6 +308,7 @@ def _counts(rows: list[Row], columns: list[tuple[str, str]], devices: list[str])
         counts.disagree += row.disagree
         counts.failing += row.failing
         counts.breaks += any(c.result.status == "ok-breaks" for c in row.cells)
+        counts.static += any(dynamic.code(c.result) == "s" for c in row.cells)
     counts.operators = len(operators)
     counts.onnx_operators = len(onnx_ops)
     return counts
@@ -331,6 +370,7 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
     by_package: "OrderedDict[str, OrderedDict[str, list[Row]]]" = OrderedDict()
     not_probed: list[NotProbed] = []
     used: set[str] = set()
+    dynamic_used: set[str] = set()
     for case in snapshot.cases:
         if packages is not None and case.package not in packages:
             continue
@@ -342,9 +382,16 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
         for c in cells:
             if c.result.where and c.result.where not in where:
                 where.append(c.result.where)
+        for c in cells:
+            answer = dynamic.answer(c.result)
+            if answer is not None:
+                dynamic_used.add(answer.status)
+                if answer.status != "ok" and answer.where and answer.where not in where:
+                    where.append(answer.where)
         row = Row(
             id=ids[case.index], case=case, cells=cells,
-            details=_merge(cells, devs, _detail_text), stages=_merge(cells, devs, _stage_text), where=where,
+            details=_merge(cells, devs, _detail_text) + _merge(cells, devs, lambda c: dynamic.reason(c.result)),
+            stages=_merge(cells, devs, _stage_text), where=where,
             disagree=_disagree(cells, devs),
             graph_breaks={d: case.result(d, "compile").graph_breaks for d in devs},
         )
@@ -368,7 +415,7 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
     return PageModel(
         snapshot=snapshot, devices=devs, columns=columns, groups=groups,
         counts=_counts(every_row, columns, devs), statuses_used=[s for s in STATUSES if s in used],
-        not_probed=not_probed,
+        not_probed=not_probed, dynamic_used=[s for s in dynamic.CHECKED if s in dynamic_used],
     )
 
 
@@ -411,6 +458,7 @@ def row_payload(row: Row) -> dict:
             "key": c.key, "device": c.device, "path": c.path, "status": c.result.status, "css": c.css,
             "text": c.text, "detail": c.result.detail, "stage": c.result.stage, "where": c.result.where,
             "graph_breaks": c.result.graph_breaks, "max_abs_diff": c.result.max_abs_diff,
+            "dynamic": dynamic.code(c.result), "mark": c.mark, "mark_title": dynamic.title(c.result),
         } for c in row.cells],
         "details": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.details],
         "stages": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.stages],

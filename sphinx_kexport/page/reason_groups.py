@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
+from . import dynamic
 from .model import PageModel, Row
 
 # Order matters: quoted text and paths first, so their insides are not
@@ -81,10 +82,15 @@ class ReasonEntry:
 
 
 def failing_reasons(row: Row) -> Iterable[tuple[str, str]]:
-    """(cell key, concrete reason) for each failing cell of a row that says why."""
+    """(cell key, concrete reason) for each failing cell of a row that says why, and for each
+    supported cell that works only at the traced batch size or whose dynamic capture fails."""
     for cell in row.cells:
         if cell.result.failing and cell.result.detail.strip():
             yield cell.key, cell.result.detail.strip()
+        else:
+            batch = dynamic.reason(cell.result)
+            if batch:
+                yield cell.key, batch
 
 
 def build_index(model: PageModel) -> list[ReasonEntry]:

@@ -21,7 +21,9 @@ def build_summary(model: PageModel, section_ids: dict[str, str], spanning: bool 
     Columns go path by path; with several devices a path's title spans its
     device columns (as in the package tables), so the summary stays narrow
     enough for a desktop column. Without ``spanning`` (builders whose writers
-    cannot span cells) each column has its own "path (device)" title.
+    cannot span cells) each column has its own "path (device)" title. A page
+    with dynamic-batch results has an "Any batch" column: supported cells that
+    hold at any batch size / those checked.
     """
     probed = set(model.columns)
     columns = [(f"{p}-{d}", d, p) for p in PATHS for d in model.devices if (d, p) in probed]
@@ -30,11 +32,12 @@ def build_summary(model: PageModel, section_ids: dict[str, str], spanning: bool 
         header: list = [
             [("Package", 1, 2), ("Probed", 1, 2)]
             + [(PATH_LABELS[p], sum(path == p for _, _, path in columns), 1) for p in paths]
-            + [("All paths", 1, 2)],
+            + [("All paths", 1, 2)] + ([("Any batch", 1, 2)] if model.has_dynamic else []),
             [DEVICE_LABELS[d] for _, d, _ in columns],
         ]
     else:
         header = ["Package", "Probed"] + [model.column_label(d, p) for _, d, p in columns] + ["All paths"]
+        header += ["Any batch"] if model.has_dynamic else []
     rows = []
     for group in model.groups:
         link = nodes.reference("", "", nodes.Text(group.package), internal=True,
@@ -42,6 +45,8 @@ def build_summary(model: PageModel, section_ids: dict[str, str], spanning: bool 
         cells: list = [link, inline.count("rows", group.counts.rows)]
         cells += [inline.count(key, group.counts.columns[key]) for key, _, _ in columns]
         cells.append(inline.count("pass-all", group.counts.pass_all["all"]))
+        if model.has_dynamic:  # supported cells that hold at any batch size / those checked
+            cells.append(inline.count("dyn", group.counts.batch.batch_text))
         rows.append((["kexport-summary-row", f"kexport-pkg--{group.slug}"], cells))
-    widths = [30, 10] + [max(8, 50 // len(columns))] * len(columns) + [10]
+    widths = [30, 10] + [max(8, 50 // len(columns))] * len(columns) + [10] + ([10] if model.has_dynamic else [])
     return simple_table(header, rows, widths, ["kexport-summary"])

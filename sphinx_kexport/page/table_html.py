@@ -51,6 +51,8 @@ from .templating import render
 # One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>`` (not for ok).
 STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "n/a": "n"}
 SUPPORTED_CODES = frozenset("obr")
+# ``tr[data-y]``: each cell's dynamic-batch mark (dynamic.CODE: o any batch, s batch N only, f dynamic
+# fails, - none); left out when no cell of the row has one.
 # ``tr[data-c]``: how each cell changed since the compared snapshot ("-": not at all).
 CHANGE_CODE = {"regressed": "r", "fixed": "f", "changed": "c"}
 
@@ -121,8 +123,12 @@ def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since
     # "yes, 2 breaks" says it already; any other status with breaks gets them added.
     extra = f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != "ok-breaks" else ""
     change = cell_marker(row, cell["key"])
+    mark = cell.get("mark", "")
     return {
         "code": STATUS_CODE[cell["status"]], "text": cell["text"], "differs": differs, "extra": extra,
+        # the dynamic-batch mark: <kx-yo> any batch, <kx-ys> batch 2 only, <kx-yf> dynamic fails
+        "mark": mark, "mark_code": cell.get("dynamic", "-"),
+        "mark_title": cell.get("mark_title", "") if mark and cell.get("dynamic") != "o" else "",
         "change": change and change["kind"],
         "change_text": change and MARKER_TEXT[change["kind"]],
         "change_title": change and marker_title(change, since),
@@ -136,9 +142,11 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
     status_cells = [_status_cell(row, cells[col["key"]], col["key"] in differing, since) for col in columns]
     href = links.get(row["id"])
     codes = "".join(c["code"] for c in status_cells)
+    batch = "".join(c["mark_code"] for c in status_cells)
     return {
         "id": row["id"],
         "codes": "" if codes == "o" * len(codes) else codes,  # all ok: attribute left out
+        "batch": "" if batch == "-" * len(batch) else batch,  # no dynamic-batch mark: attribute left out
         "changes": _change_codes(row, columns),
         "operator_mark": operator_mark,
         "disagree": row["disagree"],
@@ -210,6 +218,7 @@ def render_controls(node: nodes.Element) -> str:
         paths=[(p, next(c["path_label"] for c in columns if c["path"] == p)) for p in PATHS
                if any(c["path"] == p for c in columns)],
         devices=devices, total=node["total"], since=node.get("compare", ""), reasons=bool(node.get("reasons")),
+        static=bool(node.get("static")),
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from docutils import nodes
 
 from .nodes import kexport_table
-from .table_plain import cell_text, one_line
+from .table_plain import cell_text, one_line, status_text
 
 
 def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
@@ -31,10 +31,12 @@ def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
 def _latex_status(self: Any, cell: dict, row: dict | None = None) -> str:
     text = self.encode(cell["text"])
     text = r"\textbf{%s}" % text if cell["status"] in ("fail", "mismatch") else text
+    if cell.get("mark"):
+        text += r" {\scriptsize %s}" % self.encode(f"({cell['mark']})")
     if row is not None and "changes" in row:
         marked = cell_text(row, cell)
-        if marked != cell["text"]:
-            text += r" \emph{%s}" % self.encode(marked[len(cell["text"]):].strip())
+        if marked != status_text(cell):
+            text += r" \emph{%s}" % self.encode(marked[len(status_text(cell)):].strip())
     return text
 
 

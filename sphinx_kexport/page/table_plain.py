@@ -24,16 +24,22 @@ def reason_text(row: dict) -> str:
     return text
 
 
+def status_text(cell: dict) -> str:
+    """The cell's text with its dynamic-batch mark, if any: "yes (batch 2 only)"."""
+    mark = cell.get("mark")
+    return f"{cell['text']} ({mark})" if mark else cell["text"]
+
+
 def cell_text(row: dict, cell: dict) -> str:
-    """The cell's text, plus "[regressed]" / "[fixed]" when the page compares with an
-    older snapshot (``:compare:``) and this cell changed that way."""
+    """The cell's text (with its dynamic-batch mark), plus "[regressed]" / "[fixed]" when the page
+    compares with an older snapshot (``:compare:``) and this cell changed that way."""
     for change in row.get("changes", ()):
         if change["key"] == cell["key"] and change["kind"] in ("regressed", "fixed"):
-            return f"{cell['text']} [{change['kind']}]"
-    return cell["text"]
+            return f"{status_text(cell)} [{change['kind']}]"
+    return status_text(cell)
 
 
 def cell_texts(row: dict) -> list[str]:
     if "changes" not in row:
-        return [cell["text"] for cell in row["cells"]]
+        return [status_text(cell) for cell in row["cells"]]
     return [cell_text(row, cell) for cell in row["cells"]]

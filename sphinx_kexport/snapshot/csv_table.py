@@ -14,7 +14,9 @@ from .records import Snapshot
 from .vocabulary import PATHS
 
 CSV_COLUMNS = ("name", "package", "section", "operator", "variant", "ref", "device", "path", "status", "detail",
-               "stage", "where", "graph_breaks")
+               "stage", "where", "graph_breaks", "dynamic", "dynamic_detail", "dynamic_where", "traced_batch",
+               "run_batch")
+# The dynamic-batch columns are empty where the snapshot has no dynamic result for the cell.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_CHARS = frozenset(_FORMULA_START)
 
@@ -38,7 +40,11 @@ def snapshot_csv(snapshot: Snapshot) -> str:
                 continue
             for path in PATHS:
                 r = case.result(device, path)
+                dyn = r.dynamic
                 rows.append(head + [device, path, r.status, _safe(r.detail), _safe(r.stage), _safe(r.where),
-                                    r.graph_breaks if path == "compile" else ""])
+                                    r.graph_breaks if path == "compile" else ""]
+                            + ([dyn.status, _safe(dyn.detail), _safe(dyn.where),
+                                "" if dyn.traced_batch is None else dyn.traced_batch,
+                                "" if dyn.run_batch is None else dyn.run_batch] if dyn else [""] * 5))
     writer.writerows(rows)
     return out.getvalue()

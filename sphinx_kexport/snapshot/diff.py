@@ -10,6 +10,13 @@ Ranking: ``ok``, ``ok-breaks`` and ``ok-unverified`` are supported. Supported
 is a fix. Everything else that differs (n/a transitions, a case or device
 that appears or disappears, fail <-> mismatch, ok <-> ok-breaks, a different
 number of graph breaks) is a change, reported but not a regression.
+
+The dynamic-batch result of a cell (``dynamic``) is compared too, when both
+snapshots have one: ``ok`` -> ``static``/``fail`` (it held at any batch size,
+now it does not) is a regression, ``static``/``fail`` -> ``ok`` a fix, any
+other difference a change. A dynamic result that appears or disappears is no
+change (older snapshots and ``--no-dynamic`` runs have none). One change per
+cell: its kind is the worse of the status's and the dynamic result's.
 """
 
 from __future__ import annotations
@@ -35,16 +42,35 @@ class Change:
     new_detail: str = ""
     old_breaks: int = 0
     new_breaks: int = 0
+    old_dynamic: str | None = None  # the dynamic-batch statuses, set only when that result changed
+    new_dynamic: str | None = None
+    new_dynamic_detail: str = ""
+
+    @property
+    def status_changed(self) -> bool:
+        return self.old_status != self.new_status or self.old_breaks != self.new_breaks
+
+    @property
+    def dynamic_changed(self) -> bool:
+        return self.old_dynamic != self.new_dynamic
 
     def describe(self) -> str:
-        """One line for a person, e.g. ``filters.x [cpu] ONNX: ok -> fail (no ONNX lowering for ...)``."""
-        old = self.old_status or "absent"
-        new = self.new_status or "absent"
-        if old == new == "ok-breaks":
-            old, new = f"{old} ({self.old_breaks})", f"{new} ({self.new_breaks})"
-        why = self.new_detail if self.kind != "fixed" else ""
-        return (f"{self.case} [{self.device}] {PATH_LABELS.get(self.path, self.path)}: {old} -> {new}"
-                + (f" ({why})" if why else ""))
+        """One line for a person, e.g. ``filters.x [cpu] ONNX: ok -> fail (no ONNX lowering for ...)``
+        or ``filters.x [cpu] ONNX at another batch size: ok -> static (the batch size is ...)``."""
+        head = f"{self.case} [{self.device}] {PATH_LABELS.get(self.path, self.path)}"
+        parts = []
+        if self.status_changed:
+            old = self.old_status or "absent"
+            new = self.new_status or "absent"
+            if old == new == "ok-breaks":
+                old, new = f"{old} ({self.old_breaks})", f"{new} ({self.new_breaks})"
+            why = self.new_detail if self.kind != "fixed" else ""
+            parts.append(f": {old} -> {new}" + (f" ({why})" if why else ""))
+        if self.dynamic_changed:
+            why = self.new_dynamic_detail if self.new_dynamic != "ok" else ""
+            parts.append((", and" if parts else "") + f" at another batch size: {self.old_dynamic} -> "
+                         f"{self.new_dynamic}" + (f" ({why})" if why else ""))
+        return head + "".join(parts)
 
 
 def classify(old: str | None, new: str | None) -> str:
@@ -53,6 +79,33 @@ def classify(old: str | None, new: str | None) -> str:
     if old in FAILING and new in SUPPORTED:
         return "fixed"
     return "changed"
+
+
+DYNAMIC_FAILING = frozenset({"static", "fail"})
+
+
+def classify_dynamic(old: str | None, new: str | None) -> str | None:
+    """The kind of a dynamic-batch change, or None when it is no change (equal, or either side absent)."""
+    if old is None or new is None or old == new:
+        return None
+    if old == "ok" and new in DYNAMIC_FAILING:
+        return "regressed"
+    if old in DYNAMIC_FAILING and new == "ok":
+        return "fixed"
+    return "changed"
+
+
+def worse(a: str | None, b: str | None) -> str:
+    """The more serious of two kinds (regressed > fixed > changed); None counts as no change."""
+    for kind in KINDS:
+        if kind in (a, b):
+            return kind
+    return "changed"
+
+
+def _dynamic_status(result: dict[str, Any]) -> str | None:
+    dynamic = result.get("dynamic")
+    return dynamic.get("status") if isinstance(dynamic, dict) else None
 
 
 def _results(snapshot: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -88,11 +141,19 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
                 b = (after or {}).get(path) or {}
                 old_status, new_status = a.get("status"), b.get("status")
                 old_breaks, new_breaks = int(a.get("graph_breaks", 0)), int(b.get("graph_breaks", 0))
-                if old_status == new_status and old_breaks == new_breaks:
+                old_dynamic, new_dynamic = _dynamic_status(a), _dynamic_status(b)
+                dynamic_kind = classify_dynamic(old_dynamic, new_dynamic)
+                status_kind = (None if old_status == new_status and old_breaks == new_breaks
+                               else classify(old_status, new_status))
+                if status_kind is None and dynamic_kind is None:
                     continue
+                extra = {}
+                if dynamic_kind is not None:
+                    extra = {"old_dynamic": old_dynamic, "new_dynamic": new_dynamic,
+                             "new_dynamic_detail": (b.get("dynamic") or {}).get("detail", "")}
                 changes.append(Change(name, device, path, old_status, new_status,
-                                      classify(old_status, new_status), a.get("detail", ""),
-                                      b.get("detail", ""), old_breaks, new_breaks))
+                                      worse(status_kind, dynamic_kind), a.get("detail", ""),
+                                      b.get("detail", ""), old_breaks, new_breaks, **extra))
     return changes
 
 

@@ -12,6 +12,21 @@ from typing import Any
 from .vocabulary import DEVICES, FAILING, SUPPORTED
 
 
+@dataclass(slots=True, frozen=True)
+class Dynamic:
+    """Does a supported capture hold at another batch size (the snapshot's ``dynamic`` object)?"""
+
+    status: str  # ok | static | fail | n/a (vocabulary.DYNAMIC_STATUSES)
+    detail: str = ""
+    where: str = ""
+    traced_batch: int | None = None
+    run_batch: int | None = None
+
+    @property
+    def static(self) -> bool:
+        return self.status == "static"
+
+
 @dataclass(slots=True)
 class Result:
     status: str
@@ -22,6 +37,7 @@ class Result:
     break_reasons: tuple[str, ...] = ()
     max_abs_diff: float | None = None
     provider: str = ""
+    dynamic: Dynamic | None = None  # absent in older snapshots and when the pass did not run
 
     @property
     def supported(self) -> bool:
@@ -76,7 +92,13 @@ def _result(raw: dict[str, Any]) -> Result:
         status=raw["status"], detail=raw["detail"], stage=raw["stage"], where=raw["where"],
         graph_breaks=raw.get("graph_breaks", 0), break_reasons=tuple(raw.get("break_reasons", ())),
         max_abs_diff=raw.get("max_abs_diff"), provider=raw.get("provider", ""),
+        dynamic=_dynamic(raw["dynamic"]) if "dynamic" in raw else None,
     )
+
+
+def _dynamic(raw: dict[str, Any]) -> Dynamic:
+    return Dynamic(status=raw["status"], detail=raw["detail"], where=raw["where"],
+                   traced_batch=raw.get("traced_batch"), run_batch=raw.get("run_batch"))
 
 
 def build(data: dict[str, Any], source: str, fmt: str) -> Snapshot:

@@ -15,3 +15,7 @@ STATUSES = ("ok", "ok-breaks", "ok-unverified", "mismatch", "fail", "n/a")
 SUPPORTED = frozenset({"ok", "ok-breaks", "ok-unverified"})
 FAILING = frozenset({"mismatch", "fail"})
 STAGES = ("", "eager", "capture", "translate", "check", "load", "run", "compare", "process", "skip")
+# The dynamic-batch result inside a supported path's result (``dynamic.status``): does the capture hold
+# at another batch size? ok: yes; static: only at the traced batch size; fail: the dynamic capture fails
+# for another reason; n/a: no batch dimension.
+DYNAMIC_STATUSES = ("ok", "static", "fail", "n/a")

@@ -129,6 +129,12 @@ def expected_count(counts, key: str) -> str:
         return str(counts.onnx_operators)
     if key == "pass-all":
         return str(counts.pass_all["all"])
+    if key == "static":
+        return str(counts.static)
+    if key == "dyn":
+        return counts.batch.batch_text
+    if key.startswith("dyn-"):
+        return counts.columns[key[4:]].batch_text
     assert key.startswith("pass-all-"), key
     return str(counts.pass_all[key[len("pass-all-"):]])
 
@@ -163,6 +169,8 @@ def matches(row, flt: str, device: str, changes: dict) -> bool:
         return bool(probed) and all(c.result.supported for c in probed)
     if flt == "disagree":
         return row.disagree
+    if flt == "static":
+        return any(c.result.supported and c.result.dynamic is not None and c.result.dynamic.static for c in cells)
     return True
 
 
@@ -225,7 +233,7 @@ def test_search_syntax(page, query, expected):
 def test_every_filter_on_every_device(page, model, changes):
     filters = page.execute_script(
         "return [...document.querySelectorAll('select[data-kx=filter] option')].map(o => o.value)")
-    assert filters == ["", "fail", "fail-onnx", "fail-export", "fail-compile", "breaks", "pass", "disagree",
+    assert filters == ["", "fail", "fail-onnx", "fail-export", "fail-compile", "breaks", "pass", "static", "disagree",
                        "regressed", "fixed", "changed"]
     for device in ("", "cpu", "cuda"):
         choose(page, "device", device)
@@ -353,6 +361,40 @@ def test_reason_index_filters_the_rows(page, model):
     assert not page.find_element("css selector", ".kexport-controls .kx-reason").is_displayed()
 
 
+def test_works_only_at_the_traced_batch_size_filter_url_and_reason(page, model):
+    expected = [r.id for r in model.rows if matches(r, "static", "", {})]
+    assert expected == ["kx-mylib-geometry-rotate", "kx-mylib-geometry-warp-affine", "kx-mylib-filters-box-blur"]
+    choose(page, "filter", "static")
+    assert visible_rows(page) == expected
+    assert status_text(page) == f"Showing 3 of {TOTAL} configurations"
+    assert_counts_follow(page, model, expected)
+    # the card's dynamic-batch figures follow the filter (3 of the 3 rows' checked cells: see the fixture)
+    assert page.find_element("css selector", ".kexport-cards .kexport-count--static").text == "3"
+    choose(page, "device", "cuda")  # rotate's torch.export is batch-specific on CUDA too
+    assert visible_rows(page) == expected
+    assert wait_for(lambda: "kx-f=static" in page.current_url and "kx-d=cuda" in page.current_url)
+    page.get(page.current_url)  # the filter survives a reload
+    assert visible_rows(page) == expected
+    assert page.find_element("css selector", "select[data-kx=filter]").get_attribute("value") == "static"
+    choose(page, "filter", "")
+    choose(page, "device", "")
+    assert len(visible_rows(page)) == TOTAL
+
+    # the reason index lists why, and its button keeps the rows with that reason
+    entry = page.execute_script(
+        "return [...document.querySelectorAll('tr[id^=kx-reason-]')].find(tr => tr.querySelector('.kx-rt')"
+        ".textContent === 'works only at the traced batch size: the batch size is specialised by a Python "
+        "loop over it').id")
+    row = page.find_element("id", "kx-mylib-geometry-rotate")
+    link = row.find_element("css selector", f"td:last-child a[href='#{entry}']")
+    assert link.text.startswith("works only at the traced batch size")
+    assert [m.text for m in row.find_elements("css selector", "kx-ys")] == ["batch 2 only"] * 3
+    click(page, page.find_element("css selector", f"#{entry} button.kx-rf"))
+    assert visible_rows(page) == ["kx-mylib-geometry-rotate"]
+    assert_counts_follow(page, model, ["kx-mylib-geometry-rotate"])
+    assert wait_for(lambda: f"kx-reason={entry}" in page.current_url)
+
+
 def test_reproduce_shows_the_exact_snippet_per_failing_cell(page, model):
     page.execute_cdp_cmd("Browser.grantPermissions", {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
     row = next(r for r in model.rows if r.case.operator == "hsv_to_rgb")
@@ -403,7 +445,9 @@ def test_two_pages_in_one_document_are_independent(driver, base_url):
 def test_untrusted_strings_never_run(page):
     assert page.execute_script("return window.__kx_xss") is None
     search(page, "onerror")
-    assert visible_rows(page) == ["kx-mylib-color-rgb-to-yuv"]
+    assert visible_rows(page) == ["kx-mylib-color-rgb-to-yuv", "kx-mylib-filters-box-blur"]  # a dynamic-batch reason
+    mark = page.find_element("css selector", "#kx-mylib-filters-box-blur kx-ys")
+    assert mark.text == "batch 2 only" and "<img src=x" in mark.get_attribute("title")
     assert page.execute_script("return window.__kx_xss") is None
 
 
@@ -432,7 +476,7 @@ def _colours(driver) -> dict:
           return 'rgb(255, 255, 255)';
         }
         const out = {};
-        const ok = document.querySelector('.kexport table.kx-t tbody tr:not([data-s]) td:nth-child(2)');
+        const ok = document.querySelector('.kexport table.kx-t tbody tr:not([data-s]):not([data-y]) td:nth-child(2)');
         out.ok = {fg: getComputedStyle(ok).color, page: bg(ok), text: ok.textContent};
         for (const tag of ['kx-b', 'kx-r', 'kx-m', 'kx-f', 'kx-n']) {
           const el = document.querySelector('.kexport ' + tag);
@@ -440,7 +484,7 @@ def _colours(driver) -> dict:
           out[tag] = {fg: s.color, bg: s.backgroundColor, page: bg(el.parentElement),
                       shown: el.getClientRects().length > 0};
         }
-        for (const sel of ['.kx-note', '.kexport tr[data-s] td:last-child', 'kx-v']) {
+        for (const sel of ['.kx-note', '.kexport tr[data-s] td:last-child', 'kx-v', 'kx-yo', 'kx-ys', 'kx-yf']) {
           const el = document.querySelector(sel);
           out[sel] = {fg: getComputedStyle(el).color, page: bg(el)};
         }
@@ -461,7 +505,7 @@ def _check_colours(colours: dict, dark: bool) -> None:
         assert contrast(fg, bg) >= 4.5, (tag, c)
         assert (relative_luminance(bg) < 0.2) == dark, (tag, c)  # the pill follows the theme
         assert (relative_luminance(page) < 0.2) == dark, (tag, c)
-    for sel in (".kx-note", ".kexport tr[data-s] td:last-child", "kx-v"):
+    for sel in (".kx-note", ".kexport tr[data-s] td:last-child", "kx-v", "kx-yo", "kx-ys", "kx-yf"):
         c = colours[sel]
         assert contrast(parse_rgb(c["fg"]), parse_rgb(c["page"])) >= 4.5, (sel, c)
     assert colours["legend"] == {"fg": colours["kx-f"]["fg"], "bg": colours["kx-f"]["bg"]}
