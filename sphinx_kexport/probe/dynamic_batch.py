@@ -39,10 +39,15 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from . import compare_outputs
-from .locate import deepest_frame, where_exception
 from .batch_dim import map_leaves
 from .containers import input_leaves
-from .explain import batch_specialisation, exception_chain, explain_exception, explain_text
+from .explain import (
+    batch_specialisation,
+    exception_chain,
+    explain_exception,
+    explain_text,
+)
+from .locate import deepest_frame, where_exception
 from .registry import CaseSpec
 
 if TYPE_CHECKING:
