@@ -50,7 +50,7 @@ def probe_parser() -> argparse.ArgumentParser:
     parser = CliParser(prog=PROG, description=(
         "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
         "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
-        "out, devices, library, jobs, timeout, opset). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
+        "out, devices, library, jobs, timeout, opset, dynamic). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
         "`repro SNAPSHOT CASE --path onnx|export|compile [--device cpu|cuda]`, "
         "`discover PACKAGE` (what its docstring examples yield as cases)."),
         epilog="Interrupted or killed? Run the same command again: finished cases are not re-run. "
@@ -79,6 +79,9 @@ def probe_parser() -> argparse.ArgumentParser:
                              "the finished records of an interrupted run")
     parser.add_argument("--keep-work", action="store_true",
                         help="keep the work directory of per-case records after writing the snapshot")
+    parser.add_argument("--no-dynamic", action="store_true",
+                        help="skip the dynamic-batch pass (each supported path captured again with a dynamic "
+                             "batch and run at another batch size); same as `dynamic = false`")
     parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
     return parser
 
@@ -186,7 +189,7 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
             info: dict[str, str], tools: dict[str, str]) -> int:
     from ..snapshot import SnapshotError
     from .environment import utc_now
-    from .fingerprint import fingerprint
+    from .fingerprint import reusable_keys
     from .measure import skipped
     from .progress import Progress, eager_summary, summary_table
     from .reuse import reusable_results
@@ -208,21 +211,22 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     for device in config.devices:
         reusable = reusable_results(cache, device, tools, config.opset, info["version"])
         for spec in selected:
-            key = fingerprint(spec, device, config.opset, info["version"], tools)
+            keys = reusable_keys(spec, device, config.opset, info["version"], tools, config.dynamic)
+            key = keys[0]
             if spec.skip:
                 skips.append((spec, device))
                 stamps[(spec.name, device)] = {"fingerprint": key, "measured_at": utc_now()}
                 continue
-            record = work.finished_record(spec.name, device, key)
+            record = next(filter(None, (work.finished_record(spec.name, device, k) for k in keys)), None)
             hit = reusable.get(spec.name)
             if record is not None:
                 measured[(spec.name, device)] = record["results"]
-                stamps[(spec.name, device)] = {"fingerprint": key,
+                stamps[(spec.name, device)] = {"fingerprint": record["fingerprint"],
                                                "measured_at": str(record.get("measured_at") or utc_now())}
                 reused.append(record["results"])
-            elif hit is not None and hit.fingerprint == key:
+            elif hit is not None and hit.fingerprint in keys:
                 measured[(spec.name, device)] = hit.results
-                stamps[(spec.name, device)] = {"fingerprint": key, "measured_at": hit.measured_at}
+                stamps[(spec.name, device)] = {"fingerprint": hit.fingerprint, "measured_at": hit.measured_at}
                 cached.append(hit.results)
             else:
                 tasks.append(Task(spec.name, device, key, ["onnx", "export", "compile"]))
@@ -241,7 +245,7 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
 
     settings = {"sys_path": list(sys.path), "sources": [(s.module, s.path_entry, s.label, s.found_in_directory)
                                                         for s in sources],
-                "library": root.name, "opset": config.opset,
+                "library": root.name, "opset": config.opset, "dynamic": config.dynamic,
                 "threads": max(1, (os.cpu_count() or 1) // jobs)}
 
     seconds: dict[str, float] = {}

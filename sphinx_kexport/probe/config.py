@@ -15,7 +15,7 @@ from typing import Any
 import tomllib
 
 TABLE = "tool.sphinx-kexport"
-KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset"}
+KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset", "dynamic"}
 DEVICES = ("cpu", "cuda")
 DEFAULT_OPSET = 18
 DEFAULT_TIMEOUT = 300.0
@@ -56,6 +56,7 @@ class ProbeConfig:
     stats: Path | None = None
     pyproject: Path | None = None
     base_out: Path | None = None  # the project's snapshot, when `out` is a shard part: a cache for the shard
+    dynamic: bool = True  # the dynamic-batch pass (dynamic_batch.py); --no-dynamic or `dynamic = false` skip it
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -148,6 +149,8 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
     _expect(timeout, (int, float), f"{where} key timeout", "seconds, a positive number")
     opset = args.opset if args.opset is not None else table.get("opset", DEFAULT_OPSET)
     _expect(opset, int, f"{where} key opset", "an ONNX opset number such as 18")
+    dynamic = False if getattr(args, "no_dynamic", False) else table.get("dynamic", True)
+    _expect(dynamic, bool, f"{where} key dynamic", "true or false (false skips the dynamic-batch pass)")
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, found {jobs}")
     if timeout <= 0:
@@ -162,4 +165,4 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
                        timeout=float(timeout), opset=opset, only=list(args.only or []), shard=shard,
                        keep_work=args.keep_work, fresh=args.fresh,
                        stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
-                       base_out=base_out)
+                       base_out=base_out, dynamic=dynamic)

@@ -141,6 +141,11 @@ _RULES: list[Rule] = [
                f"(dimension {m.group(2)}: ONNX {m.group(3)}, torch {m.group(4)})"),
     (re.compile(r"op_type:(\w+)[^\n]*?has unsupported type: tensor\((\w+)\)"),
      lambda m: f"ONNX {m.group(1)} does not accept {m.group(2)} tensors, yet the exporter emits it with one"),
+    # onnxruntime refuses an input shape the exported model fixed (a symbolic batch baked to its traced size)
+    (re.compile(r"Got invalid dimensions for input: (\w+) for the following indices\s+index: (\d+) Got: (\d+) "
+                r"Expected: (\d+)"),
+     lambda m: f"the exported model accepts only {m.group(4)} in dimension {m.group(2)} of {m.group(1)} "
+               f"(got {m.group(3)})"),
     # onnxruntime at run time: "Non-zero status code returned while running Expand node ... Status Message: ..."
     (re.compile(r"while running (\w+) node[\s\S]*?Failed to allocate memory for requested buffer of size (\d+)"),
      lambda m: f"cannot allocate {human_bytes(int(m.group(2)))} for ONNX {m.group(1)}"
@@ -246,3 +251,33 @@ def explain_text(text: str) -> str:
     if match:
         return clean_line(f"{match.group(1).strip().rstrip('.')}: {match.group(2)}")
     return clean_line(text)
+
+
+# How a batch size became a constant, recognised from the source line that did it, else from the torch
+# functions on the stack at that moment. (kind, pattern over the line, torch function names)
+_SPECIALISERS: list[tuple[str, re.Pattern[str], tuple[str, ...]]] = [
+    ("a Python loop over it", re.compile(r"^\s*for\b|\bfor\b.+\bin\b|\brange\("), ("call_range",)),
+    ("a Python branch on it", re.compile(r"^\s*(if|elif|while|assert)\b|\bif\b.+\belse\b"),
+     ("__bool__", "guard_bool", "generic_jump")),
+    ("a conversion to a Python number", re.compile(r"\b(int|float|round)\(|\bmath\.\w+\(|\.(item|tolist)\("),
+     ("__int__", "__index__", "guard_int", "__float__", "guard_float")),
+    ("a view or reshape of fixed size",
+     re.compile(r"\.(view|reshape|expand|expand_as|view_as|unflatten|flatten|repeat|tile|unfold)\(|"
+                r"\btorch\.(reshape|broadcast_to)\("),
+     ("_reshape_view_helper", "infer_size", "view", "reshape", "expand")),
+    ("a constant of fixed size",
+     re.compile(r"\btorch\.(full|zeros|ones|empty|arange|tensor|eye|linspace|as_tensor)\w*\(|\bnew_\w+\("), ()),
+]
+
+
+def batch_specialisation(line: str, torch_functions: list[str]) -> str:
+    """Why a batch size became a constant: "the batch size is specialised by a Python loop over it
+    (`for i in range(x.shape[0])`)", from the user's source line and the torch functions on the stack."""
+    kind = next((k for k, pattern, _ in _SPECIALISERS if line and pattern.search(line)), "")
+    if not kind:
+        names = set(torch_functions)
+        kind = next((k for k, _, functions in _SPECIALISERS if names & set(functions)), "")
+    text = "the batch size is specialised by " + (kind or "the traced code")
+    if line:
+        text += f" (`{clean_line(line, 80)}`)"
+    return text

@@ -1,9 +1,12 @@
 """A fingerprint of what a record measured, so a resumed run reuses only records that still apply.
 
 It covers the case definition (name, target, input shapes, dtypes and
-values, containers, kwargs, check/atol/rtol/skip/method, code), the library version, the tool
-versions, the opset and the device. Object addresses in reprs are removed so
-that an unchanged case gets the same fingerprint in every process.
+values, containers, kwargs, check/atol/rtol/skip/method, code, batch dimensions), the library
+version, the tool versions, the opset, the device and whether the dynamic-batch pass ran. Object
+addresses in reprs are removed so that an unchanged case gets the same fingerprint in every process.
+
+A run without the dynamic-batch pass may reuse results measured with it (they hold everything it
+asks for); a run with the pass may not reuse results measured without it (:func:`reusable_keys`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from typing import Any
 from .containers import input_leaves, rebuild
 from .registry import CaseSpec
 
-RECORD_FORMAT = 2  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters)
+RECORD_FORMAT = 3  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
+# 3: the batch dimensions and the dynamic-batch pass)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -60,11 +64,24 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
         "containers": _stable_repr([rebuild(value, lambda leaf: None) for value in spec.inputs]),
         "code": spec.code,
         "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
-        "rtol": spec.rtol, "skip": spec.skip, "method": spec.method,
+        "rtol": spec.rtol, "skip": spec.skip, "method": spec.method, "batch": spec.batch.dims,
     }
 
 
-def fingerprint(spec: CaseSpec, device: str, opset: int, library_version: str, tools: dict[str, str]) -> str:
+def fingerprint(spec: CaseSpec, device: str, opset: int, library_version: str, tools: dict[str, str],
+                dynamic: bool = True) -> str:
     payload = {"format": RECORD_FORMAT, "case": case_definition(spec), "device": device, "opset": opset,
-               "library": library_version, "tools": tools}
+               "library": library_version, "tools": tools, "dynamic": dynamic}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def reusable_keys(spec: CaseSpec, device: str, opset: int, library_version: str, tools: dict[str, str],
+                  dynamic: bool) -> tuple[str, ...]:
+    """The fingerprints whose results this run may reuse; the first is the one it stamps on what it measures.
+
+    With the dynamic-batch pass on, only results measured with it; with it off, either kind (results that
+    have the dynamic results are kept whole)."""
+    key = fingerprint(spec, device, opset, library_version, tools, dynamic=dynamic)
+    if dynamic:
+        return (key,)
+    return key, fingerprint(spec, device, opset, library_version, tools, dynamic=True)

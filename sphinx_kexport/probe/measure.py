@@ -107,13 +107,15 @@ class CaseRun:
 
 
 class Measurement:
-    def __init__(self, spec: CaseSpec, device: str, opset: int, root: LibraryRoot):
+    def __init__(self, spec: CaseSpec, device: str, opset: int, root: LibraryRoot, dynamic: bool = True):
+        self.dynamic = dynamic  # also probe each supported path with a dynamic batch (dynamic_batch.py)
         self.spec = spec
         self.device = device
         self.opset = opset
         self.root = root
         self.run = CaseRun(spec, device)
         self.reference: tuple[torch.Tensor, ...] = ()
+        self._dynamic: Any = None  # the DynamicBatch pass, made on first use
 
     # -- helpers
 
@@ -176,12 +178,7 @@ class Measurement:
             return self._failure("fail", "check", exc, "onnx.checker rejects the exported graph: ")
         provider = onnx_provider(self.device, onnxruntime)
         try:
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = ORT_THREADS
-            options.inter_op_num_threads = 1
-            providers = [provider] + (["CPUExecutionProvider"] if provider != "CPUExecutionProvider" else [])
-            session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=providers)
-            provider = session.get_providers()[0]
+            session, provider = onnx_session(model, self.device, onnxruntime)
         except Exception as exc:
             return self._failure("fail", "load", exc, provider=provider)
         names = [i.name for i in session.get_inputs()]
@@ -294,7 +291,28 @@ class Measurement:
                 out[path] = self._failure("fail", "run", exc)
             out[path]["seconds"] = round(time.perf_counter() - began, 3)
             finished(path, out[path])
+            if self.dynamic:
+                self._dynamic_batch(path, out[path], started, finished)
         return out
+
+    def _dynamic_batch(self, path: str, static: dict[str, Any], started: Callable[[str], None],
+                       finished: Callable[[str, dict[str, Any]], None]) -> None:
+        """Add the ``dynamic`` result to ``static`` (reported again as finished) when the pass applies.
+
+        The static result was reported first: a crash from here on costs the dynamic result only."""
+        from .batch_dim import DYNAMIC_STEP
+        from .dynamic_batch import DynamicBatch, outcome
+
+        if not DynamicBatch.applies(static):
+            return
+        if self._dynamic is None:
+            self._dynamic = DynamicBatch(self)
+        started(path + DYNAMIC_STEP)
+        try:
+            static["dynamic"] = self._dynamic.probe(path)
+        except Exception as exc:  # a bug in the pass: said in the dynamic result, the static one stays as is
+            static["dynamic"] = outcome("fail", f"the dynamic-batch pass failed: {explain_exception(exc)}")
+        finished(path, static)
 
 
 def compile_stage(exc: BaseException) -> str:
@@ -314,6 +332,17 @@ def onnx_provider(device: str, onnxruntime: Any) -> str:
     if device == "cuda" and "CUDAExecutionProvider" in onnxruntime.get_available_providers():
         return "CUDAExecutionProvider"
     return "CPUExecutionProvider"
+
+
+def onnx_session(model: Any, device: str, onnxruntime: Any) -> tuple[Any, str]:
+    """An onnxruntime session for ``model`` and the provider it really uses."""
+    provider = onnx_provider(device, onnxruntime)
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = ORT_THREADS
+    options.inter_op_num_threads = 1
+    providers = [provider] + (["CPUExecutionProvider"] if provider != "CPUExecutionProvider" else [])
+    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=providers)
+    return session, session.get_providers()[0]
 
 
 def map_onnx_inputs(graph_inputs: list[str], inputs: tuple[Any, ...]

@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any, TextIO
 
 from ..snapshot import PATH_LABELS, PATHS, STATUSES
+from .batch_dim import DYNAMIC_STATUSES
 
 SHORT = {"ok": "ok", "ok-breaks": "breaks", "ok-unverified": "random", "mismatch": "mismatch", "fail": "fail",
          "n/a": "n/a"}
@@ -35,7 +36,10 @@ def eager_failure(results: dict[str, dict[str, Any]]) -> str:
 def _cell(result: dict[str, Any]) -> str:
     status = result["status"]
     if status == "ok-breaks":
-        return f"ok-breaks({result.get('graph_breaks', 0)})"
+        status = f"ok-breaks({result.get('graph_breaks', 0)})"
+    dynamic = result.get("dynamic", {}).get("status")
+    if dynamic in ("ok", "static", "fail"):  # does it hold at another batch size
+        status += {"ok": "/dyn", "static": "/static", "fail": "/dyn-fail"}[dynamic]
     return status
 
 
@@ -168,5 +172,18 @@ def summary_table(cases: list[dict[str, Any]], devices: list[str]) -> str:
         for row in table:
             lines.append("  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
                                    for i, cell in enumerate(row)))
+        lines += _dynamic_lines(probed, device)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _dynamic_lines(probed: list[dict[str, Any]], device: str) -> list[str]:
+    """One line per path: how the supported results fare at another batch size (none without the pass)."""
+    lines = []
+    for path in PATHS:
+        counts = Counter(c["results"][device][path]["dynamic"]["status"] for c in probed
+                         if "dynamic" in c["results"][device][path])
+        if counts:
+            lines.append(f"  dynamic batch, {PATH_LABELS[path]}: "
+                         + ", ".join(f"{counts[s]} {s}" for s in DYNAMIC_STATUSES if counts[s]))
+    return lines

@@ -13,6 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import batch_dim
+from .batch_dim import Batch
+
 
 class CaseError(ValueError):
     """A case that cannot be probed as registered; the message says why and how to fix it."""
@@ -49,6 +52,7 @@ class CaseSpec:
     skip: str | None = None
     method: str | None = None
     ref: str = ""
+    batch: Batch = field(default_factory=lambda: Batch(None))  # batch_dim: which leaf dims are the batch
     code: str = ""  # statements that, after `import torch`, define `target` (and optionally `inputs`) as probed
     origin: str = field(default="", compare=False)  # module that registered it, for error messages
 
@@ -133,7 +137,7 @@ def default_ref(target: Any, method: str | None, package: str) -> str:
 def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = None, *, package: str,
          section: str = "", note: str = "", check: bool = True, atol: float = 2e-4, rtol: float = 1e-3,
          skip: str | None = None, method: str | None = None, ref: str | None = None,
-         code: str | None = None) -> CaseSpec:
+         code: str | None = None, batch: Any = batch_dim.AUTO) -> CaseSpec:
     """Register one probe case: a public callable plus concrete inputs.
 
     Every tensor in ``inputs`` becomes a graph input; an input may also be a
@@ -146,6 +150,11 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     of the target instead of calling it. ``code`` is Python source that, run
     after ``import torch``, defines ``target`` exactly as probed (and
     optionally ``inputs``); the repro snippet users paste starts from it.
+
+    ``batch`` names the batch dimension the dynamic-batch pass varies: by
+    default dimension 0 of every tensor (leaf) of rank >= 2 when they agree on
+    its size; ``None`` opts out; ``d`` picks dimension d of every tensor of
+    rank >= max(2, d + 1); a tuple gives one dimension (or None) per input.
     """
     where = f"case {name!r}"
     if not isinstance(name, str) or not name.strip():
@@ -181,9 +190,10 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
         raise CaseError(f"{where}: code must define `target` (the callable or module instance as probed)")
     if ref is None and target is not None:
         ref = default_ref(target, method, package)
+    resolved = batch_dim.resolve(batch, inputs, where, CaseError) if skip is None else Batch(None)
     return CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
                     note=note, check=bool(check), atol=float(atol), rtol=float(rtol), skip=skip, method=method,
-                    ref=ref or "", code=code or "")
+                    ref=ref or "", code=code or "", batch=resolved)
 
 
 def _input_leaves(inputs: list[Any]) -> list[tuple[str, Any]]:

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .batch_dim import DYNAMIC_STEP
 from .environment import utc_now
 from .locate import LibraryRoot, where_text
 from .store import WorkDir
@@ -175,6 +176,9 @@ class Runner:
         task.seconds += time.monotonic() - slot.started
         step = slot.step
         where = where_text(self._log_tail(slot, limit=0), self.root, innermost_first=True)
+        if step and step.endswith(DYNAMIC_STEP) and step[: -len(DYNAMIC_STEP)] in task.results:
+            self._lose_dynamic_pass(slot, step[: -len(DYNAMIC_STEP)], why, where)
+            return
         detail = f"{why} during {STEP_LABELS.get(step, step)}"
         failed = {"status": "fail", "detail": detail, "stage": "process", "where": where}
         pending = [p for p in task.paths if p not in task.results]
@@ -183,6 +187,20 @@ class Runner:
         for path in lost:
             task.results[path] = dict(failed, **({"graph_breaks": 0} if path == "compile" else {}))
         task.paths = [p for p in pending if p not in lost]
+        slot.task, slot.step, slot.deadline = None, None, float("inf")
+        self.on_note(f"{task.name} [{task.device}]: {detail}")
+        if task.paths:
+            self.queue.appendleft(task)
+        else:
+            self._complete(task)
+
+    def _lose_dynamic_pass(self, slot: Slot, path: str, why: str, where: str) -> None:
+        """A death in a path's dynamic-batch pass: the path keeps its static result, the pass fails."""
+        task = slot.task
+        assert task is not None
+        detail = f"{why} during the dynamic-batch pass of {STEP_LABELS[path]}"
+        task.results[path] = dict(task.results[path], dynamic={"status": "fail", "detail": detail, "where": where})
+        task.paths = [p for p in task.paths if p not in task.results]
         slot.task, slot.step, slot.deadline = None, None, float("inf")
         self.on_note(f"{task.name} [{task.device}]: {detail}")
         if task.paths:

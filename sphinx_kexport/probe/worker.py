@@ -120,7 +120,8 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
             conn.send(("result", name, device, path, result))
 
-        measurement = measure.Measurement(cases[name], device, opset, root)
+        measurement = measure.Measurement(cases[name], device, opset, root,
+                                          dynamic=bool(settings.get("dynamic", True)))
         measurement.measure(paths, started, finished)
         log.flush()
         conn.send(("done", name, device, peak_rss_kb()))

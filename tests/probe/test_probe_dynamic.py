@@ -1,0 +1,329 @@
+"""The dynamic-batch pass, as a user runs it: does each path's capture hold at another batch size?
+
+One real survey of tests/probe/probe_cases/batch_cases.py (operators whose
+batch behaviour is known, containers included) is shared by the tests of this
+module; the assertions read the snapshot the command wrote. The reuse rule
+(a run with the pass never reuses results measured without it; a run without
+it reuses results that have them) is checked on real reruns. The other tests
+check the case API, the reasons and the schema on real values.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = REPO / "tests" / "probe" / "probe_cases"
+PATHS = ("onnx", "export", "compile")
+
+
+def probe(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests" / "probe")]))
+    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd, env=environ,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def project(folder: Path, extra: str = "") -> Path:
+    (folder / "pyproject.toml").write_text(
+        "[tool.sphinx-kexport]\n"
+        f"cases = [{json.dumps(str(CASES / 'batch_cases.py'))}]\n"
+        'out = "support.json"\ndevices = ["cpu"]\nlibrary = "probe_cases"\n' + extra, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def survey(tmp_path_factory):
+    pytest.importorskip("onnxruntime")
+    folder = project(tmp_path_factory.mktemp("dynamic"))
+    done = probe("--jobs", "1", cwd=folder)
+    out = folder / "support.json"
+    snapshot = json.loads(out.read_text()) if out.exists() else None
+    return {"run": done, "out": out, "snapshot": snapshot}
+
+
+def dynamic(survey: dict, name: str, path: str) -> dict | None:
+    case = {c["name"]: c for c in survey["snapshot"]["cases"]}[name]
+    return case["results"]["cpu"][path].get("dynamic")
+
+
+def source_line(where: str, module: str = "batch_cases.py") -> str:
+    file, line = where.split(":")
+    assert file == f"probe_cases/{module}"
+    return (CASES / module).read_text().splitlines()[int(line) - 1]
+
+
+@pytest.mark.probe
+def test_survey_writes_a_valid_snapshot_with_dynamic_results(survey):
+    from sphinx_kexport.snapshot import load_snapshot
+
+    assert survey["run"].returncode == 0, survey["run"].stderr
+    load_snapshot(survey["out"])  # the dynamic results validate against the schema
+    stdout = survey["run"].stdout
+    assert "dynamic batch, torch.export:" in stdout and "static" in stdout  # the summary's counts
+    assert "ok/dyn" in stdout and "ok/static" in stdout  # the per-case lines
+
+
+@pytest.mark.probe
+@pytest.mark.parametrize("name", ["batch_agnostic", "gaussian_blur2d"])
+def test_batch_agnostic_operators_hold_on_every_path(survey, name):
+    for path in PATHS:
+        result = dynamic(survey, name, path)
+        assert result == {"status": "ok", "detail": "", "where": "", "traced_batch": 2, "run_batch": 3}, path
+
+
+@pytest.mark.probe
+def test_a_registered_batch_of_two_or_more_is_traced_as_is_and_run_at_one_more(survey):
+    for path in PATHS:
+        result = dynamic(survey, "batch_agnostic[batch 3]", path)
+        assert (result["status"], result["traced_batch"], result["run_batch"]) == ("ok", 3, 4), path
+
+
+@pytest.mark.probe
+@pytest.mark.parametrize("name, kind, code", [
+    ("loop_over_batch", "a Python loop over it", "for i in range(x.shape[0])"),
+    ("branch_on_batch", "a Python branch on it", "if x.shape[0] == 2"),
+])
+def test_a_loop_or_branch_on_the_batch_is_static_on_every_path_with_its_line(survey, name, kind, code):
+    for path in PATHS:
+        result = dynamic(survey, name, path)
+        assert result["status"] == "static", (path, result)
+        assert result["detail"].startswith("works only at batch 2: ") and kind in result["detail"], path
+        assert code in source_line(result["where"]) and code in result["detail"], path
+
+
+@pytest.mark.probe
+def test_the_batch_as_a_python_number_specialises_non_strict_export_only(survey):
+    export = dynamic(survey, "batch_as_number", "export")
+    assert export["status"] == "static" and "a conversion to a Python number" in export["detail"]
+    assert "n = int(x.shape[0])" in source_line(export["where"])
+    # dynamo traces int() of a size symbolically: compile holds, and the ONNX exporter's dynamo retry too
+    assert dynamic(survey, "batch_as_number", "compile")["status"] == "ok"
+    assert dynamic(survey, "batch_as_number", "onnx")["status"] == "ok"
+
+
+@pytest.mark.probe
+def test_a_recompilation_at_the_other_size_is_static_for_compile(survey):
+    result = dynamic(survey, "loop_after_graph_break", "compile")
+    assert result["status"] == "static" and result["detail"].startswith("recompiles at batch 3")
+    assert "a Python loop over it" in result["detail"]
+    assert "for i in range(y.shape[0])" in source_line(result["where"])
+
+
+@pytest.mark.probe
+def test_opting_out_and_unsupported_paths(survey):
+    for path in PATHS:
+        assert dynamic(survey, "loop_over_batch[opted out]", path) == {
+            "status": "n/a", "detail": "the case opts out (batch=None)", "where": ""}
+    assert dynamic(survey, "singular_values", "onnx") is None  # no ONNX lowering: nothing to vary
+    assert dynamic(survey, "singular_values", "export")["status"] == "ok"
+
+
+@pytest.mark.probe
+@pytest.mark.parametrize("name, status", [("pyramid_scale[dict]", "ok"), ("loop_over_list_batch[list]", "static")])
+def test_container_inputs_vary_the_batch_of_every_tensor_leaf(survey, name, status):
+    for path in PATHS:
+        result = dynamic(survey, name, path)
+        assert (result["status"], result["traced_batch"], result["run_batch"]) == (status, 2, 3), (path, result)
+    if status == "static":
+        for path in PATHS:
+            result = dynamic(survey, name, path)
+            assert "a Python loop over it" in result["detail"], path
+            assert "for i in range(a.shape[0])" in source_line(result["where"]), path
+
+
+@pytest.mark.probe
+def test_the_pass_off_then_on_then_off_reuses_only_what_holds_the_answer(tmp_path):
+    """dynamic = false measures without the pass; a run with it may not reuse that (it would lack the dynamic
+    results); --no-dynamic then reuses the results that have them and drops nothing; so does the pass."""
+    pytest.importorskip("onnxruntime")
+    folder = project(tmp_path)
+    pyproject = folder / "pyproject.toml"
+    plain = pyproject.read_text()
+    only = ("--jobs", "1", "--only", "batch_agnostic[batch 3]", "--stats", "stats.json")
+
+    def run(*flags: str) -> tuple[dict, dict, str]:
+        done = probe(*only, *flags, cwd=folder)
+        assert done.returncode == 0, done.stdout + done.stderr
+        snapshot = json.loads((folder / "support.json").read_text())
+        case = {c["name"]: c for c in snapshot["cases"]}["batch_agnostic[batch 3]"]
+        return json.loads((folder / "stats.json").read_text()), case, done.stdout
+
+    pyproject.write_text(plain + "dynamic = false\n")
+    stats, without, stdout = run()
+    assert stats["measured"] == 1
+    assert all("dynamic" not in r for r in without["results"]["cpu"].values())
+    assert "dynamic batch" not in stdout
+
+    pyproject.write_text(plain)
+    stats, with_pass, stdout = run()
+    assert (stats["measured"], stats["reused_snapshot"]) == (1, 0)  # not reused: it lacked the dynamic results
+    assert all(r["dynamic"]["status"] == "ok" for r in with_pass["results"]["cpu"].values())
+    assert with_pass["measured"]["cpu"]["fingerprint"] != without["measured"]["cpu"]["fingerprint"]
+    assert "dynamic batch, torch.compile: 1 ok" in stdout
+
+    stats, again, stdout = run("--no-dynamic")
+    assert (stats["measured"], stats["reused_snapshot"]) == (0, 1)
+    assert again["results"] == with_pass["results"] and again["measured"] == with_pass["measured"]
+
+    stats, last, _ = run()
+    assert (stats["measured"], stats["reused_snapshot"]) == (0, 1)
+    assert last["results"] == with_pass["results"]
+
+
+def test_config_reads_the_dynamic_key_and_the_flag(tmp_path):
+    from types import SimpleNamespace
+
+    from sphinx_kexport.probe.config import ConfigError, build_config
+
+    def args(**given):
+        names = ("config", "cases", "out", "device", "library", "jobs", "timeout", "opset", "shard", "only",
+                 "keep_work", "fresh", "stats", "no_dynamic")
+        return SimpleNamespace(**{n: given.get(n) for n in names})
+
+    assert build_config(args(), project(tmp_path)).dynamic is True
+    assert build_config(args(), project(tmp_path, "dynamic = false\n")).dynamic is False
+    assert build_config(args(no_dynamic=True), project(tmp_path)).dynamic is False
+    with pytest.raises(ConfigError, match=r"key dynamic: expected true or false.*found 'no'"):
+        build_config(args(), project(tmp_path, 'dynamic = "no"\n'))
+
+
+def test_batch_dimension_resolution():
+    torch = pytest.importorskip("torch")
+    from sphinx_kexport.probe import case
+    from sphinx_kexport.probe.registry import CaseError
+
+    image, vector = torch.rand(4, 3, 8, 8), torch.rand(3)
+
+    def batch(inputs, **kw):
+        return case("op", torch.add if len(inputs) == 2 else torch.neg, inputs, package="p", **kw).batch
+
+    assert batch([image, vector]).dims == (0, None) and batch([image, vector]).size == 4
+    assert batch([vector]).dims is None and "no input of rank 2" in batch([vector]).why
+    assert batch([image, torch.rand(2, 3)]).dims is None  # disagreeing dim 0: no batch, said why
+    assert "disagree" in batch([image, torch.rand(2, 3)]).why
+    assert batch([image], batch=None).why == "the case opts out (batch=None)"
+    assert batch([image, torch.rand(5, 3)], batch=1).dims == (1, 1) and batch([image], batch=1).size == 3
+    assert batch([image, vector], batch=(0, None)).dims == (0, None)
+    # containers: one dimension per tensor leaf, in the exporter's order; the tuple form covers a whole input
+    levels = {"p3": torch.rand(2, 3, 8, 8), "p4": torch.rand(2, 3, 4, 4)}
+    nested = case("op", lambda d, t: d, [levels, (torch.tensor(1.0), vector)], package="p").batch
+    assert (nested.dims, nested.size) == ((0, 0, None, None), 2)
+    disagree = case("op", lambda d: d, [{"a": image, "b": torch.rand(2, 3)}], package="p").batch
+    assert disagree.dims is None and "in0_a 4, in0_b 2" in disagree.why
+    assert case("op", lambda d, v: d, [levels, vector], package="p", batch=(1, None)).batch.dims == (1, 1, None)
+    with pytest.raises(CaseError, match=r"batch\[0\]=3 is not a dimension of in0_b \(rank 2\)"):
+        case("op", lambda d: d, [{"a": image, "b": torch.rand(4, 3)}], package="p", batch=(3,))
+    for bad, message in [("x", r"batch must be None"), ((0,), r"lists 1 dimension\(s\) for 2 input"),
+                         ((0, 1), r"batch\[1\]=1 is not a dimension of inputs\[1\] \(rank 1\)"),
+                         ((0, "x"), r"batch\[1\]='x' is not a dimension"),
+                         (-1, "from the front"), (True, "batch must be None")]:
+        with pytest.raises(CaseError, match=message):
+            batch([image, vector], batch=bad)
+    with pytest.raises(CaseError, match="disagree on their size"):
+        batch([image, torch.rand(2, 3)], batch=(0, 0))
+
+
+def test_fingerprint_changes_with_the_batch_and_the_pass():
+    torch = pytest.importorskip("torch")
+    from sphinx_kexport.probe import case
+    from sphinx_kexport.probe.fingerprint import fingerprint, reusable_keys
+
+    x = torch.rand(2, 3)
+    default, opted = (case("op", torch.neg, [x], package="p", batch=b) for b in ("auto", None))
+    with_pass, without = (fingerprint(default, "cpu", 18, "1", {}, dynamic=d) for d in (True, False))
+    assert len({with_pass, without, fingerprint(opted, "cpu", 18, "1", {})}) == 3
+    assert reusable_keys(default, "cpu", 18, "1", {}, dynamic=True) == (with_pass,)
+    assert reusable_keys(default, "cpu", 18, "1", {}, dynamic=False) == (without, with_pass)
+
+
+def test_onnxruntime_refusing_a_fixed_batch_reads_as_accepts_only(tmp_path):
+    np = pytest.importorskip("numpy")
+    onnxruntime = pytest.importorskip("onnxruntime")
+    from onnx import TensorProto, helper
+
+    from sphinx_kexport.probe.explain import explain_exception
+
+    graph = helper.make_graph([helper.make_node("Neg", ["in0"], ["out0"])], "fixed",
+                              [helper.make_tensor_value_info("in0", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("out0", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception) as caught:
+        session.run(None, {"in0": np.zeros((3, 3), np.float32)})
+    assert explain_exception(caught.value) == "the exported model accepts only 2 in dimension 0 of in0 (got 3)"
+
+
+@pytest.mark.parametrize("line, functions, kind", [
+    ("outs = [y[i] for i in range(y.shape[0])]", [], "a Python loop over it"),
+    ("while n > 1:", [], "a Python branch on it"),
+    ("n = int(x.shape[0])", [], "a conversion to a Python number"),
+    ("return x.view(2, -1)", [], "a view or reshape of fixed size"),
+    ("pad = torch.zeros(2, 3)", [], "a constant of fixed size"),
+    ("", ["guard_bool", "evaluate_expr"], "a Python branch on it"),
+    ("y = helper(x)", ["evaluate_expr"], "the traced code"),
+])
+def test_how_a_batch_was_specialised_reads_as_words(line, functions, kind):
+    from sphinx_kexport.probe.explain import batch_specialisation
+
+    text = batch_specialisation(line, functions)
+    assert text.startswith(f"the batch size is specialised by {kind}")
+    assert (f"(`{line.rstrip(':')}`)" in text) == bool(line)
+
+
+def test_schema_keeps_the_dynamic_result_optional_and_checks_its_status():
+    from sphinx_kexport.snapshot import SnapshotError, validate
+
+    result = {"status": "ok", "detail": "", "stage": "", "where": ""}
+    snapshot = {"schema": 1, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
+                "library": {"name": "l", "version": "1", "revision": ""},
+                "environments": {"cpu": {"torch": "", "onnx": "", "onnxruntime": "", "onnxscript": "",
+                                         "python": "", "platform": "", "device_name": "", "opset": 18,
+                                         "probed_at": ""}},
+                "cases": [{"name": "op", "package": "p", "section": "", "operator": "op", "variant": "",
+                           "ref": "", "note": "", "results": {"cpu": {p: dict(result) for p in PATHS}}}]}
+    validate(snapshot)  # no dynamic key: older snapshots stay valid
+    paths = snapshot["cases"][0]["results"]["cpu"]
+    paths["onnx"]["dynamic"] = {"status": "static", "detail": "works only at batch 2", "where": "",
+                                "traced_batch": 2, "run_batch": 3}
+    validate(snapshot)
+    paths["onnx"]["dynamic"]["status"] = "dynamic"
+    with pytest.raises(SnapshotError, match=r"case #0 \('op'\) field results.cpu.onnx.dynamic.status: "
+                                            r"expected one of 'ok', 'static', 'fail', 'n/a'"):
+        validate(snapshot)
+
+
+@pytest.mark.probe
+def test_a_crash_in_the_dynamic_pass_keeps_the_static_result(tmp_path):
+    pytest.importorskip("onnxruntime")
+    done = probe("--cases", str(CASES / "batch_crash_cases.py"), "--library", "probe_cases", "--out", "s.json",
+                 "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "s.json").read_text())["cases"][0]["results"]["cpu"]
+    for path, label in (("onnx", "the ONNX export"), ("export", "torch.export"), ("compile", "torch.compile")):
+        assert results[path]["status"] == "ok", path  # measured before the crash, kept
+        crashed = results[path]["dynamic"]
+        assert crashed["status"] == "fail" and "SIGSEGV" in crashed["detail"], path
+        assert crashed["detail"].endswith(f"during the dynamic-batch pass of {label}")
+        assert "ctypes.string_at(0)" in source_line(crashed["where"], "batch_crash_cases.py")
+
+
+@pytest.mark.probe
+def test_docstring_discovered_cases_get_the_default_batch_dimension():
+    pytest.importorskip("torch")
+    tests = str(REPO / "tests" / "probe")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from sphinx_kexport.probe.batch_dim import AUTO, resolve
+    from sphinx_kexport.probe.docstrings import discover
+    from sphinx_kexport.probe.registry import CaseError
+
+    found = {c.name: c for c in discover("probe_cases.doclib", time_limit=2).cases}
+    assert (found["scale[doc]"].batch.dims, found["scale[doc]"].batch.size) == ((0,), 2)  # x is (2, 3)
+    for spec in found.values():
+        assert spec.batch == resolve(AUTO, spec.inputs, spec.name, CaseError), spec.name
