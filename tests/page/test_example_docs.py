@@ -62,6 +62,7 @@ SITE_PAGES = {
     "guide/snapshot-format.html": ["graph_breaks", "environments", "probed_at"],
     "guide/benchmarks.html": ["bench_page.py", "bench_probe.py"],
     "guide/kornia.html": ["kornia"],
+    "guide/another-library.html": ["cases_from_docstrings", "MONAI", "torchmetrics", "discover"],
     "export-support.html": ["ONNX"],
 }
 
