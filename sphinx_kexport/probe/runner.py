@@ -187,12 +187,7 @@ class Runner:
         for path in lost:
             task.results[path] = dict(failed, **({"graph_breaks": 0} if path == "compile" else {}))
         task.paths = [p for p in pending if p not in lost]
-        slot.task, slot.step, slot.deadline = None, None, float("inf")
-        self.on_note(f"{task.name} [{task.device}]: {detail}")
-        if task.paths:
-            self.queue.appendleft(task)
-        else:
-            self._complete(task)
+        self._after_death(slot, task, detail)
 
     def _lose_dynamic_pass(self, slot: Slot, path: str, why: str, where: str) -> None:
         """A death in a path's dynamic-batch pass: the path keeps its static result, the pass fails."""
@@ -201,6 +196,10 @@ class Runner:
         detail = f"{why} during the dynamic-batch pass of {STEP_LABELS[path]}"
         task.results[path] = dict(task.results[path], dynamic={"status": "fail", "detail": detail, "where": where})
         task.paths = [p for p in task.paths if p not in task.results]
+        self._after_death(slot, task, detail)
+
+    def _after_death(self, slot: Slot, task: Task, detail: str) -> None:
+        """Free the slot, say what was lost, and queue what is left of the case first (or complete it)."""
         slot.task, slot.step, slot.deadline = None, None, float("inf")
         self.on_note(f"{task.name} [{task.device}]: {detail}")
         if task.paths:
