@@ -20,6 +20,12 @@ Inputs may be dicts, lists and tuples of tensors: the batch dimension is one
 per tensor leaf (batch_dim.py), so every leaf is repeated, marked dynamic or
 given a ``Dim`` where its container puts it.
 
+A library that raises when it is handed a symbolic batch size (kornia asserts
+``isinstance(batch_size, int)``; the error names the symbol, "Got s38") can be
+captured only at a fixed batch: that is ``static``, with the library's line.
+A random operator (``check=False``) is compared at the other size by output
+count, shapes and finiteness only, and its detail says so.
+
 The result, ``{"status", "detail", "where"}`` plus the two batch sizes, is
 attached as ``dynamic`` to the path's result. Why the batch was specialised
 comes from torch's shape environment: the first time a batch symbol becomes a
@@ -43,6 +49,7 @@ from .batch_dim import map_leaves
 from .containers import input_leaves
 from .explain import (
     batch_specialisation,
+    clean_line,
     exception_chain,
     explain_exception,
     explain_text,
@@ -163,6 +170,22 @@ def _why_specialised(found: Specialisation | None, traced: int, root: Any) -> tu
     return batch_specialisation(line, found.torch_functions), where
 
 
+_SIZE_SYMBOL = re.compile(r"\bs\d+\b")  # how torch prints a symbolic size: s0, s38
+
+
+def _rejects_symbolic_size(exc: BaseException, root: Any) -> tuple[str, str] | None:
+    """(message, where) when the library itself raised on being given a symbolic size, e.g. kornia's
+    ``assert isinstance(batch_size, int)`` -> "`batch_size` shall be a positive integer. Got s38."
+    (checked with a plain torch.export on torch 2.13): the raise is in the library and names a size symbol."""
+    for cause in reversed(exception_chain(exc)):
+        frames = traceback.extract_tb(cause.__traceback__)
+        text = str(cause)
+        if frames and root.owns(frames[-1].filename) and _SIZE_SYMBOL.search(text):
+            return (f"{type(cause).__name__}: {clean_line(text, 120)}",
+                    root.label(frames[-1].filename, frames[-1].lineno or 0))
+    return None
+
+
 def _is_specialisation(exc: BaseException) -> bool:
     text = "\n".join(f"{type(e).__name__}: {e}" for e in exception_chain(exc))
     # the ONNX exporter retries a violation with torch's suggested fix (batch = 2), which then conflicts
@@ -223,14 +246,21 @@ class DynamicBatch:
         why, where = ("", "")
         if specialised is not None and specialised.found is not None:
             why, where = _why_specialised(specialised.found, self.traced, self.m.root)
-        return self._result("static", f"at batch {self.other} the result differs from eager ({verdict.detail})"
-                            + (f": {why}" if why else ""), where)
+        differs = (f"at batch {self.other} the result differs from eager ({verdict.detail})" if self.spec.check
+                   else f"random operator, and at batch {self.other} even the output count, shapes or finiteness "
+                        f"differ from eager ({verdict.detail})")
+        return self._result("static", differs + (f": {why}" if why else ""), where)
 
     def _capture_failed(self, exc: BaseException, log: SpecialisationLog) -> dict[str, Any]:
         if _is_specialisation(exc) or log.found is not None and "Guard failed" in str(exc):
             why, where = _why_specialised(log.found, self.traced, self.m.root)
             return self._result("static", f"works only at batch {self.traced}: {why}",
                                 where or where_exception(exc, self.m.root))
+        rejected = _rejects_symbolic_size(exc, self.m.root)
+        if rejected is not None:  # the batch must be a Python int there: the capture can only be static
+            message, where = rejected
+            return self._result("static", f"works only at a fixed batch: the library raises when the batch size "
+                                f"is symbolic ({message})", where)
         return self._result("fail", f"with a dynamic batch: {explain_exception(exc)}",
                             where_exception(exc, self.m.root))
 
@@ -251,14 +281,14 @@ class DynamicBatch:
     def onnx(self) -> dict[str, Any]:
         import onnxruntime
 
-        from .measure import map_onnx_inputs, onnx_session
+        from .measure import map_onnx_inputs, onnx_args, onnx_session
 
         wrapper, inputs = self.m.run.wrapper(), self.inputs(self.traced)
         log = SpecialisationLog()
         with log.watching():
             try:
                 program = self.m._seeded(lambda: torch.onnx.export(
-                    wrapper, inputs, dynamo=True, opset_version=self.m.opset, report=False, verbose=False,
+                    wrapper, onnx_args(inputs), dynamo=True, opset_version=self.m.opset, report=False, verbose=False,
                     dynamic_shapes=self._shapes(torch.export.Dim.DYNAMIC)))
             except Exception as exc:
                 return self._capture_failed(exc, log)

@@ -71,6 +71,10 @@ def torch_name(op: str) -> str:
 Rule = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]"]
 
 _RULES: list[Rule] = [
+    # the exporter's dispatcher names the op, then why: keep the why when it is complex-valued tensors
+    (re.compile(r"No ONNX function found for <OpOverload\(op='(?:aten|prims)\.(\w+)'[^\n]*complex-valued"),
+     lambda m: f"no ONNX lowering for {torch_name(m.group(1))} of a complex-valued tensor (the ONNX exporter "
+               "supports complex tensors in few operators)"),
     (re.compile(r"No ONNX function found for <OpOverload\(op='(?:aten|prims)\.(\w+)'"),
      lambda m: f"no ONNX lowering for {torch_name(m.group(1))}"),
     (re.compile(r"aten_(\w+) (with .*?) is not supported in this export path"),
@@ -89,8 +93,17 @@ _RULES: list[Rule] = [
     (re.compile(r"Could not guard on data-dependent expression|GuardOnDataDependentSymNode|"
                 r"Data-dependent branching|generic_jump"),
      "a Python branch (if / while) tests tensor values at run time"),
-    (re.compile(r"Tensor\.item\(\)|_local_scalar_dense|its data is not allocated"),
+    # fake tensors have no data: a C++ kernel that reads values (torch.as_tensor / torch.tensor of a sequence
+    # of 0-d tensors, a custom kernel) fails with this; it is not an .item()
+    (re.compile(r"its data is not allocated"),
+     "builds a tensor from the values of other tensors (e.g. torch.as_tensor of a sequence of 0-d tensors) or "
+     "runs a kernel that reads raw data, which capture cannot do: its fake tensors hold no data"),
+    (re.compile(r"Tensor\.item\(\)|_local_scalar_dense|value out of a tracing tensor with aten\.item"),
      "a tensor value is read back into Python (.item() / bool()) during the forward"),
+    (re.compile(r"Creating a new Tensor subclass (\w+) but the raw Tensor object is already associated to a "
+                r"python object of type FakeTensor"),
+     lambda m: f"wraps the traced tensor in the library's Tensor subclass {m.group(1)}, which capture cannot do "
+               "(the tensor it traces is already a FakeTensor)"),
     (re.compile(r"DataDependentOutputException\s*:?\s*(?:<-\s*)?aten\.(\w+)"),
      lambda m: f"{torch_name(m.group(1))} produces a Python value from tensor values (no graph output)"),
     (re.compile(r"torch\._C\.Generator|'Optional\[Generator\]'|Generator as (an )?input"),

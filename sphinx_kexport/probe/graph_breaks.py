@@ -14,6 +14,13 @@ compile breaks, a pass under ``torch._dynamo.error_on_graph_break`` (the
 ordinary compile's rules, stopping at the first break) locates the break.
 Both locating passes use the ``eager`` backend: they trace, they do not run
 inductor, so they cost a trace each, not a compile.
+
+That dynamo captures a call whole is not that ``torch.compile(fn, fullgraph=True)``
+works: inductor may reject the captured graph (on torch 2.13 an integer
+computed from a ``.item()`` symbol and used as a size raises
+``GuardOnDataDependentSymNode`` while lowering). So before the probe tells a
+user "fullgraph=True compiles it", :func:`default_backend_whole` compiles it
+with the default backend, once, and only in that case.
 """
 
 from __future__ import annotations
@@ -50,6 +57,20 @@ def first_break(model: torch.nn.Module, inputs: tuple, run: Callable[[Callable[[
     finally:
         torch._dynamo.reset()
     return None, True
+
+
+def default_backend_whole(model: torch.nn.Module, inputs: tuple,
+                          run: Callable[[Callable[[], Any]], Any]) -> BaseException | None:
+    """None when ``torch.compile(model, fullgraph=True)`` with the default backend (inductor) compiles and
+    runs the call, else its exception. An inductor compile: call it only where the answer is shown."""
+    torch._dynamo.reset()
+    try:
+        run(lambda: torch.compile(model, fullgraph=True)(*inputs))
+    except Exception as exc:
+        return exc
+    finally:
+        torch._dynamo.reset()
+    return None
 
 
 def locate_ordinary_break(model: torch.nn.Module, inputs: tuple,

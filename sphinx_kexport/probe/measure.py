@@ -166,7 +166,7 @@ class Measurement:
         wrapper, inputs = self.run.wrapper(), self.run.inputs()
         try:
             program = self._seeded(lambda: torch.onnx.export(
-                wrapper, inputs, dynamo=True, opset_version=self.opset, report=False, verbose=False))
+                wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))
             model = program.model_proto
         except Exception as exc:
             # the exporter wraps torch.export failures in TorchExportError, translation ones in ConversionError
@@ -245,13 +245,22 @@ class Measurement:
             else:
                 summary = f"{breaks} graph break{'s' if breaks > 1 else ''}: {reason}"
             if whole:
-                summary += "; fullgraph=True captures it as one graph"
+                summary += self._fullgraph_claim()
             judged.update(detail=summary, where=self._where(first) or judged["where"])
             if judged["status"] == "ok":
                 judged["status"] = "ok-breaks"
             return judged
         finally:
             torch._dynamo.reset()
+
+    def _fullgraph_claim(self) -> str:
+        """What ``torch.compile(fn, fullgraph=True)`` does, for a call dynamo captured whole (eager backend)
+        although the ordinary compile breaks: checked with the default backend before it is claimed."""
+        rejected = graph_breaks.default_backend_whole(self.run.wrapper(), self.run.inputs(), self._seeded)
+        if rejected is None:
+            return "; torch.compile(fn, fullgraph=True) compiles it as one graph"
+        return ("; with fullgraph=True dynamo captures it as one graph, but inductor (the default backend) "
+                f"rejects that graph: {explain_exception(rejected)}")
 
     def _where(self, exc: BaseException | None) -> str:
         return where_exception(exc, self.root) if exc is not None else ""
@@ -326,6 +335,13 @@ def compile_stage(exc: BaseException) -> str:
                                                                           "TorchRuntimeError"}:
         return "capture"
     return "run"
+
+
+def onnx_args(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``inputs`` as ``torch.onnx.export``'s ``args``: the exporter reads a trailing dict in ``args`` as
+    keyword arguments (even with ``kwargs={}``, which it treats as none), so a case whose last input is a
+    dict gets an empty dict after it, which the exporter takes as the (empty) keyword arguments."""
+    return (*inputs, {}) if inputs and isinstance(inputs[-1], dict) else tuple(inputs)
 
 
 def onnx_provider(device: str, onnxruntime: Any) -> str:

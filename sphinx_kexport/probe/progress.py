@@ -33,6 +33,15 @@ def eager_failure(results: dict[str, dict[str, Any]]) -> str:
     return ""
 
 
+NAME_WIDTH = 40  # the case-name column of the plain progress lines; longer names end in "…"
+CELL_WIDTH = len("ok-breaks(999)/dyn-fail")  # the widest cell up to 999 breaks
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` padded to ``width`` columns, or cut to ``width - 1`` characters and an ellipsis."""
+    return text.ljust(width) if len(text) <= width else text[: width - 1] + "…"
+
+
 def _cell(result: dict[str, Any]) -> str:
     status = result["status"]
     if status == "ok-breaks":
@@ -91,9 +100,10 @@ class Progress:
         failed = eager_failure(results)  # said on a terminal too: a case that does not run is a problem
         width = len(str(self.total))
         if not self.interactive:
-            cells = f"EAGER FAILED: {failed}" if failed else "  ".join(f"{p} {_cell(results[p]):<15}"
+            cells = f"EAGER FAILED: {failed}" if failed else "  ".join(f"{p} {_cell(results[p]):<{CELL_WIDTH}}"
                                                                       for p in PATHS)
-            self._line(f"[{self.done:>{width}}/{self.total}] {device:<4} {name:<40} {cells} {seconds:6.1f} s")
+            self._line(f"[{self.done:>{width}}/{self.total}] {device:<4} {fit(name, NAME_WIDTH)} {cells} "
+                       f"{seconds:6.1f} s")
         elif failed:
             self._line(f"{label}: EAGER FAILED: {failed}")
         self._redraw()

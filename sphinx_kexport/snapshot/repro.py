@@ -59,10 +59,12 @@ inputs = on_cuda(inputs)
 _PATH_CODE = {
     "onnx": (
         "onnx_program = torch.onnx.export(model, inputs, dynamo=True, opset_version={opset})\n"
-        "onnx_program.save(\"case.onnx\")\n"
+        "import os, tempfile\n"
+        "onnx_path = os.path.join(tempfile.mkdtemp(prefix=\"kexport-repro-\"), \"case.onnx\")  # not in the cwd\n"
+        "onnx_program.save(onnx_path)\n"
         "import onnx, onnxruntime\n"
         "onnx.checker.check_model(onnx_program.model_proto, full_check=True)\n"
-        "session = onnxruntime.InferenceSession(\"case.onnx\", providers={providers})\n"
+        "session = onnxruntime.InferenceSession(onnx_path, providers={providers})\n"
         "arrays = [t.detach().cpu().numpy() for t in leaves(inputs)]\n"
         "feed = dict(zip([i.name for i in session.get_inputs()], arrays))\n"
         "got = [torch.as_tensor(a) for a in session.run(None, feed)]\n"
