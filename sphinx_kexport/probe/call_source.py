@@ -16,11 +16,10 @@ import inspect
 import sys
 from typing import Any
 
-import numpy as np
-
+from .case_slice import case_source
 from .registry import CaseSpec
 
-SMALL_TENSOR = 8  # tensors up to this many elements are written out exactly
+SMALL_TENSOR = 256  # tensors up to this many elements are written out exactly
 
 
 def _literal(value: Any) -> str | None:
@@ -59,12 +58,11 @@ def _tensor_source(tensor: Any) -> str:
     import torch
 
     shape = ", ".join(str(d) for d in tensor.shape)
-    if 0 < tensor.numel() <= SMALL_TENSOR and not tensor.is_complex() and tensor.dtype != torch.bfloat16:
-        array = tensor.detach().cpu().numpy()
-        if not array.dtype.kind == "f" or bool(np.isfinite(array).all()):
-            inferred = (torch.get_default_dtype() if tensor.is_floating_point()
-                        else torch.bool if tensor.dtype == torch.bool else torch.int64)  # what torch.tensor picks
-            return f"torch.tensor({_values_text(array)}{_dtype_arg(tensor, inferred)})"
+    if tensor.numel() == 0:
+        return f"torch.empty(({shape}{',' if tensor.dim() == 1 else ''}){_dtype_arg(tensor, torch.float32)})"
+    literal = _literal_tensor(tensor)
+    if literal:
+        return literal
     if tensor.dtype == torch.bool:
         return f"torch.rand({shape}) > 0.5"
     if tensor.is_floating_point() or tensor.is_complex():
@@ -72,14 +70,43 @@ def _tensor_source(tensor: Any) -> str:
     return f"torch.randint(0, 10, ({shape}{',' if tensor.dim() == 1 else ''}){_dtype_arg(tensor, torch.int64)})"
 
 
-def _values_text(array: Any) -> str:
-    """A nested list literal; floats in their shortest form that round-trips in the array's dtype."""
+def _literal_tensor(tensor: Any) -> str:
+    """``torch.tensor([...], dtype=...)`` holding exactly ``tensor``'s values (bit for bit), or "" when it is
+    too large, complex, or its shortest text does not rebuild it."""
+    import torch
+
+    from .case_slice import same_tensor
+
+    if not 0 < tensor.numel() <= SMALL_TENSOR or tensor.is_complex():
+        return ""
+    inferred = (torch.get_default_dtype() if tensor.is_floating_point()
+                else torch.bool if tensor.dtype == torch.bool else torch.int64)  # what torch.tensor picks
+    values = tensor.detach().cpu()
+    array = (values.double() if values.dtype == torch.bfloat16 else values).numpy()
+    for shortest in (True, False):  # shortest text in the tensor's dtype; else the exact double
+        text = f"torch.tensor({_values_text(array, shortest)}{_dtype_arg(tensor, inferred)})"
+        try:
+            rebuilt = eval(text, {"torch": torch})  # noqa: S307 - our own literal text, checked bit for bit
+        except Exception:
+            continue
+        if same_tensor(rebuilt, values):
+            return text
+    return ""
+
+
+def _values_text(array: Any, shortest: bool = True) -> str:
+    """A nested list literal: floats in their shortest form that round-trips in the array's dtype (or
+    the exact double of the value), non-finite ones as float('nan') / float('inf')."""
     if array.ndim == 0:
         value = array.item()
-        if array.dtype.kind == "f":
-            return np.format_float_positional(array, unique=True, trim="0")
-        return repr(value)
-    return "[" + ", ".join(_values_text(item) for item in array) + "]"
+        if array.dtype.kind != "f":
+            return repr(value)
+        if value != value:
+            return 'float("nan")'
+        if value in (float("inf"), float("-inf")):
+            return ("-" if value < 0 else "") + 'float("inf")'
+        return str(array[()]) if shortest else repr(float(value))
+    return "[" + ", ".join(_values_text(item, shortest) for item in array) + "]"
 
 
 def _input_source(value: Any) -> str:
@@ -99,7 +126,7 @@ def _exact(value: Any) -> bool:
         return all(_exact(item) for item in value.values())
     if isinstance(value, (list, tuple)):
         return all(_exact(item) for item in value)
-    return _tensor_source(value).startswith("torch.tensor(")
+    return _tensor_source(value).startswith(("torch.tensor(", "torch.empty("))
 
 
 def _import_line(ref: str) -> tuple[str, str]:
@@ -130,35 +157,51 @@ def call_source(spec: CaseSpec) -> str:
     target = spec.target
     ref = spec.ref
     is_module = isinstance(target, torch.nn.Module)
-    if spec.method and is_module and ref.endswith("." + spec.method):
+    is_object = not (is_module or inspect.isfunction(target) or inspect.isbuiltin(target)
+                     or inspect.ismethod(target) or inspect.isclass(target))  # a callable instance
+    if spec.method and (is_module or is_object) and ref.endswith("." + spec.method):
         ref = ref[: -len(spec.method) - 1]
     statement, expression = _import_line(ref)
     if not statement:
         return ""
-    if statement != "import torch":
-        lines.append(statement)
-    if is_module:
-        if _is_default_instance(target):
-            callee = f"{expression}()"
-        else:  # never a bare Cls() that is not what was probed
-            lines.append(f"# the constructor arguments are in the case module {spec.origin or '(unknown)'}, "
-                         f"case {spec.name!r} (give the case code= to make this snippet runnable)")
-            callee = f"{expression}(...)"
-        if spec.method:
-            callee += f".{spec.method}"
+    exact_inputs = all(_exact(value) for value in spec.inputs)
+    method = f".{spec.method}" if spec.method else ""
+    if is_module and _is_default_instance(target):
+        if statement != "import torch":
+            lines.append(statement)
+        lines += _callable_lines(spec, f"{expression}(){method}")
+    elif is_module or is_object:  # built with arguments: rebuilt from the case's own expression, or refused
+        built = (None if exact_inputs else case_source(spec, target=True, inputs=True)) \
+            or case_source(spec, target=True, inputs=False)
+        if built is None:
+            return "\n".join(lines + [statement, _cannot_rebuild(spec, expression)])
+        lines += built.split("\n")[1:]  # without its own `import torch`
+        lines += _callable_lines(spec, f"target{method}")
+        if "\ninputs = " in "\n" + built:
+            return "\n".join(lines)
     else:
-        callee = expression
-    lines += _callable_lines(spec, callee)
-    lines.append(_inputs_line(spec))
+        if statement != "import torch":
+            lines.append(statement)
+        lines += _callable_lines(spec, expression)
+    lines += _inputs_lines(spec, exact_inputs)
     return "\n".join(lines)
+
+
+def _cannot_rebuild(spec: CaseSpec, expression: str) -> str:
+    """A line that stops the snippet: the probed object was built with arguments this code cannot know."""
+    where = f"case {spec.name!r} in the case module {spec.origin or '(unknown)'}"
+    message = (f"this snippet cannot rebuild the probed {expression} instance (it was built with arguments; "
+               f"see {where}); give the case code= that defines `target` as probed")
+    return f"raise NotImplementedError({message!r})"
 
 
 def _from_code(spec: CaseSpec) -> str:
     """The case's own source for ``target`` (and maybe ``inputs``), then ``fn`` and, if needed, ``inputs``."""
-    lines = ["import torch", spec.code.strip("\n")]
+    code = spec.code.strip("\n")
+    lines = ["import torch", code[len("import torch\n"):] if code.startswith("import torch\n") else code]
     lines += _callable_lines(spec, "target" + (f".{spec.method}" if spec.method else ""))
     if not _defines(spec.code, "inputs"):
-        lines.append(_inputs_line(spec))
+        lines += _inputs_lines(spec, all(_exact(value) for value in spec.inputs))
     return "\n".join(lines)
 
 
@@ -173,13 +216,18 @@ def _defines(code: str, name: str) -> bool:
                for node in ast.walk(tree))
 
 
-def _inputs_line(spec: CaseSpec) -> str:
-    sources = [_input_source(value) for value in spec.inputs]
-    line = "inputs = (" + ", ".join(sources) + ("," if len(sources) == 1 else "") + ")"
-    if not all(_exact(value) for value in spec.inputs):
-        line = ("# random values of the probed shapes and dtypes (the case drew its own; give the case code= "
-                "that defines `inputs` to pin them)\n" + line)
-    return line
+def _inputs_lines(spec: CaseSpec, exact: bool) -> list[str]:
+    """``inputs = (...)``: the values themselves when small, else the case's own expressions (checked
+    bit for bit), else random values of the probed shapes and dtypes, said so."""
+    line = "inputs = (" + ", ".join(_input_source(value) for value in spec.inputs) + \
+        ("," if len(spec.inputs) == 1 else "") + ")"
+    if exact:
+        return [line]
+    built = case_source(spec, target=False, inputs=True)
+    if built:
+        return built.split("\n")[1:]
+    return ["# random values of the probed shapes and dtypes (the case drew its own; give the case code= "
+            "that defines `inputs` to pin them)", line]
 
 
 def _callable_lines(spec: CaseSpec, callee: str) -> list[str]:

@@ -16,7 +16,7 @@ import doctest
 import inspect
 from typing import Any
 
-from .doc_run import Call, seed_everything
+from .doc_run import EXAMPLE_SEED, Call, seed_everything
 from .registry import CaseSpec, case
 
 DOC_NOTE_PREFIX = "from the docstring example of"
@@ -263,18 +263,33 @@ def example_code(call: Call, test: Any, names: list[str], leading: bool) -> str:
     callee = ast.unparse(node.func)
     body = [e.source.rstrip("\n") for e in test.examples[: call.statement]
             if e.exc_msg is None and not e.options.get(doctest.SKIP)]
+    # one assignment, so that the example's own names (torchmetrics' `target` tensor) are read before
+    # `target` is bound; a lambda calls the callee it was given, whatever the snippet binds later
+    packed = "(" + ", ".join(arguments) + ("," if len(arguments) == 1 else "") + ")"
     if leading:
-        tail = [f"target = {callee}"]
+        tail = [f"target, inputs = {callee}, {packed}"]
     else:
         params = ", ".join(f"t{i}" for i in range(len(names)))
         passed = ", ".join(f"{n}=t{i}" for i, n in enumerate(names))
-        tail = [f"target = lambda {params}, **baked: {callee}({passed}, **baked)"]
-    tail.append("inputs = (" + ", ".join(arguments) + ("," if len(arguments) == 1 else "") + ")")
+        tail = [f"_kx_callee, inputs = {callee}, {packed}",
+                f"target = lambda {params}, **baked: _kx_callee({passed}, **baked)"]
     text = "\n".join(body + tail)
     try:
-        imports = _imports(_free_names(text), test.globs)
+        free = _free_names(text)
+        imports = _imports(free, test.globs)
     except SyntaxError:
         return ""
     if imports is None:
         return ""
-    return "\n".join(imports + body + tail) + "\n"
+    return "\n".join(imports + _seed_lines(free) + body + tail) + "\n"
+
+
+def _seed_lines(free: list[str]) -> list[str]:
+    """The seeds the probe ran the example under (doc_run.seed_everything), so its random values match."""
+    lines = [f"torch.manual_seed({EXAMPLE_SEED})  # the seed the probe ran the example under"]
+    if "random" in free:
+        lines.append(f"random.seed({EXAMPLE_SEED})")
+    numpy_name = next((n for n in ("np", "numpy") if n in free), None)
+    if numpy_name:
+        lines.append(f"{numpy_name}.random.seed({EXAMPLE_SEED})")
+    return lines

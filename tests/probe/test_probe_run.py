@@ -223,7 +223,8 @@ def test_case_metadata_and_repro_source(basic):
     inputs = namespace["inputs"]
     assert torch.equal(namespace["fn"](*inputs), torch.clamp(inputs[0], min=0.2, max=0.8))
     assert "kornia" not in clamp["call"] and "min=0.2" in clamp["call"]
-    assert "constructor arguments" in module["call"]
+    # a module built with arguments: rebuilt from the case's own expression, not a bare Scale()
+    assert "target = Scale(2.0)\nfn = target.inverse\n" in module["call"] and "Scale()" not in module["call"]
 
 
 def test_diff_reports_regressions_with_exit_status(basic, tmp_path):
