@@ -188,10 +188,11 @@ def call_source(spec: CaseSpec) -> str:
 
 
 def _cannot_rebuild(spec: CaseSpec, expression: str) -> str:
-    """A line that stops the snippet: the probed object was built with arguments this code cannot know."""
+    """A line that stops the snippet: no code this module can find rebuilds the probed object exactly."""
     where = f"case {spec.name!r} in the case module {spec.origin or '(unknown)'}"
-    message = (f"this snippet cannot rebuild the probed {expression} instance (it was built with arguments; "
-               f"see {where}); give the case code= that defines `target` as probed")
+    message = (f"this snippet cannot rebuild the probed {expression} instance exactly (its arguments or its "
+               f"randomly initialised weights are not known here; see {where}); give the case code= that "
+               "defines `target` as probed")
     return f"raise NotImplementedError({message!r})"
 
 

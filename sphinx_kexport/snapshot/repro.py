@@ -58,7 +58,9 @@ inputs = on_cuda(inputs)
 
 _PATH_CODE = {
     "onnx": (
-        "onnx_program = torch.onnx.export(model, inputs, dynamo=True, opset_version={opset})\n"
+        "# a trailing dict in args would be read as keyword arguments: an empty one after it stands for those\n"
+        "args = (*inputs, {{}}) if inputs and isinstance(inputs[-1], dict) else inputs\n"
+        "onnx_program = torch.onnx.export(model, args, dynamo=True, opset_version={opset})\n"
         "import os, tempfile\n"
         "onnx_path = os.path.join(tempfile.mkdtemp(prefix=\"kexport-repro-\"), \"case.onnx\")  # not in the cwd\n"
         "onnx_program.save(onnx_path)\n"

@@ -31,7 +31,7 @@ def survey(tmp_path_factory):
                            str(out), "--library", "probe_cases", "--jobs", "1"], cwd=where,
                           env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    return done, {c["name"]: c["results"]["cpu"] for c in json.loads(out.read_text())["cases"]}
+    return done, {c["name"]: c["results"]["cpu"] for c in json.loads(out.read_text())["cases"]}, where
 
 
 def line_of(where: str) -> str:
@@ -108,3 +108,18 @@ def test_progress_columns_stay_aligned(survey):
     long_line = next(line for line in lines if "noisy_sample" in line)
     assert "noisy_sample_with_a_name_longer_than_th…" in long_line and LONG not in long_line
     assert "export ok-unverified/static " in long_line
+
+
+def test_the_onnx_repro_of_a_dict_only_input_runs_as_pasted(survey, tmp_path):
+    # the page's snippet must pass the trailing dict the way the probe did, or it fails where the probe did not
+    where = Path(survey[2])
+    shown = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "repro", str(where / "truth2.json"),
+                            "dict_only", "--path", "onnx"], cwd=where, env=dict(os.environ, PYTHONPATH=str(REPO)),
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    script = tmp_path / "pasted_dict_only.py"
+    script.write_text(shown.stdout)
+    ran = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=f"{REPO}{os.pathsep}{REPO / 'tests' / 'probe'}"))
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert "same as eager" in ran.stdout

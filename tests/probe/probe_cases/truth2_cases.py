@@ -28,6 +28,9 @@ class DictOnly(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.mix = torch.nn.Conv2d(2, 2, 1)
+        with torch.no_grad():  # fixed weights: the repro snippet rebuilds exactly what was probed
+            self.mix.weight.fill_(0.5)
+            self.mix.bias.zero_()
 
     def forward(self, levels):
         return {name: self.mix(level) for name, level in levels.items()}
