@@ -17,11 +17,14 @@ from ..snapshot import Dynamic, Result
 # "-": no mark (no dynamic result, or n/a).
 CODE = {"ok": "o", "static": "s", "fail": "f", "n/a": "-"}
 CHECKED = ("ok", "static", "fail")  # the statuses that answer for a cell with a batch dimension
+COMPILE_STATIC = "recompiles per batch"  # torch.compile's "static" mark
 MEANING = {
     "ok": "holds at any batch size: captured with the batch dimension dynamic, run at another batch size "
           "and compared with eager there",
     "static": "works only at the traced batch size N: the capture specialises the batch (the Details column "
-              "says how and where), so it rejects or miscomputes any other batch size",
+              "says how and where), so it rejects or miscomputes any other batch size; under torch.compile "
+              f"the mark reads \"{COMPILE_STATIC}\": the compiled function still runs at another batch size, "
+              "but only after compiling again for it",
     "fail": "supported at the traced batch size, but the capture with a dynamic batch fails (the Details "
             "column says why), so whether it holds at another batch size is unknown",
 }
@@ -40,14 +43,16 @@ def answer(result: Result) -> Dynamic | None:
     return dynamic
 
 
-def mark(result: Result) -> str:
-    """"any batch", "batch 2 only", "dynamic fails", or "" (no mark)."""
+def mark(result: Result, path: str = "") -> str:
+    """"any batch", "batch 2 only" ("recompiles per batch" under torch.compile), "dynamic fails", or ""."""
     dynamic = answer(result)
     if dynamic is None:
         return ""
     if dynamic.status == "ok":
         return "any batch"
     if dynamic.status == "static":
+        if path == "compile":  # a compiled function still runs at another size: it compiles again
+            return COMPILE_STATIC
         return f"batch {dynamic.traced_batch} only" if dynamic.traced_batch else "traced batch only"
     return "dynamic fails"
 

@@ -76,7 +76,7 @@ class Cell:
     @property
     def mark(self) -> str:
         """The dynamic-batch mark ("any batch", "batch 2 only", ...) or ""."""
-        return dynamic.mark(self.result)
+        return dynamic.mark(self.result, self.path)
 
 
 @dataclass(slots=True)
