@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import doctest
 import fnmatch
+import gc
 import importlib
 import inspect
 import pkgutil
@@ -162,9 +163,23 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
     used: Counter[str] = Counter()
     with recording(functions, module_classes, top):
         for test in tests:
-            reports.append(_survey_one(test, package, top, time_limit, used))
+            try:
+                reports.append(_survey_one(test, package, top, time_limit, used))
+            finally:
+                release(test)
     reports.sort(key=lambda r: r.ref)
     return Discovery(package, reports, time.monotonic() - began)
+
+
+def release(test: doctest.DocTest) -> None:
+    """Free what an example built (its images, its models) before the next one runs.
+
+    The example's namespace is the only thing that keeps them: a case holds
+    copies of its own target and inputs. Without this, surveying all of Kornia
+    kept every example's globals alive and peaked near 10 GB.
+    """
+    test.globs.clear()
+    gc.collect()
 
 
 def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, used: Counter[str]) -> ObjectReport:

@@ -133,6 +133,16 @@ def _module_files(source: Source) -> set[str]:
     return files
 
 
+def qualified_name(spec: CaseSpec) -> str:
+    """``Normalize[doc]`` of ``kornia.enhance`` -> ``Normalize[doc][kornia.enhance]``.
+
+    Discovery names a case after the callable's last name, which two surveyed
+    packages may share. Every process imports the same sources in the same
+    order, so the later one is renamed the same way everywhere.
+    """
+    return f"{spec.name}[{spec.package}]"
+
+
 def load_cases(sources: list[Source]) -> list[CaseSpec]:
     """Import every source and return the cases in registration order; LoadError on any problem."""
     return load_inventory(sources)[0]
@@ -158,6 +168,8 @@ def load_inventory(sources: list[Source]) -> tuple[list[CaseSpec], list[tuple[Ca
             if not isinstance(spec, CaseSpec):
                 raise LoadError(f"{source.label}: CASES[{index}] is a {type(spec).__name__}, not a case. "
                                 "Build every entry with sphinx_kexport.probe.case(...).")
+            if spec.name in owner and is_discovered(spec) and owner[spec.name] != source.label:
+                spec.name = qualified_name(spec)  # two packages' docstrings both call a `Normalize`
             if spec.name in owner:
                 where = "twice in this module" if owner[spec.name] == source.label else \
                     f"in {owner[spec.name]} and in {source.label}"
