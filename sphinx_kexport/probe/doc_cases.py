@@ -96,16 +96,30 @@ def split_arguments(call: Call) -> tuple[list[str], list[Any], dict[str, Any], b
                 else:
                     baked[key] = item
             continue
-        if kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL):
-            items = value if kind is inspect.Parameter.VAR_POSITIONAL else (value,)
-            if any(not is_tensor(v) for v in items) or kind is inspect.Parameter.VAR_POSITIONAL:
-                raise UnsupportedCall(f"parameter {name!r} is positional-only or *args, so the call cannot be "
-                                      "replayed with its Python values baked")
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            if not value:
+                continue
+            if any(not is_tensor(v) for v in value) or names or baked:
+                raise UnsupportedCall(f"*{name} holds Python values or follows other arguments, so the call "
+                                      "cannot be replayed with its Python values baked")
+            names += [f"{name}[{i}]" for i in range(len(value))]  # tensors only, first: passed positionally
+            tensors += list(value)
+            continue
+        if kind is inspect.Parameter.POSITIONAL_ONLY and not is_tensor(value):
+            raise UnsupportedCall(f"parameter {name!r} is positional-only, so the call cannot be replayed with "
+                                  "its Python value baked")
         if is_tensor(value):
             names.append(name)
             tensors.append(value)
         else:
             baked[name] = value
+    varargs = [p for p in signature.parameters.values() if p.kind is inspect.Parameter.VAR_POSITIONAL]
+    if varargs and names and names[0].startswith(varargs[0].name + "["):
+        passed = [n for n in names if not n.startswith(varargs[0].name + "[")]
+        if passed:  # fn(*tensors, other=tensor): neither positional nor by keyword alone
+            raise UnsupportedCall(f"tensors in *{varargs[0].name} and in {', '.join(passed)}: the call cannot be "
+                                  "replayed as fn(*tensors, **baked)")
+        return names, tensors, baked, True
     leading = list(signature.parameters)[: len(names)] == names and all(
         signature.parameters[n].kind is not inspect.Parameter.KEYWORD_ONLY for n in names)
     return names, tensors, baked, leading
@@ -171,6 +185,9 @@ def build_case(call: Call, *, name: str, package: str, section: str, source_ref:
     random_op = is_random(target, tensors, baked)
     live = ", ".join(f"{n} {_shape(t)}" for n, t in zip(names, tensors))
     held = "nn.Module built in the example; " if isinstance(callee, torch.nn.Module) else ""
+    owner = getattr(callee, "__self__", None)
+    if owner is not None and not inspect.isclass(owner) and not inspect.ismodule(owner):
+        held = f"the {type(owner).__name__} built in the example is baked; "
     baked_text = ", ".join(f"{k}={_value_text(v)}" for k, v in baked.items())
     note = (f"{DOC_NOTE_PREFIX} `{source_ref}`; {held}{live} live"
             + (f"; {baked_text} baked" if baked_text else "")

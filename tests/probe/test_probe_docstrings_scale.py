@@ -90,3 +90,65 @@ def test_two_packages_that_share_a_callable_name_get_distinct_case_names(tmp_pat
     specs, _ = load_inventory(resolve_sources([str(cases)], tmp_path))
     assert [(s.name, s.ref, tuple(s.inputs[0].shape)) for s in specs] == [
         ("scale[doc]", "twinlib_kx.a.scale", (2,)), ("scale[doc][twinlib_kx.b]", "twinlib_kx.b.scale", (3,))]
+
+
+def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
+    write_library(tmp_path, "methlib_kx", {"__init__.py": '''
+        import torch
+
+
+        class Rot:
+            """A 2D rotation holding its angle.
+
+            >>> r = Rot.from_angle(torch.tensor([0.5]))
+            >>> r.apply(torch.ones(3, 2)).shape
+            torch.Size([3, 2])
+            >>> (r * r).angle
+            tensor([1.])
+            >>> r.describe()
+            'rotation'
+            """
+
+            def __init__(self, angle):
+                self.angle = angle
+
+            @classmethod
+            def from_angle(cls, angle):
+                return cls(angle)
+
+            def apply(self, points):
+                c, s = torch.cos(self.angle), torch.sin(self.angle)
+                return torch.stack([c * points[:, 0] - s * points[:, 1], s * points[:, 0] + c * points[:, 1]], -1)
+
+            def __mul__(self, other):
+                return Rot(self.angle + other.angle)
+
+            def describe(self):
+                return "rotation"
+
+
+        class Sum(torch.nn.Module):
+            """Adds its inputs.
+
+            >>> Sum()(torch.ones(2), torch.ones(2))
+            tensor([2., 2.])
+            """
+
+            def forward(self, *inputs):
+                return sum(inputs)
+        '''})
+    from sphinx_kexport.probe.docstrings import discover
+
+    found = discover("methlib_kx", time_limit=5)
+    cases = {c.name: c for c in found.cases}
+    assert sorted(cases) == ["Rot.apply[doc]", "Rot.from_angle[doc]", "Sum[doc]"]
+    apply = cases["Rot.apply[doc]"]
+    assert apply.ref == "methlib_kx.Rot.apply" and "the Rot built in the example is baked" in apply.note
+    assert torch.allclose(apply.target(torch.tensor([[1.0, 0.0]])),
+                          torch.tensor([[0.8776, 0.4794]]), atol=1e-4)  # bound to the example's Rot(0.5)
+    assert cases["Rot.from_angle[doc]"].target(torch.tensor([2.0])).angle.item() == 2.0
+    assert torch.equal(cases["Sum[doc]"].target(*cases["Sum[doc]"].inputs), torch.full((2,), 2.0))
+    from methlib_kx import Rot
+
+    assert type(vars(Rot)["from_angle"]) is classmethod and vars(Rot)["apply"].__name__ == "apply"
+    assert not hasattr(vars(Rot)["apply"], "__kexport_original__")  # the proxies are gone after discovery
