@@ -152,3 +152,31 @@ def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
 
     assert type(vars(Rot)["from_angle"]) is classmethod and vars(Rot)["apply"].__name__ == "apply"
     assert not hasattr(vars(Rot)["apply"], "__kexport_original__")  # the proxies are gone after discovery
+
+
+def test_a_worker_imports_only_the_case_module_it_needs_with_the_parent_s_names(tmp_path):
+    write_library(tmp_path, "twinlib2_kx", {"__init__.py": "", "a/__init__.py": TWIN_OPS.format(n=2),
+                                            "b/__init__.py": TWIN_OPS.format(n=3)})
+    cases = tmp_path / "cases2"
+    cases.mkdir()
+    for part in "ab":
+        (cases / f"cases2_{part}.py").write_text(
+            "from sphinx_kexport.probe import cases_from_docstrings\n"
+            f"CASES = cases_from_docstrings('twinlib2_kx.{part}')\n")
+    from sphinx_kexport.probe.fingerprint import fingerprint
+    from sphinx_kexport.probe.loader import CasesByName, LoadError, load_inventory, resolve_sources
+
+    sources = resolve_sources([str(cases)], tmp_path)
+    specs, _ = load_inventory(sources)
+    expected = {s.name: fingerprint(s, "cpu", 18, "1", {}) for s in specs}
+    for module in ("cases2_a", "cases2_b"):
+        sys.modules.pop(module, None)  # a fresh worker has imported nothing
+    lazy = CasesByName(sources, {s.name: s.origin for s in specs})
+    second = lazy["scale[doc][twinlib2_kx.b]"]  # the parent's qualified name, found in cases2_b alone
+    assert "cases2_a" not in sys.modules and second.ref == "twinlib2_kx.b.scale"
+    assert fingerprint(second, "cpu", 18, "1", {}) == expected["scale[doc][twinlib2_kx.b]"]
+    first = lazy["scale[doc]"]
+    assert "cases2_b" not in sys.modules and first.ref == "twinlib2_kx.a.scale"  # one case module at a time
+    assert fingerprint(first, "cpu", 18, "1", {}) == expected["scale[doc]"]
+    with pytest.raises(LoadError, match="not in the parent's inventory"):
+        lazy["nothing[doc]"]
