@@ -20,7 +20,7 @@ from .doc_run import Call, seed_everything
 from .registry import CaseSpec, case
 
 DOC_NOTE_PREFIX = "from the docstring example of"
-RANDOM_SEEDS = (1, 2)
+RANDOM_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8)  # deterministic callables run under each of them
 MAX_VALUE_TEXT = 40
 
 
@@ -136,34 +136,48 @@ def _shape(tensor: Any) -> str:
     return "(" + ",".join(str(d) for d in tensor.shape) + ")"
 
 
-def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
-    """Two runs under two seeds give different outputs (an exception counts as not random)."""
-    from .compare_outputs import flatten_outputs
-
-    outputs = []
-    for seed in RANDOM_SEEDS:
-        callee = target
-        try:
-            import torch
-
-            if isinstance(target, torch.nn.Module):
-                callee = copy.deepcopy(target).eval()
-            seed_everything(seed)
-            with torch.no_grad():
-                result = callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))
-            outputs.append(flatten_outputs(result))
-        except Exception:
-            return False
-    first, second = outputs
-    if len(first) != len(second):
-        return True
+def _outputs_differ(first: list[Any], second: list[Any]) -> bool:
     import torch
 
+    if len(first) != len(second):
+        return True
     for a, b in zip(first, second):
         if a.shape != b.shape or a.dtype != b.dtype:
             return True
         if not torch.equal(a, b) and not (a.is_floating_point() and torch.allclose(a, b, equal_nan=True,
                                                                                    rtol=0, atol=0)):
+            return True
+    return False
+
+
+def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
+    """Runs under different seeds give different outputs (an exception counts as not random).
+
+    Up to ``len(RANDOM_SEEDS)`` runs, stopping at the first that differs from
+    the first run: an augmentation applied with probability 0.5 to a batch of
+    one gives the same output under two seeds half the time (kornia's
+    ``RandomClahe`` example did under seeds 1 and 2, and its ONNX check then
+    reported a mismatch).
+    """
+    from .compare_outputs import flatten_outputs
+
+    import torch
+
+    first = None
+    for seed in RANDOM_SEEDS:
+        callee = target
+        try:
+            if isinstance(target, torch.nn.Module):
+                callee = copy.deepcopy(target).eval()
+            seed_everything(seed)
+            with torch.no_grad():
+                result = callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))
+            outputs = flatten_outputs(result)
+        except Exception:
+            return False
+        if first is None:
+            first = outputs
+        elif _outputs_differ(first, outputs):
             return True
     return False
 

@@ -180,3 +180,15 @@ def test_a_worker_imports_only_the_case_module_it_needs_with_the_parent_s_names(
     assert fingerprint(first, "cpu", 18, "1", {}) == expected["scale[doc]"]
     with pytest.raises(LoadError, match="not in the parent's inventory"):
         lazy["nothing[doc]"]
+
+
+def coin(x):
+    """x or -x, by a fair coin: under seeds 1 and 2 torch.rand(1) is above 0.5 both times."""
+    return x if torch.rand(1).item() >= 0.5 else -x
+
+
+def test_a_coin_flip_that_two_seeds_agree_on_is_still_found_random():
+    from sphinx_kexport.probe.doc_cases import is_random
+
+    assert is_random(coin, [torch.ones(2)], {})
+    assert not is_random(torch.neg, [torch.ones(2)], {})
