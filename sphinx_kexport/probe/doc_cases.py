@@ -150,6 +150,21 @@ def _outputs_differ(first: list[Any], second: list[Any]) -> bool:
     return False
 
 
+def returns_tensors(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
+    """The call's result holds a tensor (one that raises here is kept: the probe reports it)."""
+    from .compare_outputs import flatten_outputs
+
+    import torch
+
+    callee = copy.deepcopy(target).eval() if isinstance(target, torch.nn.Module) else target
+    seed_everything(RANDOM_SEEDS[0])
+    try:
+        with torch.no_grad():
+            return bool(flatten_outputs(callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))))
+    except Exception:
+        return True
+
+
 def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
     """Runs under different seeds give different outputs (an exception counts as not random).
 
@@ -196,6 +211,8 @@ def build_case(call: Call, *, name: str, package: str, section: str, source_ref:
         target = _keyword_module_class()(callee, names)
     else:
         target = KeywordCall(callee, names)
+    if not returns_tensors(target, tensors, baked):
+        raise UnsupportedCall("it returns no tensor (a check, a Python object), so there is no output to compare")
     random_op = is_random(target, tensors, baked)
     live = ", ".join(f"{n} {_shape(t)}" for n, t in zip(names, tensors))
     held = "nn.Module built in the example; " if isinstance(callee, torch.nn.Module) else ""

@@ -192,3 +192,20 @@ def test_a_coin_flip_that_two_seeds_agree_on_is_still_found_random():
 
     assert is_random(coin, [torch.ones(2)], {})
     assert not is_random(torch.neg, [torch.ones(2)], {})
+
+
+def test_a_call_that_returns_no_tensor_is_not_a_case(tmp_path):
+    write_library(tmp_path, "checklib_kx", {"__init__.py": '''
+        def check_shape(x, dims):
+            """True when x has len(dims) dimensions.
+
+            >>> check_shape(torch.ones(2, 3), ["H", "W"])
+            True
+            """
+            return x.dim() == len(dims)
+        '''})
+    from sphinx_kexport.probe.docstrings import discover
+
+    report = discover("checklib_kx", time_limit=5).objects[0]
+    assert report.cases == [] and report.skip == "no tensor call"
+    assert "check_shape: it returns no tensor" in report.detail
