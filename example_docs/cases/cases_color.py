@@ -91,6 +91,10 @@ HAND += [c(f"{fname}[batch=4][48x64]", getattr(KC, fname), [_rand(4, 3, 48, 64, 
 HAND += [c(f"{fname}[unbatched]", getattr(KC, fname), [_rand(3, 32, 32, seed=21)],
            note="image live (3,32,32), no batch dimension; no other arguments")
          for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
+# float64: ONNX Runtime implements fewer kernels for doubles than for floats
+HAND += [c(f"{fname}[float64]", getattr(KC, fname), [_rand(1, 3, 32, 32, seed=25).double()],
+           note="image live (1,3,32,32) float64; no other arguments")
+         for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
 
 # every call a docstring example makes on tensors; a hand-written case with the same ref and
 # input shapes wins (see guide/kornia.rst)

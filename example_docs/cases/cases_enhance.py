@@ -89,6 +89,16 @@ HAND += [c(f"{fname}[batch=4][48x64]", getattr(KE, fname), [_rand(4, 3, 48, 64, 
              ("adjust_hue", {"factor": 0.5}), ("invert", {}), ("equalize", {}), ("posterize", {"bits": 4}),
              ("solarize", {"thresholds": 0.5}), ("sharpness", {"factor": 0.5}), ("normalize_min_max", {}),
          ] if hasattr(KE, fname)]
+# float64: ONNX Runtime implements fewer kernels for doubles than for floats
+HAND += [c(f"{fname}[float64]", getattr(KE, fname), [_rand(1, 3, 32, 32, seed=26).double()], kwargs,
+           note="image live (1,3,32,32) float64; " + (", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+                                                       or "defaults") + (" baked" if kwargs else ""))
+         for fname, kwargs in [
+             ("adjust_brightness", {"factor": 0.2}), ("adjust_contrast", {"factor": 1.5}),
+             ("adjust_gamma", {"gamma": 2.0}), ("adjust_saturation", {"factor": 1.5}),
+             ("adjust_hue", {"factor": 0.5}), ("invert", {}), ("equalize", {}), ("posterize", {"bits": 4}),
+             ("solarize", {"thresholds": 0.5}), ("sharpness", {"factor": 0.5}), ("normalize_min_max", {}),
+         ] if hasattr(KE, fname)]
 
 # every call a docstring example makes on tensors; a hand-written case with the same ref and
 # input shapes wins (see guide/kornia.rst)
