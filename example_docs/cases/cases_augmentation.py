@@ -19,7 +19,7 @@ those parameters held constant (only the data are live)."""
 import torch
 
 import kornia.augmentation as KA
-from sphinx_kexport.probe import case
+from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand
 
 PKG = "kornia.augmentation"
@@ -202,4 +202,8 @@ CONTAINERS = [
          note="video live (1,3,4,32,32) BCTHW; ColorJiggle + RandomAffine, same_on_frame=True; params held constant"),
 ]
 
-CASES = [*AUG_2D, *AUG_3D, *CONTAINERS]
+HAND = [*AUG_2D, *AUG_3D, *CONTAINERS]
+
+# every call a docstring example makes on tensors; a hand-written case with the same ref and
+# input shapes wins (see guide/kornia.rst)
+CASES = HAND + cases_from_docstrings(PKG)

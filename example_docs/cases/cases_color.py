@@ -6,7 +6,7 @@ paths (CFA layouts, live vs baked scalars, the nn.Module wrappers)."""
 import torch
 
 import kornia.color as KC
-from sphinx_kexport.probe import case
+from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand, rgb as _rgb
 
 PKG = "kornia.color"
@@ -43,7 +43,7 @@ def _yuv():
     return torch.cat([x[:, :1], x[:, 1:2] * 0.872 - 0.436, x[:, 2:] * 1.23 - 0.615], dim=1)
 
 
-CASES = [
+HAND = [
     _simple("rgb_to_grayscale"),
     c("rgb_to_grayscale[live weights]", KC.rgb_to_grayscale, [_rgb(), torch.tensor([0.2, 0.7, 0.1])],
       note=f"image live {IMG}; rgb_weights live (3,)"),
@@ -78,3 +78,24 @@ CASES = [
       {"colormap": KC.ColorMap(base=KC.ColorMapType.viridis, num_colors=16)},
       note="grayscale image live (1,1,32,32) in [0,1]; colormap=ColorMap(viridis, 16 colours) baked"),
 ]
+
+
+# Shape variants: a batch of four non-square images, and one image without a batch dimension (the
+# conversions accept (*, 3, H, W)); a capture that specialises on the batch or on square images shows here.
+SHAPE_VARIANTS = ["rgb_to_grayscale", "bgr_to_grayscale", "rgb_to_bgr", "bgr_to_rgb", "rgb_to_hsv", "rgb_to_hls",
+                  "rgb_to_lab", "rgb_to_luv", "rgb_to_xyz", "xyz_to_rgb", "rgb_to_yuv", "rgb_to_ycbcr",
+                  "ycbcr_to_rgb", "rgb_to_linear_rgb", "linear_rgb_to_rgb", "sepia"]
+HAND += [c(f"{fname}[batch=4][48x64]", getattr(KC, fname), [_rand(4, 3, 48, 64, seed=20)],
+           note="image live (4,3,48,64); no other arguments")
+         for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
+HAND += [c(f"{fname}[unbatched]", getattr(KC, fname), [_rand(3, 32, 32, seed=21)],
+           note="image live (3,32,32), no batch dimension; no other arguments")
+         for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
+# float64: ONNX Runtime implements fewer kernels for doubles than for floats
+HAND += [c(f"{fname}[float64]", getattr(KC, fname), [_rand(1, 3, 32, 32, seed=25).double()],
+           note="image live (1,3,32,32) float64; no other arguments")
+         for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
+
+# every call a docstring example makes on tensors; a hand-written case with the same ref and
+# input shapes wins (see guide/kornia.rst)
+CASES = HAND + cases_from_docstrings(PKG)

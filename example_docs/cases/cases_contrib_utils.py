@@ -8,7 +8,7 @@ import torch
 
 import kornia.contrib as KC
 import kornia.utils as KU
-from sphinx_kexport.probe import case
+from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand
 
 IMG = "(1,3,32,32)"
@@ -88,4 +88,8 @@ UTILS = [
           skip="numpy input/output: converts between numpy arrays and tensors, not a tensor graph"),
 ]
 
-CASES = [*CONTRIB, *UTILS]
+HAND = [*CONTRIB, *UTILS]
+
+# every call a docstring example makes on tensors; a hand-written case with the same ref and
+# input shapes wins (see guide/kornia.rst)
+CASES = HAND + cases_from_docstrings("kornia.contrib") + cases_from_docstrings("kornia.utils")

@@ -7,7 +7,7 @@ images and the differentiable JPEG codec. Scalar factors are probed both baked
 import torch
 
 import kornia.enhance as KE
-from sphinx_kexport.probe import case
+from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand, rgb as _rgb
 
 PKG = "kornia.enhance"
@@ -34,7 +34,7 @@ def _zca_fitted():
     return zca
 
 
-CASES = [
+HAND = [
     *_factor("adjust_brightness", 0.2, 0.3),
     *_factor("adjust_contrast", 0.7, 1.3),
     *_factor("adjust_saturation", 0.5, 1.5),
@@ -76,3 +76,30 @@ CASES = [
     c("jpeg_codec_differentiable", KE.jpeg_codec_differentiable, [_rgb(), torch.tensor([50.0])],
       note=f"image live {IMG}; jpeg_quality live (1,); default quantisation tables", atol=2e-3),
 ]
+
+
+# The same adjustments on a batch of four non-square images, factors baked.
+BATCH = "(4,3,48,64)"
+HAND += [c(f"{fname}[batch=4][48x64]", getattr(KE, fname), [_rand(4, 3, 48, 64, seed=23)], kwargs,
+           note=f"image live {BATCH}; " + (", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "defaults")
+           + (" baked" if kwargs else ""))
+         for fname, kwargs in [
+             ("adjust_brightness", {"factor": 0.2}), ("adjust_contrast", {"factor": 1.5}),
+             ("adjust_gamma", {"gamma": 2.0}), ("adjust_saturation", {"factor": 1.5}),
+             ("adjust_hue", {"factor": 0.5}), ("invert", {}), ("equalize", {}), ("posterize", {"bits": 4}),
+             ("solarize", {"thresholds": 0.5}), ("sharpness", {"factor": 0.5}), ("normalize_min_max", {}),
+         ] if hasattr(KE, fname)]
+# float64: ONNX Runtime implements fewer kernels for doubles than for floats
+HAND += [c(f"{fname}[float64]", getattr(KE, fname), [_rand(1, 3, 32, 32, seed=26).double()], kwargs,
+           note="image live (1,3,32,32) float64; " + (", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+                                                       or "defaults") + (" baked" if kwargs else ""))
+         for fname, kwargs in [
+             ("adjust_brightness", {"factor": 0.2}), ("adjust_contrast", {"factor": 1.5}),
+             ("adjust_gamma", {"gamma": 2.0}), ("adjust_saturation", {"factor": 1.5}),
+             ("adjust_hue", {"factor": 0.5}), ("invert", {}), ("equalize", {}), ("posterize", {"bits": 4}),
+             ("solarize", {"thresholds": 0.5}), ("sharpness", {"factor": 0.5}), ("normalize_min_max", {}),
+         ] if hasattr(KE, fname)]
+
+# every call a docstring example makes on tensors; a hand-written case with the same ref and
+# input shapes wins (see guide/kornia.rst)
+CASES = HAND + cases_from_docstrings(PKG)

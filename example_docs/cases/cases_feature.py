@@ -9,8 +9,8 @@ import torch
 
 import kornia.feature as KF
 from kornia.feature.xfeat import XFeatModel
-from sphinx_kexport.probe import case
-from _inputs import rand as _rand
+from sphinx_kexport.probe import case, cases_from_docstrings
+from _inputs import into_sections, rand as _rand
 
 PKG = "kornia.feature"
 
@@ -196,4 +196,24 @@ LARGE_MODELS = [
            "returns 24 sub-frames (1,24,4,64,64)"),
 ]
 
-CASES = [*RESPONSES, *DETECTORS, *DESCRIPTORS, *ORIENTATION, *MATCHING, *LAF, *LARGE_MODELS]
+HAND = [*RESPONSES, *DETECTORS, *DESCRIPTORS, *ORIENTATION, *MATCHING, *LAF, *LARGE_MODELS]
+
+# every call a docstring example makes on tensors; a hand-written case with the same ref and
+# input shapes wins (see guide/kornia.rst)
+# the hand-written sections, by the module that defines a discovered operator
+SECTION_OF_MODULE = {
+    "responses": "responses", "scale_space_detector": "detectors", "keynet": "detectors", "disk": "detectors",
+    "dedode": "detectors", "xfeat": "detectors", "aliked": "detectors", "sold2": "detectors",
+    "hardnet": "descriptors", "hynet": "descriptors", "sosnet": "descriptors", "tfeat": "descriptors",
+    "mkd": "descriptors", "siftdesc": "descriptors", "orientation": "orientation", "affine_shape": "orientation",
+    "matching": "matching", "lightglue": "matching", "loftr": "matching", "adalam": "matching",
+    "steerers": "matching", "laf": "laf",
+}
+
+
+def _section_of(module):
+    parts = module.split(".")
+    return SECTION_OF_MODULE.get(parts[2], "") if len(parts) > 2 else ""
+
+
+CASES = HAND + into_sections(cases_from_docstrings(PKG), _section_of)

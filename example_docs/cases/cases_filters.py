@@ -8,7 +8,7 @@ angles are probed live where the function accepts tensors."""
 import torch
 
 import kornia.filters as KF
-from sphinx_kexport.probe import case
+from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand, rgb as _rgb
 
 PKG = "kornia.filters"
@@ -25,7 +25,7 @@ def _gaussian_blur(border):
              note=f"image live {IMG}; kernel_size=(5,5), sigma=(1.5,1.5), border_type='{border}' baked")
 
 
-CASES = [
+HAND = [
     *[_gaussian_blur(b) for b in ("reflect", "constant", "circular")],
     c("gaussian_blur2d[live sigma][batch=2]", lambda x, s: KF.gaussian_blur2d(x, (5, 5), s),
       [_rgb(batch=2), torch.tensor([[1.0, 1.0], [2.0, 0.5]])], ref="kornia.filters.gaussian_blur2d",
@@ -89,3 +89,25 @@ CASES = [
     c("get_gaussian_kernel2d[live sigma]", lambda s: KF.get_gaussian_kernel2d((5, 5), s), [torch.tensor([[1.5, 1.0]])],
       ref="kornia.filters.get_gaussian_kernel2d", note="sigma live (1,2); kernel_size=(5,5) baked"),
 ]
+
+
+# The same blurs and derivatives on a batch of four non-square grayscale images.
+GRAY_BATCH = "(4,1,48,64)"
+HAND += [c(f"{name}[batch=4][48x64]", getattr(KF, fname), [_rand(4, 1, 48, 64, seed=22)], kwargs,
+           note=f"image live {GRAY_BATCH}; " + (", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "defaults")
+           + (" baked" if kwargs else ""))
+         for name, fname, kwargs in [
+             ("gaussian_blur2d", "gaussian_blur2d", {"kernel_size": (5, 5), "sigma": (1.5, 1.5)}),
+             ("box_blur", "box_blur", {"kernel_size": (3, 3)}),
+             ("median_blur", "median_blur", {"kernel_size": (3, 3)}),
+             ("laplacian", "laplacian", {"kernel_size": 3}),
+             ("sobel", "sobel", {}),
+             ("spatial_gradient", "spatial_gradient", {}),
+             ("unsharp_mask", "unsharp_mask", {"kernel_size": (3, 3), "sigma": (1.0, 1.0)}),
+             ("blur_pool2d", "blur_pool2d", {"kernel_size": 3}),
+             ("max_blur_pool2d", "max_blur_pool2d", {"kernel_size": 3}),
+         ] if hasattr(KF, fname)]
+
+# every call a docstring example makes on tensors; a hand-written case with the same ref and
+# input shapes wins (see guide/kornia.rst)
+CASES = HAND + cases_from_docstrings(PKG)

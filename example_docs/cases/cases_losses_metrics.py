@@ -8,7 +8,7 @@ import torch
 
 import kornia.losses as KL
 import kornia.metrics as KM
-from sphinx_kexport.probe import case
+from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand
 
 IMG = "(1,3,32,32)"
@@ -74,4 +74,8 @@ METRICS = [
            note="flow and target live (1,16,16,2); reduction='mean'"),
 ]
 
-CASES = [*LOSSES, *METRICS]
+HAND = [*LOSSES, *METRICS]
+
+# every call a docstring example makes on tensors; a hand-written case with the same ref and
+# input shapes wins (see guide/kornia.rst)
+CASES = HAND + cases_from_docstrings("kornia.losses") + cases_from_docstrings("kornia.metrics")

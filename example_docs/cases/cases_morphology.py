@@ -6,7 +6,7 @@ The structuring element (kernel) is a live tensor; engine and border are baked."
 import torch
 
 import kornia.morphology as KM
-from sphinx_kexport.probe import case
+from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand
 
 PKG = "kornia.morphology"
@@ -31,7 +31,7 @@ def _op(fname, variant="", **kwargs):
              note=f"image live {IMG}; kernel live (3,3) cross; {baked} baked")
 
 
-CASES = [
+HAND = [
     _op("dilation", "unfold", engine="unfold"),
     _op("dilation", "convolution", engine="convolution"),
     _op("dilation", "shift", engine="shift"),
@@ -47,3 +47,13 @@ CASES = [
     c("reconstruction[until stable]", KM.reconstruction, [_img() * 0.5, _img()],
       note=f"seed and mask live {IMG}; num_iters=None: data-dependent convergence loop"),
 ]
+
+
+# Every operator on a batch of four non-square grayscale images, with a live 3x3 square kernel.
+HAND += [c(f"{fname}[batch=4][48x64]", getattr(KM, fname), [_rand(4, 1, 48, 64, seed=24), torch.ones(3, 3)],
+           note="image live (4,1,48,64); kernel live (3,3) square; defaults")
+         for fname in ("dilation", "erosion", "opening", "closing", "gradient", "top_hat", "bottom_hat")]
+
+# every call a docstring example makes on tensors; a hand-written case with the same ref and
+# input shapes wins (see guide/kornia.rst)
+CASES = HAND + cases_from_docstrings(PKG)

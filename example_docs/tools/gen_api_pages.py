@@ -95,6 +95,11 @@ def collect(cases) -> dict[str, dict[str, dict[str, list[str]]]]:
         entry = pages[where[0]][where[1]].setdefault(documented, [])
         if member and member not in entry:
             entry.append(member)
+    classes: dict[int, str] = {}
+    for documented in placed:  # autodoc documents a class once: two names for one class is a -W warning
+        obj, _ = resolve(documented)
+        if inspect.isclass(obj) and classes.setdefault(id(obj), documented) != documented:
+            problems.append(f"{documented} and {classes[id(obj)]} are one class: give its cases one ref")
     if problems:
         raise SystemExit("cannot document every surveyed operator:\n  " + "\n  ".join(problems))
     return pages

@@ -245,6 +245,7 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
 
     settings = {"sys_path": list(sys.path), "sources": [(s.module, s.path_entry, s.label, s.found_in_directory)
                                                         for s in sources],
+                "origins": {spec.name: spec.origin for spec in specs},  # a worker imports one case module at a time
                 "library": root.name, "opset": config.opset, "dynamic": config.dynamic,
                 "threads": max(1, (os.cpu_count() or 1) // jobs)}
 

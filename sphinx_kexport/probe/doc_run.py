@@ -9,7 +9,10 @@ makes to another is passed straight through. This was chosen over
 wrapper code is shared by many public functions, so it cannot tell which
 public callable was called; a proxy knows what it stands for, costs one frame
 lookup per call, and receives the exact arguments. Classes are never replaced
-(``isinstance`` and subclassing inside the library must keep working).
+(``isinstance`` and subclassing inside the library must keep working); the
+public methods of a public class that is not a module (``Quaternion.from_axis_angle``,
+``PinholeCamera.project``, ``Se3.__mul__``) are replaced on the class while examples
+run, and recorded bound to their class or to a copy of their instance.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ import contextlib
 import copy
 import doctest
 import functools
+import inspect
 import io
 import random
 import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -100,6 +105,49 @@ def _function_proxy(function: Any, ref: str) -> Any:
     return proxy
 
 
+OPERATOR_METHODS = ("__mul__", "__matmul__", "__add__", "__sub__")  # `a * b` composes poses, rotations
+
+
+def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
+    """Stand-in for a method of a public class; records ``obj.method(...)`` calls as the bound method.
+
+    ``kind`` is "static", "class" or "instance". An instance method is
+    recorded bound to a copy of the instance as it was when called.
+    """
+    @functools.wraps(raw)
+    def proxy(*args: Any, **kwargs: Any) -> Any:
+        if RECORDER.calls is not None and (kind == "static" or args):
+            if kind == "static":
+                callee, rest = raw, args
+            else:
+                owner = args[0] if kind == "class" else _snapshot(args[0])
+                callee, rest = types.MethodType(raw, owner), args[1:]
+            RECORDER.record(ref, callee, rest, kwargs, sys._getframe(1))
+        return raw(*args, **kwargs)
+
+    proxy.__kexport_original__ = raw
+    return staticmethod(proxy) if kind == "static" else classmethod(proxy) if kind == "class" else proxy
+
+
+def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, Any, Any]]:
+    """(class, attribute, original, proxy) for the public methods of public classes that are not modules."""
+    patches = []
+    for cls, ref in method_classes.items():
+        for attr, value in sorted(vars(cls).items()):
+            if attr.startswith("_") and attr not in OPERATOR_METHODS:
+                continue
+            if isinstance(value, staticmethod):
+                kind, raw = "static", value.__func__
+            elif isinstance(value, classmethod):
+                kind, raw = "class", value.__func__
+            elif inspect.isfunction(value):
+                kind, raw = "instance", value
+            else:
+                continue  # properties, attributes, nested classes
+            patches.append((cls, attr, value, _method_proxy(raw, kind, f"{ref}.{attr}")))
+    return patches
+
+
 def _copy_module(module: Any) -> Any:
     try:
         return copy.deepcopy(module)
@@ -109,8 +157,9 @@ def _copy_module(module: Any) -> Any:
 
 @contextlib.contextmanager
 def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, str],
-              library_top: str) -> Iterator[None]:
-    """Install the proxies: ``functions`` maps id(function) -> (function, ref); ``module_classes`` class -> ref."""
+              library_top: str, method_classes: dict[type, str] | None = None) -> Iterator[None]:
+    """Install the proxies: ``functions`` maps id(function) -> (function, ref); ``module_classes`` class -> ref;
+    ``method_classes`` (class -> ref) are public classes whose own public methods are recorded."""
     import torch
 
     patched: list[tuple[Any, str, Any]] = []
@@ -135,13 +184,23 @@ def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, 
 
     owners = [torch.nn.Module] + [cls for cls in module_classes if "__call__" in vars(cls)]
     saved_calls = [(cls, vars(cls)["__call__"]) for cls in owners]
+    methods = _method_patches(method_classes or {})
+    installed: list[tuple[type, str, Any, Any]] = []
     try:
         for module, attr, value in patched:
             setattr(module, attr, proxies[id(value)])
         for cls, original in saved_calls:
             cls.__call__ = module_call(original)
+        for patch in methods:
+            try:
+                setattr(patch[0], patch[1], patch[3])
+            except (AttributeError, TypeError):  # a class that refuses new attributes keeps its method
+                continue
+            installed.append(patch)
         yield
     finally:
+        for cls, attr, original, _ in installed:
+            setattr(cls, attr, original)
         for cls, original in saved_calls:
             cls.__call__ = original
         for module, attr, value in patched:

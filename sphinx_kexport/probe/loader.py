@@ -10,6 +10,7 @@ resume fingerprint hashes input values).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import random
@@ -133,6 +134,16 @@ def _module_files(source: Source) -> set[str]:
     return files
 
 
+def qualified_name(spec: CaseSpec) -> str:
+    """``Normalize[doc]`` of ``kornia.enhance`` -> ``Normalize[doc][kornia.enhance]``.
+
+    Discovery names a case after the callable's last name, which two surveyed
+    packages may share. Every process imports the same sources in the same
+    order, so the later one is renamed the same way everywhere.
+    """
+    return f"{spec.name}[{spec.package}]"
+
+
 def load_cases(sources: list[Source]) -> list[CaseSpec]:
     """Import every source and return the cases in registration order; LoadError on any problem."""
     return load_inventory(sources)[0]
@@ -158,6 +169,8 @@ def load_inventory(sources: list[Source]) -> tuple[list[CaseSpec], list[tuple[Ca
             if not isinstance(spec, CaseSpec):
                 raise LoadError(f"{source.label}: CASES[{index}] is a {type(spec).__name__}, not a case. "
                                 "Build every entry with sphinx_kexport.probe.case(...).")
+            if spec.name in owner and is_discovered(spec) and owner[spec.name] != source.label:
+                spec.name = qualified_name(spec)  # two packages' docstrings both call a `Normalize`
             if spec.name in owner:
                 where = "twice in this module" if owner[spec.name] == source.label else \
                     f"in {owner[spec.name]} and in {source.label}"
@@ -173,3 +186,47 @@ def load_inventory(sources: list[Source]) -> tuple[list[CaseSpec], list[tuple[Ca
                for found in [duplicate_of(spec, hand)] if found is not None]
     gone = {id(spec) for spec, _ in dropped}
     return [spec for spec in cases if id(spec) not in gone], dropped
+
+
+class CasesByName:
+    """A worker's cases: the one case module that registers the asked-for case is imported on demand.
+
+    ``origins`` maps every case name to its source module (the parent's
+    inventory). Only one case module is kept at a time, so a worker holds one
+    area's docstring examples and cases, not the whole survey's, and a
+    worker that replaces a killed one starts at once. Names are the
+    parent's: a discovered case the parent qualified
+    (:func:`qualified_name`) is found under that name too.
+    """
+
+    def __init__(self, sources: list[Source], origins: dict[str, str]):
+        self.sources = {source.module: source for source in sources}
+        self.origins = dict(origins)
+        self.module = ""
+        self.cases: dict[str, CaseSpec] = {}
+
+    def __getitem__(self, name: str) -> CaseSpec:
+        module = self.origins.get(name)
+        if module is None or module not in self.sources:
+            raise LoadError(f"case {name!r} is not in the parent's inventory; run the probe again")
+        if module != self.module:
+            self._load(module)
+        if name not in self.cases:
+            raise LoadError(f"{self.sources[module].label} no longer registers case {name!r} (was it edited while "
+                            "the probe ran?); run the probe again")
+        spec = self.cases[name]
+        spec.name = name
+        return spec
+
+    def _load(self, module: str) -> None:
+        if self.module:
+            self.cases = {}
+            sys.modules.pop(self.module, None)  # its discovered cases and examples are freed
+            gc.collect()
+        self.module = module
+        imported = _import(self.sources[module])
+        for spec in getattr(imported, "CASES", ()):
+            spec.origin = module
+            self.cases.setdefault(spec.name, spec)
+            if is_discovered(spec):
+                self.cases.setdefault(qualified_name(spec), spec)

@@ -1,4 +1,4 @@
-"""A worker process: imports the case modules once, then measures the cases it is sent.
+"""A worker process: measures the cases it is sent, importing the case module of each on demand.
 
 Protocol over a multiprocessing pipe (parent -> worker): ``(name, device,
 paths)`` or ``None`` to stop. Worker -> parent: ``("ready", pid)``,
@@ -82,13 +82,13 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
         onnxruntime.set_default_logger_severity(3)
         from . import measure
         from .environment import device_environment
-        from .loader import LoadError, Source, load_cases
+        from .loader import CasesByName, LoadError, Source
         from .locate import library_root
         from .speedups import reuse_onnx_registry
 
         measure.ORT_THREADS = threads
         reuse_onnx_registry()
-        cases = {spec.name: spec for spec in load_cases([Source(*s) for s in settings["sources"]])}
+        cases = CasesByName([Source(*s) for s in settings["sources"]], settings["origins"])
         root = library_root(settings["library"])
     except LoadError as exc:
         conn.send(("init-error", str(exc)))
@@ -120,8 +120,9 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
             conn.send(("result", name, device, path, result))
 
-        measurement = measure.Measurement(cases[name], device, opset, root,
-                                          dynamic=bool(settings.get("dynamic", True)))
+        spec = cases[name]  # imports its case module the first time one of its cases comes
+        _quiet()  # importing a case module may have configured logging again
+        measurement = measure.Measurement(spec, device, opset, root, dynamic=bool(settings.get("dynamic", True)))
         measurement.measure(paths, started, finished)
         log.flush()
         conn.send(("done", name, device, peak_rss_kb()))

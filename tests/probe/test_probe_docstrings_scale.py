@@ -1,0 +1,211 @@
+"""Docstring discovery at a library's scale: memory freed between examples, several packages in one survey.
+
+Each test writes a tiny real library into tmp_path, runs the real discovery
+and the real case loader on it.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.probe
+torch = pytest.importorskip("torch")
+
+
+def write_library(root, name, files):
+    for relative, text in files.items():
+        path = root / name / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+
+
+def test_an_example_s_objects_are_freed_before_the_next_example_runs(tmp_path):
+    # a_build's example keeps a Marker in its namespace; b_check's example (run next: dotted-name order)
+    # fails unless that Marker is gone by then
+    write_library(tmp_path, "memlib_kx", {"__init__.py": '''
+        import weakref
+
+        ALIVE = weakref.WeakSet()
+
+
+        class Marker:
+            def __init__(self):
+                ALIVE.add(self)
+
+
+        def a_build(x):
+            """Double.
+
+            >>> kept = Marker()
+            >>> a_build(torch.ones(2))
+            tensor([2., 2.])
+            """
+            return 2 * x
+
+
+        def b_check(x):
+            """Triple.
+
+            >>> assert len(ALIVE) == 0, "the previous example's objects are still alive"
+            >>> b_check(torch.ones(2))
+            tensor([3., 3.])
+            """
+            return 3 * x
+        '''})
+    from sphinx_kexport.probe.docstrings import discover
+
+    found = discover("memlib_kx", time_limit=5)
+    reports = {r.ref: r for r in found.objects}
+    assert reports["memlib_kx.b_check"].skip == "", reports["memlib_kx.b_check"].detail
+    assert [c.name for c in found.cases] == ["a_build[doc]", "b_check[doc]"]
+
+
+TWIN_OPS = '''
+    def scale(x, factor=2.0):
+        """Scale.
+
+        >>> scale(torch.ones({n}), factor=3.0).shape
+        torch.Size([{n}])
+        """
+        return x * factor
+    '''
+
+
+def test_two_packages_that_share_a_callable_name_get_distinct_case_names(tmp_path):
+    write_library(tmp_path, "twinlib_kx", {"__init__.py": "", "a/__init__.py": TWIN_OPS.format(n=2),
+                                           "b/__init__.py": TWIN_OPS.format(n=3)})
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    for part in "ab":
+        (cases / f"cases_{part}.py").write_text(
+            "from sphinx_kexport.probe import cases_from_docstrings\n"
+            f"CASES = cases_from_docstrings('twinlib_kx.{part}')\n")
+    from sphinx_kexport.probe.loader import load_inventory, resolve_sources
+
+    specs, _ = load_inventory(resolve_sources([str(cases)], tmp_path))
+    assert [(s.name, s.ref, tuple(s.inputs[0].shape)) for s in specs] == [
+        ("scale[doc]", "twinlib_kx.a.scale", (2,)), ("scale[doc][twinlib_kx.b]", "twinlib_kx.b.scale", (3,))]
+
+
+def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
+    write_library(tmp_path, "methlib_kx", {"__init__.py": '''
+        import torch
+
+
+        class Rot:
+            """A 2D rotation holding its angle.
+
+            >>> r = Rot.from_angle(torch.tensor([0.5]))
+            >>> r.apply(torch.ones(3, 2)).shape
+            torch.Size([3, 2])
+            >>> (r * r).angle
+            tensor([1.])
+            >>> r.describe()
+            'rotation'
+            """
+
+            def __init__(self, angle):
+                self.angle = angle
+
+            @classmethod
+            def from_angle(cls, angle):
+                return cls(angle)
+
+            def apply(self, points):
+                c, s = torch.cos(self.angle), torch.sin(self.angle)
+                return torch.stack([c * points[:, 0] - s * points[:, 1], s * points[:, 0] + c * points[:, 1]], -1)
+
+            def __mul__(self, other):
+                return Rot(self.angle + other.angle)
+
+            def describe(self):
+                return "rotation"
+
+
+        class Sum(torch.nn.Module):
+            """Adds its inputs.
+
+            >>> Sum()(torch.ones(2), torch.ones(2))
+            tensor([2., 2.])
+            """
+
+            def forward(self, *inputs):
+                return sum(inputs)
+        '''})
+    from sphinx_kexport.probe.docstrings import discover
+
+    found = discover("methlib_kx", time_limit=5)
+    cases = {c.name: c for c in found.cases}
+    assert sorted(cases) == ["Rot.apply[doc]", "Rot.from_angle[doc]", "Sum[doc]"]
+    apply = cases["Rot.apply[doc]"]
+    assert apply.ref == "methlib_kx.Rot.apply" and "the Rot built in the example is baked" in apply.note
+    assert torch.allclose(apply.target(torch.tensor([[1.0, 0.0]])),
+                          torch.tensor([[0.8776, 0.4794]]), atol=1e-4)  # bound to the example's Rot(0.5)
+    assert cases["Rot.from_angle[doc]"].target(torch.tensor([2.0])).angle.item() == 2.0
+    assert torch.equal(cases["Sum[doc]"].target(*cases["Sum[doc]"].inputs), torch.full((2,), 2.0))
+    from methlib_kx import Rot
+
+    assert type(vars(Rot)["from_angle"]) is classmethod and vars(Rot)["apply"].__name__ == "apply"
+    assert not hasattr(vars(Rot)["apply"], "__kexport_original__")  # the proxies are gone after discovery
+
+
+def test_a_worker_imports_only_the_case_module_it_needs_with_the_parent_s_names(tmp_path):
+    write_library(tmp_path, "twinlib2_kx", {"__init__.py": "", "a/__init__.py": TWIN_OPS.format(n=2),
+                                            "b/__init__.py": TWIN_OPS.format(n=3)})
+    cases = tmp_path / "cases2"
+    cases.mkdir()
+    for part in "ab":
+        (cases / f"cases2_{part}.py").write_text(
+            "from sphinx_kexport.probe import cases_from_docstrings\n"
+            f"CASES = cases_from_docstrings('twinlib2_kx.{part}')\n")
+    from sphinx_kexport.probe.fingerprint import fingerprint
+    from sphinx_kexport.probe.loader import CasesByName, LoadError, load_inventory, resolve_sources
+
+    sources = resolve_sources([str(cases)], tmp_path)
+    specs, _ = load_inventory(sources)
+    expected = {s.name: fingerprint(s, "cpu", 18, "1", {}) for s in specs}
+    for module in ("cases2_a", "cases2_b"):
+        sys.modules.pop(module, None)  # a fresh worker has imported nothing
+    lazy = CasesByName(sources, {s.name: s.origin for s in specs})
+    second = lazy["scale[doc][twinlib2_kx.b]"]  # the parent's qualified name, found in cases2_b alone
+    assert "cases2_a" not in sys.modules and second.ref == "twinlib2_kx.b.scale"
+    assert fingerprint(second, "cpu", 18, "1", {}) == expected["scale[doc][twinlib2_kx.b]"]
+    first = lazy["scale[doc]"]
+    assert "cases2_b" not in sys.modules and first.ref == "twinlib2_kx.a.scale"  # one case module at a time
+    assert fingerprint(first, "cpu", 18, "1", {}) == expected["scale[doc]"]
+    with pytest.raises(LoadError, match="not in the parent's inventory"):
+        lazy["nothing[doc]"]
+
+
+def coin(x):
+    """x or -x, by a fair coin: under seeds 1 and 2 torch.rand(1) is above 0.5 both times."""
+    return x if torch.rand(1).item() >= 0.5 else -x
+
+
+def test_a_coin_flip_that_two_seeds_agree_on_is_still_found_random():
+    from sphinx_kexport.probe.doc_cases import is_random
+
+    assert is_random(coin, [torch.ones(2)], {})
+    assert not is_random(torch.neg, [torch.ones(2)], {})
+
+
+def test_a_call_that_returns_no_tensor_is_not_a_case(tmp_path):
+    write_library(tmp_path, "checklib_kx", {"__init__.py": '''
+        def check_shape(x, dims):
+            """True when x has len(dims) dimensions.
+
+            >>> check_shape(torch.ones(2, 3), ["H", "W"])
+            True
+            """
+            return x.dim() == len(dims)
+        '''})
+    from sphinx_kexport.probe.docstrings import discover
+
+    report = discover("checklib_kx", time_limit=5).objects[0]
+    assert report.cases == [] and report.skip == "no tensor call"
+    assert "check_shape: it returns no tensor" in report.detail
