@@ -63,6 +63,10 @@ kexport_package_order = [
     "kornia.losses",
     "kornia.metrics",
     "kornia.contrib",
+    "kornia.models",
+    "kornia.sensors",
+    "kornia.image",
+    "kornia.core",
     "kornia.utils",
 ]
 kexport_section_titles = {
