@@ -10,9 +10,10 @@ the source of the probe's discovery code (``docstrings.py`` and every probe
 module it imports, directly or not). One file per package and arguments is
 kept in :func:`cache_dir`; writing a new key removes the file of the old one.
 
-Each object's report (its cases, or why it has none) is pickled on its own. A
-report that does not pickle (a baked argument that is a lambda, say) is stored
-as "run again", with the base names its cases used so that later names stay
+Each object's report (its cases, or why it has none) is pickled on its own and
+unpickled once to check that it gives the same fingerprints. A report that does
+not pickle (a baked argument that is a lambda, say) or does not come back equal
+is stored as "run again", with the base names its cases used so that later names stay
 the same; loading then runs only those examples (:mod:`docstrings` does).
 
 The cache is read with :mod:`pickle`, so it is trusted like the code it was
@@ -84,8 +85,12 @@ def _digest_files(files: list[Path], root: Path) -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=None)
 def library_source_digest(top: str) -> str:
-    """sha256 of every ``.py`` file of the top-level package ``top`` (its path and bytes); "" when not found."""
+    """sha256 of every ``.py`` file of the top-level package ``top`` (its path and bytes); "" when not found.
+
+    Read once per process: the probe's parent discovers a dozen areas of one library.
+    """
     try:
         spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):
@@ -257,9 +262,11 @@ class DiscoveryCache:
             bases = [base_name(spec.ref) for spec in report.cases]
             try:
                 blob = pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
+                if not _round_trips(report, blob):
+                    blob = None  # it pickles, but not into an equal case (a class whose pickling drops state)
             except Exception:  # a closure, a lambda baked into a call: this example runs again on load
                 blob = None
-                unpicklable += 1
+            unpicklable += blob is None
             entries.append(Entry(report.ref, bases, blob))
         stored = Stored(self.key, time.time(), seconds, entries,
                         pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL))
@@ -281,13 +288,15 @@ class DiscoveryCache:
         return unpicklable
 
 
-def clear(directory: Path | None = None) -> int:
-    """Remove every cache file; returns how many were removed."""
-    directory = directory or cache_dir()
-    if directory is None or not directory.is_dir():
-        return 0
-    removed = 0
-    for path in directory.glob("*.pickle"):
-        path.unlink(missing_ok=True)
-        removed += 1
-    return removed
+def _definition(spec: Any) -> str:
+    """What the fingerprint covers, plus where the case is listed and its repro."""
+    from .fingerprint import case_definition
+
+    return json.dumps([case_definition(spec), spec.name, spec.ref, spec.package, spec.section, spec.code],
+                      sort_keys=True, default=str)
+
+
+def _round_trips(report: Any, blob: bytes) -> bool:
+    """Unpickling ``blob`` gives cases with the fingerprints, names and code of ``report``'s."""
+    loaded = pickle.loads(blob)
+    return [_definition(s) for s in loaded.cases] == [_definition(s) for s in report.cases]

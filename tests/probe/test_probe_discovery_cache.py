@@ -143,6 +143,31 @@ class Gate(torch.nn.Module):
         return torch.sigmoid(self.weight * 0 + gain) * x * 2
 
 
+class Opts:
+    """Options whose pickling forgets their level: pickled, they come back as another case."""
+
+    def __init__(self, level=1):
+        self.level = level
+
+    def __repr__(self):
+        return f"Opts(level={self.level})"
+
+    def __deepcopy__(self, memo):  # copied whole (the recorder copies arguments) ...
+        return Opts(self.level)
+
+    def __reduce__(self):  # ... but pickled without its level
+        return Opts, ()
+
+
+def tune(x, opts):
+    """A baked argument that does not come back equal from pickle.
+
+    >>> tune(torch.ones(2), Opts(3))
+    tensor([3., 3.])
+    """
+    return x * opts.level
+
+
 def twice(x):
     """Two calls, named after the ones before.
 
@@ -166,12 +191,14 @@ def test_examples_whose_cases_do_not_pickle_run_again_alone_with_the_same_names(
     off = discover_in_process("cachelib_kx", "off", lib)
     stored = discover_in_process("cachelib_kx", str(cache), lib)
     loaded = discover_in_process("cachelib_kx", str(cache), lib)
-    assert "1 example(s) will run again: their cases do not pickle" in stored["cache"]
-    assert loaded["ran"] == ["cachelib_kx.apply"]  # the lambda baked into its call does not pickle
-    assert "ran again the 1 example(s) whose cases do not pickle" in loaded["cache"]
+    assert "2 example(s) will run again: their cases do not pickle" in stored["cache"]
+    # the lambda baked into apply's call does not pickle; tune's Opts(3) comes back as Opts(1)
+    assert loaded["ran"] == ["cachelib_kx.apply", "cachelib_kx.tune"]
+    assert "ran again the 2 example(s) whose cases do not pickle" in loaded["cache"]
     same_result(off, loaded)
     cases = {c["name"]: c for c in loaded["cases"]}
-    assert set(cases) == {"apply[doc]", "apply[doc 2]", "blend[doc]", "Gate[doc]", "twice[doc]"}
+    assert set(cases) == {"apply[doc]", "apply[doc 2]", "blend[doc]", "Gate[doc]", "tune[doc]", "twice[doc]"}
+    assert "opts=Opts(level=3) baked" in cases["tune[doc]"]["note"]
     assert cases["apply[doc 2]"]["note"].startswith("from the docstring example of `cachelib_kx.twice`")
     assert cases["Gate[doc]"]["target"] == "_keyword_module_class.<locals>.KeywordModuleCall"  # pickled and back
     assert cases["blend[doc]"]["target"] == "KeywordCall"
@@ -183,7 +210,7 @@ def test_an_edit_to_the_library_runs_the_examples_again_and_replaces_the_entry(t
     discover_in_process("editlib_kx", str(cache), lib)
     (lib / "editlib_kx" / "helpers.py").write_text("# a new file in the library\n")
     edited = discover_in_process("editlib_kx", str(cache), lib)
-    assert edited["cache"].startswith("ran the examples") and len(edited["ran"]) == 4
+    assert edited["cache"].startswith("ran the examples") and len(edited["ran"]) == 5
     assert len(list(cache.glob("editlib_kx-*.pickle"))) == 1  # the old key's file is gone
     other_limit = discover_in_process("editlib_kx", str(cache), lib, limit=7.0)
     assert other_limit["cache"].startswith("ran the examples")  # the arguments are part of the key
