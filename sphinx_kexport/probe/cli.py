@@ -76,7 +76,8 @@ def probe_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
     parser.add_argument("--fresh", action="store_true",
                         help="measure every selected case again: ignore the results already in the snapshot and "
-                             "the finished records of an interrupted run")
+                             "the finished records of an interrupted run, and run the docstring examples again "
+                             "(refreshing the discovery cache)")
     parser.add_argument("--keep-work", action="store_true",
                         help="keep the work directory of per-case records after writing the snapshot")
     parser.add_argument("--no-dynamic", action="store_true",
@@ -139,6 +140,10 @@ def run_probe(args: argparse.Namespace) -> int:
 
     from .loader import LoadError, load_inventory, resolve_sources
 
+    if config.fresh:  # docstring examples run again too, and replace their discovery cache entries
+        from .discovery_cache import refresh
+
+        refresh()
     try:
         sources = resolve_sources(config.cases, config.root)
         specs, repeats = load_inventory(sources)

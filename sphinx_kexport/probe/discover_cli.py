@@ -36,6 +36,9 @@ def _parser() -> CliParser:
                         help="hand-written case sources to check for repeats (replaces `cases` of pyproject.toml)")
     parser.add_argument("--no-cases", action="store_true", help="do not load any hand-written cases")
     parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
+    parser.add_argument("--fresh", action="store_true",
+                        help="run the examples even when the discovery cache holds them, and replace its entry "
+                             "(KEXPORT_DISCOVERY_CACHE=off turns the cache off)")
     return parser
 
 
@@ -83,6 +86,10 @@ def run_discover(argv: list[str]) -> int:
         hand, where = _hand_written(args)
     except (ConfigError, LoadError) as exc:
         return report_failure(f"{exc}\n(the hand-written cases are loaded to find repeats; pass --no-cases to skip them)")
+    if args.fresh:  # after the hand-written cases: their modules' own discoveries may come from the cache
+        from .discovery_cache import refresh
+
+        refresh()
     try:
         found = discover(args.package, include=args.include, exclude=args.exclude,
                          time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
@@ -116,4 +123,5 @@ def run_discover(argv: list[str]) -> int:
     out.write(f"\n{args.package}: {examples} objects with examples, {kept} cases"
               f"{f' (+{repeats} repeating hand-written cases from {where})' if repeats else ''}; "
               f"objects without a case: {reasons}; {found.seconds:.1f} s\n")
+    out.write(f"{found.cache}\n")
     return EXIT_OK

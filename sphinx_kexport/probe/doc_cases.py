@@ -13,6 +13,7 @@ import ast
 import builtins
 import copy
 import doctest
+import functools
 import inspect
 from typing import Any
 
@@ -42,6 +43,7 @@ class KeywordCall:
         return self.function(**dict(zip(self.names, tensors)), **baked)
 
 
+@functools.lru_cache(maxsize=None)
 def _keyword_module_class() -> type:
     import torch
 
@@ -59,7 +61,19 @@ def _keyword_module_class() -> type:
         def extra_repr(self) -> str:
             return f"tensors by keyword: {', '.join(self.names)}"
 
+        def __reduce__(self) -> tuple:
+            # the class is made here (torch is imported on first use), so pickle (the discovery cache) cannot
+            # find it by name: it is rebuilt through a module-level function instead
+            return keyword_module_call, (self.inner, self.names, self.training)
+
     return KeywordModuleCall
+
+
+def keyword_module_call(inner: Any, names: list[str], training: bool = True) -> Any:
+    """A ``KeywordModuleCall`` around ``inner`` (how a pickled one is rebuilt)."""
+    module = _keyword_module_class()(inner, names)
+    module.training = training  # its own flag only: the inner module keeps the modes it was pickled with
+    return module
 
 
 def is_tensor(value: Any) -> bool:
@@ -208,7 +222,7 @@ def build_case(call: Call, *, name: str, package: str, section: str, source_ref:
     if leading:
         target = callee
     elif isinstance(callee, torch.nn.Module):
-        target = _keyword_module_class()(callee, names)
+        target = keyword_module_call(callee, names)
     else:
         target = KeywordCall(callee, names)
     if not returns_tensors(target, tensors, baked):

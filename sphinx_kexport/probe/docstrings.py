@@ -15,20 +15,24 @@ separately) gets the same names, inputs and fingerprints.
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import fnmatch
 import gc
 import importlib
 import inspect
+import pickle
 import pkgutil
+import random
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from .doc_cases import DOC_NOTE_PREFIX, UnsupportedCall, build_case, is_tensor
 from .doc_run import recording, run_example
+from .discovery_cache import DiscoveryCache, Stored, cache_dir, refreshing
 from .registry import CaseSpec, public_path
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds per example
@@ -56,6 +60,8 @@ class Discovery:
     package: str
     objects: list[ObjectReport]
     seconds: float
+    cache: str = ""  # how the discovery cache was used, said to people
+    examples_run: int = 0  # examples this call ran (0 when every report came from the cache)
 
     @property
     def cases(self) -> list[CaseSpec]:
@@ -148,13 +154,44 @@ def _globals(test: doctest.DocTest, top: str) -> dict[str, Any]:
 
 def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str] = (),
              time_limit: float = DEFAULT_TIME_LIMIT) -> Discovery:
-    """Run the docstring examples of ``package`` and report, per object, its cases or why none."""
-    import torch
+    """Run the docstring examples of ``package`` and report, per object, its cases or why none.
 
+    The result comes from the discovery cache (:mod:`.discovery_cache`) when
+    nothing it depends on changed; either way the global random state is left
+    as it was, so code after the call sees the same random numbers.
+    """
     began = time.monotonic()
     include, exclude = list(include), list(exclude)
+    with _random_state_kept():
+        store = DiscoveryCache.open(package, include, exclude, time_limit)
+        if store is not None and not refreshing():
+            stored = store.load()
+            found = _from_cache(store, stored, package, include, exclude, time_limit, began) if stored else None
+            if found is not None:
+                return found
+        reports, failures = _run(package, include, exclude, time_limit)
+        seconds = time.monotonic() - began
+        if store is None:
+            note = ("discovery cache off" if cache_dir() is None
+                    else f"not cached: the source of {package.split('.')[0]!r} was not found")
+        else:
+            again = store.save(reports, failures, seconds, case_base_name)
+            note = f"ran the examples and stored them in the discovery cache {store.path}" + (
+                f" ({again} example(s) will run again: their cases do not pickle)" if again else "")
+    return Discovery(package, sorted(failures + reports, key=lambda r: r.ref), seconds, note, len(reports))
+
+
+def _run(package: str, include: list[str], exclude: list[str], time_limit: float,
+         only: dict[str, Counter[str]] | None = None) -> tuple[list[ObjectReport], list[ObjectReport]]:
+    """(reports in the order the examples ran, modules that failed to import).
+
+    ``only`` maps the names of the examples to run to the case base names used
+    before each (so its cases get the names a full run gives them).
+    """
+    import torch
+
     top = package.split(".")[0]
-    modules, reports = _public_modules(package)
+    modules, failures = _public_modules(package)
     objects = _public_objects(modules, top, package)
     functions = {id(o): (o, r) for r, o in objects.items() if inspect.isfunction(o)}
     module_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and issubclass(o, torch.nn.Module)}
@@ -162,15 +199,64 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
                       and not issubclass(o, BaseException)}
     tests = [t for ref, obj in objects.items() for t in _examples(ref, obj)]
     tests = [t for t in tests if (not include or _matches(t.name, include)) and not _matches(t.name, exclude)]
+    if only is not None:
+        tests = [t for t in tests if t.name in only]
     used: Counter[str] = Counter()
+    reports: list[ObjectReport] = []
     with recording(functions, module_classes, top, method_classes):
         for test in tests:
             try:
-                reports.append(_survey_one(test, package, top, time_limit, used))
+                counter = Counter(only[test.name]) if only is not None else used
+                reports.append(_survey_one(test, package, top, time_limit, counter))
             finally:
                 release(test)
-    reports.sort(key=lambda r: r.ref)
-    return Discovery(package, reports, time.monotonic() - began)
+    return reports, failures
+
+
+def _from_cache(store: DiscoveryCache, stored: Stored, package: str, include: list[str], exclude: list[str],
+                time_limit: float, began: float) -> Discovery | None:
+    """The stored discovery, running again only the examples whose cases did not pickle; None if it is unusable."""
+    try:
+        failures = pickle.loads(stored.failures)
+        loaded: dict[int, ObjectReport] = {}
+        again: dict[str, Counter[str]] = {}
+        used: Counter[str] = Counter()
+        for index, entry in enumerate(stored.entries):
+            if entry.blob is None:
+                again[entry.name] = Counter(used)
+            else:
+                loaded[index] = pickle.loads(entry.blob)
+            used.update(entry.bases)
+    except Exception:  # a class it names moved or changed: run the examples (and store them again)
+        return None
+    rerun = {r.ref: r for r in _run(package, include, exclude, time_limit, only=again)[0]} if again else {}
+    if set(rerun) != set(again):
+        return None  # an example that ran before is not found now: run them all
+    reports = [loaded[i] if i in loaded else rerun[e.name] for i, e in enumerate(stored.entries)]
+    note = (f"loaded from the discovery cache {store.path} (made in {stored.seconds:.1f} s)"
+            + (f"; ran again the {len(again)} example(s) whose cases do not pickle" if again else ""))
+    return Discovery(package, sorted(failures + reports, key=lambda r: r.ref), time.monotonic() - began, note,
+                     len(again))
+
+
+@contextlib.contextmanager
+def _random_state_kept() -> Iterator[None]:
+    """Restore Python's, torch's and numpy's global random state (the examples seed them) afterwards."""
+    import torch
+
+    python_state, torch_state = random.getstate(), torch.get_rng_state()
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    numpy_state = numpy.random.get_state() if numpy is not None else None
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        torch.set_rng_state(torch_state)
+        if numpy is not None:
+            numpy.random.set_state(numpy_state)
 
 
 def case_base_name(ref: str) -> str:

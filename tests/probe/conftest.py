@@ -1,0 +1,10 @@
+"""The probe tests run docstring discovery for real: the discovery cache is off unless a test turns it on.
+
+Without this, a second test session would load the libraries' cases from the
+user's cache, and tests about what running the examples does could not fail.
+tests/probe/test_probe_discovery_cache.py passes its own cache directory.
+"""
+
+import os
+
+os.environ["KEXPORT_DISCOVERY_CACHE"] = "off"

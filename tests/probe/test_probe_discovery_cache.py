@@ -1,0 +1,295 @@
+"""The discovery cache: a rerun loads the docstring cases instead of running the examples, and loads them equal.
+
+Each test runs the real discovery in fresh processes (as the probe's parent
+and workers do) with its own cache directory, and compares what a fresh
+discovery gives with what the cache gives: names, refs, notes, code, checks,
+baked arguments, the input tensors' bytes, the skip records and the
+fingerprints. Example runs are counted by wrapping ``run_example``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+torch = pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parents[2]
+TESTS = REPO / "tests" / "probe"
+
+DUMP = '''
+import hashlib, json, re, sys
+import sphinx_kexport.probe.docstrings as D
+from sphinx_kexport.probe.fingerprint import fingerprint
+
+ran = []
+original = D.run_example
+def counting(test, *args, **kwargs):
+    ran.append(test.name)
+    return original(test, *args, **kwargs)
+D.run_example = counting
+
+package, limit = sys.argv[1], float(sys.argv[2])
+torch = __import__("torch")
+torch.manual_seed(123)
+found = D.discover(package, time_limit=limit)
+after = torch.rand(4).tolist()  # the global random state the code after the call sees
+
+def text(value):  # an object's address differs in every process, cached or not
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", value)
+
+def raw(t):
+    t = t.detach().contiguous()
+    return [str(t.dtype), list(t.shape), list(t.stride()),
+            hashlib.sha256(t.view(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"").hexdigest()]
+
+cases = [{"name": c.name, "ref": c.ref, "package": c.package, "section": c.section, "note": text(c.note),
+          "code": c.code, "check": c.check, "kwargs": text(repr(sorted(c.kwargs.items()))), "target": type(c.target).__qualname__,
+          "inputs": [raw(t) for t in c.inputs], "fingerprint": fingerprint(c, "cpu", 18, "1.0", {"torch": "x"})}
+         for c in found.cases]
+objects = [[r.ref, r.skip, r.detail, r.dropped, [c.name for c in r.cases]] for r in found.objects]
+print(json.dumps({"cases": cases, "objects": objects, "ran": ran, "cache": found.cache, "after": after}))
+'''
+
+
+def discover_in_process(package: str, cache: str, *paths: Path, limit: float = 5.0) -> dict:
+    env = dict(os.environ, KEXPORT_DISCOVERY_CACHE=cache,
+               PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS), *map(str, paths)]))
+    done = subprocess.run([sys.executable, "-c", DUMP, package, str(limit)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def same_result(first: dict, second: dict) -> None:
+    assert first["cases"] == second["cases"]
+    assert first["objects"] == second["objects"]
+    assert first["after"] == second["after"]
+
+
+def test_doclib_loads_from_the_cache_equal_to_a_fresh_discovery_without_running_an_example(tmp_path):
+    cache = tmp_path / "cache"
+    off = discover_in_process("probe_cases.doclib", "off", limit=2)
+    stored = discover_in_process("probe_cases.doclib", str(cache), limit=2)
+    loaded = discover_in_process("probe_cases.doclib", str(cache), limit=2)
+    assert off["cache"] == "discovery cache off" and len(off["ran"]) == 10
+    assert stored["cache"].startswith(f"ran the examples and stored them in the discovery cache {cache}")
+    assert loaded["cache"].startswith(f"loaded from the discovery cache {cache}")
+    assert loaded["ran"] == []  # not one example ran: the `slow` one alone takes the 2 s limit
+    same_result(off, stored)
+    same_result(off, loaded)
+    names = {c["name"] for c in loaded["cases"]}
+    assert names == {"Scaler[doc]", "blur_then_scale[doc]", "jitter[doc]", "mix[doc]", "scale[doc]", "shift[doc]",
+                     "scale[doc 2]"}
+    skips = {ref.rsplit(".", 1)[1]: skip for ref, skip, *_ in loaded["objects"] if skip}
+    assert skips == {"broken": "raised", "fetch_weights": "download", "make_ramp": "no tensor call",
+                     "slow": "time limit"}  # the records `discover` prints come from the cache too
+    assert [p.name for p in cache.iterdir()] == [Path(loaded["cache"].split(" ")[5]).name]
+
+
+def test_a_kornia_subpackage_loads_equal_to_a_fresh_discovery(tmp_path):
+    pytest.importorskip("kornia")
+    cache = tmp_path / "cache"
+    off = discover_in_process("kornia.morphology", "off", limit=60)
+    discover_in_process("kornia.morphology", str(cache), limit=60)
+    loaded = discover_in_process("kornia.morphology", str(cache), limit=60)
+    assert len(off["cases"]) >= 8 and len(off["ran"]) >= 8
+    assert loaded["ran"] == [] and loaded["cache"].startswith("loaded from")
+    same_result(off, loaded)
+
+
+LIBRARY = '''
+import torch
+
+
+def apply(x, fn):
+    """Apply ``fn``.
+
+    >>> apply(torch.ones(2), fn=lambda t: t * 2)
+    tensor([2., 2.])
+    """
+    return fn(x)
+
+
+def blend(alpha, a):
+    """A tensor that is not the leading parameter.
+
+    >>> blend(0.5, torch.ones(2))
+    tensor([0.5000, 0.5000])
+    """
+    return alpha * a
+
+
+class Gate(torch.nn.Module):
+    """A module called with its tensor after a Python value (a keyword adapter module).
+
+    >>> gate = Gate()
+    >>> gate(2.0, torch.ones(1, 3))
+    tensor([[1.7616, 1.7616, 1.7616]])
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.rand(3))
+
+    def forward(self, gain, x):
+        return torch.sigmoid(self.weight * 0 + gain) * x * 2
+
+
+class Opts:
+    """Options whose pickling forgets their level: pickled, they come back as another case."""
+
+    def __init__(self, level=1):
+        self.level = level
+
+    def __repr__(self):
+        return f"Opts(level={self.level})"
+
+    def __deepcopy__(self, memo):  # copied whole (the recorder copies arguments) ...
+        return Opts(self.level)
+
+    def __reduce__(self):  # ... but pickled without its level
+        return Opts, ()
+
+
+def tune(x, opts):
+    """A baked argument that does not come back equal from pickle.
+
+    >>> tune(torch.ones(2), Opts(3))
+    tensor([3., 3.])
+    """
+    return x * opts.level
+
+
+def twice(x):
+    """Two calls, named after the ones before.
+
+    >>> y = apply(torch.ones(3), fn=abs)
+    >>> twice(y).shape
+    torch.Size([3])
+    """
+    return 2 * x
+'''
+
+
+def write_library(root: Path, name: str, text: str) -> Path:
+    (root / name).mkdir(parents=True, exist_ok=True)
+    (root / name / "__init__.py").write_text(textwrap.dedent(text))
+    return root
+
+
+def test_examples_whose_cases_do_not_pickle_run_again_alone_with_the_same_names(tmp_path):
+    lib = write_library(tmp_path / "lib", "cachelib_kx", LIBRARY)
+    cache = tmp_path / "cache"
+    off = discover_in_process("cachelib_kx", "off", lib)
+    stored = discover_in_process("cachelib_kx", str(cache), lib)
+    loaded = discover_in_process("cachelib_kx", str(cache), lib)
+    assert "2 example(s) will run again: their cases do not pickle" in stored["cache"]
+    # the lambda baked into apply's call does not pickle; tune's Opts(3) comes back as Opts(1)
+    assert loaded["ran"] == ["cachelib_kx.apply", "cachelib_kx.tune"]
+    assert "ran again the 2 example(s) whose cases do not pickle" in loaded["cache"]
+    same_result(off, loaded)
+    cases = {c["name"]: c for c in loaded["cases"]}
+    assert set(cases) == {"apply[doc]", "apply[doc 2]", "blend[doc]", "Gate[doc]", "tune[doc]", "twice[doc]"}
+    assert "opts=Opts(level=3) baked" in cases["tune[doc]"]["note"]
+    assert cases["apply[doc 2]"]["note"].startswith("from the docstring example of `cachelib_kx.twice`")
+    assert cases["Gate[doc]"]["target"] == "_keyword_module_class.<locals>.KeywordModuleCall"  # pickled and back
+    assert cases["blend[doc]"]["target"] == "KeywordCall"
+
+
+def test_an_edit_to_the_library_runs_the_examples_again_and_replaces_the_entry(tmp_path):
+    lib = write_library(tmp_path / "lib", "editlib_kx", LIBRARY)
+    cache = tmp_path / "cache"
+    discover_in_process("editlib_kx", str(cache), lib)
+    (lib / "editlib_kx" / "helpers.py").write_text("# a new file in the library\n")
+    edited = discover_in_process("editlib_kx", str(cache), lib)
+    assert edited["cache"].startswith("ran the examples") and len(edited["ran"]) == 5
+    assert len(list(cache.glob("editlib_kx-*.pickle"))) == 1  # the old key's file is gone
+    other_limit = discover_in_process("editlib_kx", str(cache), lib, limit=7.0)
+    assert other_limit["cache"].startswith("ran the examples")  # the arguments are part of the key
+    assert len(list(cache.glob("editlib_kx-*.pickle"))) == 2
+
+
+def test_the_key_covers_the_discovery_code_and_the_versions(monkeypatch, tmp_path):
+    from sphinx_kexport.probe import discovery_cache
+
+    names = {p.name for p in discovery_cache.discovery_code_files()}  # what docstrings.py imports, transitively
+    assert {"docstrings.py", "doc_run.py", "doc_cases.py", "registry.py", "discovery_cache.py", "sandbox.py",
+            "compare_outputs.py", "batch_dim.py"} <= names
+    assert "call_source.py" not in names  # the repro snippet is written when the snapshot is, not cached
+    key = discovery_cache.cache_key("probe_cases.doclib", [], ["x"], 2.0)
+    assert key["exclude"] == ["x"] and key["time_limit"] == 2.0 and key["versions"]["torch"] == torch.__version__
+    assert key["versions"]["python"] == sys.version and key["library_source"]
+    assert discovery_cache.cache_key("no_such_library_kx", [], [], 2.0) is None  # nothing to hash: not cached
+    monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", "OFF")
+    assert discovery_cache.cache_dir() is None
+    monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", str(tmp_path / "here"))
+    assert discovery_cache.cache_dir() == tmp_path / "here"
+    monkeypatch.delenv("KEXPORT_DISCOVERY_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert discovery_cache.cache_dir() == tmp_path / "xdg" / "sphinx-kexport" / "discovery"
+
+
+def run_cli(args: list[str], cwd: Path, cache: Path, *paths: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, KEXPORT_DISCOVERY_CACHE=str(cache),
+               PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS), *map(str, paths)]))
+    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_discover_says_whether_it_used_the_cache_and_fresh_runs_the_examples(tmp_path):
+    cache = tmp_path / "cache"
+    args = ["discover", "probe_cases.doclib", "--no-cases", "--time-limit", "2"]
+    first, second, fresh = (run_cli(a, tmp_path, cache) for a in (args, args, args + ["--fresh"]))
+    for done in (first, second, fresh):
+        assert done.returncode == 0, done.stderr
+    assert "ran the examples and stored them in the discovery cache" in first.stdout
+    assert "loaded from the discovery cache" in second.stdout
+    assert "ran the examples and stored them in the discovery cache" in fresh.stdout
+    listing = first.stdout.split("\n\n")[0]  # every object with its cases or why none (the totals follow)
+    assert listing.count("\n") >= 15 and listing == second.stdout.split("\n\n")[0]
+    assert "probe_cases.doclib.slow: no case: it ran past the time limit" in second.stdout
+
+
+COUNTED = '''
+def double(x):
+    """Double.
+
+    >>> import os
+    >>> _ = open(os.environ["KX_RUNS"], "a").write("ran ")
+    >>> double(torch.ones(2))
+    tensor([2., 2.])
+    """
+    return 2 * x
+'''
+
+
+def test_the_probe_reuses_the_cache_in_parent_and_workers_and_fresh_refreshes_it(tmp_path):
+    pytest.importorskip("onnxruntime")
+    lib = write_library(tmp_path / "lib", "countlib_kx", "import torch\n" + COUNTED)
+    (tmp_path / "count_cases.py").write_text("from sphinx_kexport.probe import cases_from_docstrings\n"
+                                             "CASES = cases_from_docstrings('countlib_kx')\n")
+    runs = tmp_path / "runs.txt"
+    os.environ["KX_RUNS"] = str(runs)
+    try:
+        base = ["--cases", "count_cases.py", "--library", "countlib_kx", "--out", "support.json", "--jobs", "1",
+                "--no-dynamic"]
+        counts = []
+        for extra in ([], [], ["--fresh"]):
+            done = run_cli(base + extra, tmp_path, tmp_path / "cache", lib, tmp_path)
+            assert done.returncode == 0, done.stdout + done.stderr
+            counts.append(runs.read_text().count("ran") if runs.exists() else 0)
+    finally:
+        del os.environ["KX_RUNS"]
+    # the first run's parent ran the example and its worker loaded the case; the rerun ran nothing;
+    # --fresh ran it again (in the parent only)
+    assert counts == [1, 1, 2]
+    snapshot = json.loads((tmp_path / "support.json").read_text())
+    assert [c["name"] for c in snapshot["cases"]] == ["double[doc]"]
