@@ -117,6 +117,11 @@ _RULES: list[Rule] = [
      "a torch.Generator argument cannot be captured"),
     (re.compile(r"is mutated in the forward method|mutating a buffer|Mutating module attribute"),
      "a constant buffer is mutated in place during the forward"),
+    # the ONNX exporter writes some operator arguments (a convolution's groups, a padding) as ONNX attributes,
+    # which must be constants; with a dynamic batch the argument became a symbol
+    (re.compile(r"Unsupported attribute type: '?<class '[\w.]*SymbolicTensor'>"),
+     "the ONNX exporter needs an operator argument (such as a convolution's groups) as a constant, but here it "
+     "is computed from a dynamic size"),
     (re.compile(r"Nodes in a graph must be topologically sorted"),
      "exporter bug: onnxscript emits an unsorted graph (the eager result is correct)"),
     (re.compile(r"No conversion available yet when dim is None"),

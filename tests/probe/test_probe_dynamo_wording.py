@@ -105,3 +105,23 @@ def test_unique_is_named_by_its_public_name():
     reason = explain_text("Dynamic shape operator\n  Explanation: Operator `aten._unique2.default`'s output shape "
                           "depends on input Tensor data.")
     assert reason == "the output shape depends on tensor values (torch.unique)"
+
+
+class _GroupsFromBatch(torch.nn.Module):
+    """As kornia's filter2d with one kernel per sample: the convolution's groups is batch x channels."""
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        kernel = torch.ones(b * c, 1, 3, 3) / 9
+        return torch.nn.functional.conv2d(x.reshape(1, b * c, h, w), kernel, groups=kernel.size(0))
+
+
+def test_an_onnx_attribute_computed_from_a_dynamic_batch_is_worded():
+    from sphinx_kexport.probe.explain import explain_exception
+
+    dims = ({0: torch.export.Dim.DYNAMIC},)
+    with pytest.raises(Exception) as caught:
+        torch.onnx.export(_GroupsFromBatch(), (torch.rand(2, 3, 8, 8),), dynamo=True, report=False, verbose=False,
+                          dynamic_shapes=dims)
+    reason = explain_exception(caught.value)
+    assert reason.startswith("the ONNX exporter needs an operator argument"), reason
