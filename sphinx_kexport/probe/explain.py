@@ -35,6 +35,9 @@ ATEN_PUBLIC_NAMES = {
     "_fft_r2c": "torch.fft.rfft",
     "_fft_c2r": "torch.fft.irfft",
     "_local_scalar_dense": "Tensor.item()",
+    "_unique2": "torch.unique",
+    "_unique": "torch.unique",
+    "unique_dim": "torch.unique",
     "grid_sampler_3d": "torch.nn.functional.grid_sample (5-D)",
     "upsample_bicubic2d_aa": "torch.nn.functional.interpolate(mode='bicubic', antialias=True)",
     "_upsample_bicubic2d_aa": "torch.nn.functional.interpolate(mode='bicubic', antialias=True)",
@@ -106,10 +109,19 @@ _RULES: list[Rule] = [
                "(the tensor it traces is already a FakeTensor)"),
     (re.compile(r"DataDependentOutputException\s*:?\s*(?:<-\s*)?aten\.(\w+)"),
      lambda m: f"{torch_name(m.group(1))} produces a Python value from tensor values (no graph output)"),
+    # dynamo's graph break for the same cause: "Data dependent operator / Operator `aten.equal.default` has a
+    # non-Tensor output whose value is dependent on the data of Tensor inputs"
+    (re.compile(r"Data dependent operator[\s\S]*?Operator `(?:aten|prims)\.(\w+)[\w.]*` has a non-Tensor output"),
+     lambda m: f"{torch_name(m.group(1))} produces a Python value from tensor values (no graph output)"),
     (re.compile(r"torch\._C\.Generator|'Optional\[Generator\]'|Generator as (an )?input"),
      "a torch.Generator argument cannot be captured"),
     (re.compile(r"is mutated in the forward method|mutating a buffer|Mutating module attribute"),
      "a constant buffer is mutated in place during the forward"),
+    # the ONNX exporter writes some operator arguments (a convolution's groups, a padding) as ONNX attributes,
+    # which must be constants; with a dynamic batch the argument became a symbol
+    (re.compile(r"Unsupported attribute type: '?<class '[\w.]*SymbolicTensor'>"),
+     "the ONNX exporter needs an operator argument (such as a convolution's groups) as a constant, but here it "
+     "is computed from a dynamic size"),
     (re.compile(r"Nodes in a graph must be topologically sorted"),
      "exporter bug: onnxscript emits an unsorted graph (the eager result is correct)"),
     (re.compile(r"No conversion available yet when dim is None"),
@@ -143,6 +155,14 @@ _RULES: list[Rule] = [
      "a graph break inside a context manager that dynamo cannot split"),
     (re.compile(r"Observed exception|Exception with bad expected type|Caught non-Exception value"),
      "raises or catches an exception in a way dynamo cannot trace"),
+    # dynamo's "Missing tp_iternext" / "missing tp_iter": next() on, or a for loop over, an iterator it cannot step
+    (re.compile(r"Dynamo does not support next\(\) on (\w+)"),
+     lambda m: f"calls next() on a Python {m.group(1).replace('_', ' ')}, which dynamo cannot trace"),
+    (re.compile(r"Dynamo does not know how to iterate over `\w*\((\w+)\)`"),
+     lambda m: f"loops over a Python {m.group(1).replace('_', ' ')} object, which dynamo cannot trace"),
+    (re.compile(r"Dynamo recompile limit exceeded|exceeding the \w+ cache size limit"),
+     "dynamo recompiled the same code more times than its recompile limit allows (a guard failed on each call, "
+     "e.g. on a Python number that changes) and runs that code eagerly from then on"),
     (re.compile(r"Attempt to trace generator|call_method on generator|Generator reconstruction"),
      "uses a Python generator in a way dynamo cannot trace"),
     (re.compile(r"CUDA out of memory|DefaultCPUAllocator: can't allocate memory|OutOfMemoryError"),
