@@ -71,6 +71,8 @@ def build_wrapper(target: Any, kwargs: dict[str, Any], method: str | None, n_inp
 def _on_device(value: Any, device: str) -> Any:
     if isinstance(value, torch.Tensor):
         return value.to(device)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple takes its fields one by one
+        return type(value)(*(_on_device(v, device) for v in value))
     if isinstance(value, (list, tuple)):
         return type(value)(_on_device(v, device) for v in value)
     if isinstance(value, dict):
