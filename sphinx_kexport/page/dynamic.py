@@ -17,7 +17,7 @@ from ..snapshot import Dynamic, Result
 # "-": no mark (no dynamic result, or n/a).
 CODE = {"ok": "o", "static": "s", "fail": "f", "n/a": "-"}
 CHECKED = ("ok", "static", "fail")  # the statuses that answer for a cell with a batch dimension
-COMPILE_STATIC = "recompiles per batch"  # torch.compile's "static" mark
+COMPILE_STATIC = "recompiles at a new batch"  # torch.compile's "static" mark
 MEANING = {
     "ok": "holds at any batch size: captured with the batch dimension dynamic, run at another batch size "
           "and compared with eager there",
@@ -44,7 +44,7 @@ def answer(result: Result) -> Dynamic | None:
 
 
 def mark(result: Result, path: str = "") -> str:
-    """"any batch", "batch 2 only" ("recompiles per batch" under torch.compile), "dynamic fails", or ""."""
+    """"any batch", "batch 2 only" ("recompiles at a new batch" under torch.compile), "dynamic fails", or ""."""
     dynamic = answer(result)
     if dynamic is None:
         return ""

@@ -390,7 +390,7 @@ def test_works_only_at_the_traced_batch_size_filter_url_and_reason(page, model):
     assert link.text.startswith("works only at the traced batch size")
     # export on CPU and CUDA, compile on CPU: torch.compile still runs at another size, after compiling again
     assert [m.text for m in row.find_elements("css selector", "kx-ys")] == \
-        ["batch 2 only", "batch 2 only", "recompiles per batch"]
+        ["batch 2 only", "batch 2 only", "recompiles at a new batch"]
     click(page, page.find_element("css selector", f"#{entry} button.kx-rf"))
     assert visible_rows(page) == ["kx-mylib-geometry-rotate"]
     assert_counts_follow(page, model, ["kx-mylib-geometry-rotate"])

@@ -58,7 +58,7 @@ def test_each_supported_cell_says_whether_it_holds_at_any_batch_size(page):
     assert page.select_one("tr#kx-mylib-geometry-warp-affine")["data-y"] == "ssoooo"
     # torch.compile's compiled function runs at another batch size after compiling again: said so, not "only"
     rotate_compile_cpu = _cell(page, "kx-mylib-geometry-rotate", 4)
-    assert rotate_compile_cpu.select_one("kx-ys").get_text() == "recompiles per batch"
+    assert rotate_compile_cpu.select_one("kx-ys").get_text() == "recompiles at a new batch"
     blur = page.select_one("tr#kx-mylib-filters-gaussian-blur2d")
     assert blur["data-y"] == "--ffoo"  # n/a (no batch dimension) has no mark
     assert [m.get_text() for m in blur.select("kx-yf")] == ["dynamic fails"] * 2
