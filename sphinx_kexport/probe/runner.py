@@ -235,6 +235,8 @@ class Runner:
 
     def _on_death(self, slot: Slot) -> None:
         self._drain(slot)  # results sent just before dying still count
+        if slot.process is not None:
+            slot.process.join(timeout=5)  # its pipe can close before it is reaped: wait for the exit status
         exitcode = slot.process.exitcode if slot.process else None
         was_ready = slot.ready
         if slot.task is not None:
