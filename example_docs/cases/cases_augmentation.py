@@ -41,6 +41,8 @@ class _Det(torch.nn.Module):
     def forward(self, image, *values):
         params = dict(self.const)
         params.update(zip(self.keys, values))
+        if "batch_prob" in params:  # one gate per sample at any batch (all 1 at p=1), as sampling would give
+            params["batch_prob"] = params["batch_prob"][:1].expand(image.shape[0])
         return self.aug(image, params=params)
 
 

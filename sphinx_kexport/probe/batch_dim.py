@@ -6,7 +6,10 @@ order (``in0``, ``in0_p3``, ``in1_0``, ...). ``case(..., batch=...)`` accepts:
 
 * nothing (the default): dimension 0 of every tensor leaf of rank 2 or more,
   when those leaves agree on its size; otherwise the case has no batch
-  dimension (its results then say why);
+  dimension (its results then say why). A rank-1 leaf as long as that batch
+  (kornia's per-sample angles, gates, factors) is *probably* per-sample: the
+  pass first grows it with the batch too (``Batch.per_sample``) and falls back
+  to holding it as given when the operator does not run eagerly that way;
 * ``None``: no batch dimension (the dynamic-batch pass is skipped);
 * an ``int`` ``d``: dimension ``d`` of every tensor leaf of rank
   ``max(2, d + 1)`` or more (they must agree on its size);
@@ -44,6 +47,9 @@ class Batch:
     dims: tuple[int | None, ...] | None
     size: int = 0
     why: str = ""
+    # the default batch plus the rank-1 leaves as long as it (None when there are none): tried first,
+    # because a per-sample vector left at the registered size ties the call to that batch
+    per_sample: tuple[int | None, ...] | None = None
 
 
 def _rank(value: Any) -> int:
@@ -80,7 +86,13 @@ def resolve(batch: Any, inputs: list[Any], where: str, error: type[Exception]) -
             listed = ", ".join(f"{label} {size}" for label, size in sizes.items())
             return Batch(None, why=f"the inputs disagree on the size of dimension 0 ({listed}); "
                                    "name the batch dimension with batch=")
-        return _sized(dims, next(iter(sizes.values())))
+        size = next(iter(sizes.values()))
+        grown = tuple(0 if d is None and _rank(leaf) == 1 and int(leaf.shape[0]) == size else d
+                      for d, (_, leaf) in zip(dims, leaves))
+        found = _sized(dims, size)
+        if grown == dims or found.dims is None:
+            return found
+        return Batch(found.dims, found.size, per_sample=grown)
     if isinstance(batch, bool) or not isinstance(batch, (int, tuple, list)):
         raise error(f"{where}: batch must be None, a dimension (int) or one dimension (or None) per input, "
                     f"got {batch!r}")

@@ -180,7 +180,8 @@ def returns_tensors(target: Any, tensors: list[Any], baked: dict[str, Any]) -> b
 
 
 def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
-    """Runs under different seeds give different outputs (an exception counts as not random).
+    """The call draws random numbers, or runs under different seeds give different outputs (an
+    exception counts as not random).
 
     Up to ``len(RANDOM_SEEDS)`` runs, stopping at the first that differs from
     the first run: an augmentation applied with probability 0.5 to a batch of
@@ -194,21 +195,50 @@ def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
 
     first = None
     for seed in RANDOM_SEEDS:
-        callee = target
         try:
-            if isinstance(target, torch.nn.Module):
-                callee = copy.deepcopy(target).eval()
-            seed_everything(seed)
-            with torch.no_grad():
-                result = callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))
+            callee = copy.deepcopy(target).eval() if isinstance(target, torch.nn.Module) else target
+            draws, result = _run_watching_draws(callee, tensors, baked, seed)
             outputs = flatten_outputs(result)
         except Exception:
             return False
+        if draws:
+            return True
         if first is None:
             first = outputs
         elif _outputs_differ(first, outputs):
             return True
     return False
+
+
+def _run_watching_draws(callee: Any, tensors: list[Any], baked: dict[str, Any], seed: int) -> tuple[bool, Any]:
+    """(whether the call ran a seeded random aten op, its result) under ``seed``.
+
+    Outputs alone miss a draw that happened to change nothing: kornia's RandomChannelShuffle on two
+    channels kept their order under every seed tried, was registered checked, and its ONNX graph (which
+    draws with onnxruntime's own generator) then read as a mismatch. A call that fails under the
+    dispatch mode is run plainly (outputs decide then)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class RandomDraws(TorchDispatchMode):
+        seen = False
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            if torch.Tag.nondeterministic_seeded in getattr(func, "tags", ()):
+                self.seen = True
+            return func(*args, **(kwargs or {}))
+
+    def call() -> Any:
+        seed_everything(seed)
+        with torch.no_grad():
+            return callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))
+
+    try:
+        with RandomDraws() as mode:
+            result = call()
+        return mode.seen, result
+    except Exception:
+        return False, call()
 
 
 def build_case(call: Call, *, name: str, package: str, section: str, source_ref: str, test: Any) -> CaseSpec:

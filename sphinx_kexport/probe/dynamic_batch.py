@@ -24,7 +24,10 @@ A library that raises when it is handed a symbolic batch size (kornia asserts
 ``isinstance(batch_size, int)``; the error names the symbol, "Got s38") can be
 captured only at a fixed batch: that is ``static``, with the library's line.
 A random operator (``check=False``) is compared at the other size by output
-count, shapes and finiteness only, and its detail says so.
+count, shapes and finiteness only, and its detail says so. A failure of a
+call that bakes tensors sized like the registered batch into its keyword
+arguments (a whole batch's parameters) is n/a: the pass cannot grow a
+constant, so the failure may be the call's, not the operator's.
 
 The result, ``{"status", "detail", "where"}`` plus the two batch sizes, is
 attached as ``dynamic`` to the path's result. Why the batch was specialised
@@ -221,19 +224,30 @@ class DynamicBatch:
         return outcome(status, detail, where, self.traced, self.other)
 
     def _eager(self) -> str:
-        """Eager at both sizes (once per case): "" or why the operator itself does not take them."""
+        """Eager at both sizes (once per case): "" or why the operator itself does not take them.
+
+        With per-sample rank-1 inputs (batch_dim.Batch.per_sample) those are grown with the batch first;
+        when the operator does not run that way they are held as given (the plain default batch)."""
         if self._reference is None and not self._eager_problem:
-            for size in (self.traced, self.other):  # the traced size too: a capture there must be possible
-                try:
-                    wrapper, inputs = self.m.run.wrapper(), self.inputs(size)
-                    outputs = tuple(t.detach() for t in self.m._seeded(lambda w=wrapper, i=inputs: w(*i)))
-                except Exception as exc:
-                    self._eager_problem = (f"the operator does not run eagerly at batch {size}: "
-                                           f"{explain_exception(exc)}; name its batch dimension with batch= "
-                                           "or opt out with batch=None")
-                    return self._eager_problem
-            self._reference = outputs  # the reference at the run size
+            if self.spec.batch.per_sample:
+                self.dims = self.spec.batch.per_sample
+                if not self._eager_at_both_sizes():
+                    return ""
+                self.dims = self.spec.batch.dims or ()
+            self._eager_problem = self._eager_at_both_sizes()
         return self._eager_problem
+
+    def _eager_at_both_sizes(self) -> str:
+        """Run eagerly at the traced and the run size with ``self.dims``; keep the run size's outputs."""
+        for size in (self.traced, self.other):  # the traced size too: a capture there must be possible
+            try:
+                wrapper, inputs = self.m.run.wrapper(), self.inputs(size)
+                outputs = tuple(t.detach() for t in self.m._seeded(lambda w=wrapper, i=inputs: w(*i)))
+            except Exception as exc:
+                return (f"the operator does not run eagerly at batch {size}: {explain_exception(exc)}; name its "
+                        "batch dimension with batch= or opt out with batch=None")
+        self._reference = outputs  # the reference at the run size
+        return ""
 
     def _judge(self, outputs: list[Any], specialised: SpecialisationLog | None = None) -> dict[str, Any]:
         assert self._reference is not None
@@ -373,7 +387,26 @@ class DynamicBatch:
         if problem:
             return outcome("n/a", problem, traced=self.traced, other=self.other)
         try:
-            return getattr(self, path)()
+            result = getattr(self, path)()
         except Exception as exc:  # a bug outside the staged steps; still a fact about this case
-            return self._result("fail", f"with a dynamic batch: {explain_exception(exc)}",
-                                where_exception(exc, self.m.root))
+            result = self._result("fail", f"with a dynamic batch: {explain_exception(exc)}",
+                                  where_exception(exc, self.m.root))
+        return self._unless_baked_per_sample(result)
+
+    def _unless_baked_per_sample(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A failure is not the operator's when the call bakes tensors sized for the registered batch.
+
+        kornia's ``aug(input, params=aug._params)`` examples bake one batch's parameters: at another batch
+        the shapes disagree and kornia's other branch tests values, which no capture can keep. The pass
+        cannot grow a constant, so the answer is n/a, with what happened."""
+        if result["status"] not in ("fail", "static"):
+            return result
+        sized = [name for name, value in sorted(self.spec.kwargs.items())
+                 if any(getattr(leaf, "ndim", 0) >= 1 and int(leaf.shape[0]) == self.spec.batch.size
+                        for _, leaf in input_leaves([value]))]
+        if not sized:
+            return result
+        named = ", ".join(f"`{name}`" for name in sized)
+        detail = (f"the call bakes {named} with tensors sized for batch {self.spec.batch.size}, which the pass "
+                  f"cannot grow with the batch; with them held: {result['detail']}")
+        return self._result("n/a", detail, result["where"])

@@ -58,7 +58,7 @@ def _module_digest(target: Any) -> str:
 
 
 def case_definition(spec: CaseSpec) -> dict[str, Any]:
-    return {
+    definition = {
         "name": spec.name, "target": _target_name(spec.target), "module": _module_digest(spec.target),
         "inputs": [dict(_tensor_digest(t), name=name) for name, t in input_leaves(spec.inputs)]
         if not spec.skip else [],
@@ -67,6 +67,9 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
         "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
         "rtol": spec.rtol, "skip": spec.skip, "method": spec.method, "batch": spec.batch.dims,
     }
+    if spec.batch.per_sample:  # only then: the fingerprints of cases without one stay as they were
+        definition["per_sample"] = spec.batch.per_sample
+    return definition
 
 
 def fingerprint(spec: CaseSpec, device: str, opset: int, library_version: str, tools: dict[str, str],

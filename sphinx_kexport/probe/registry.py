@@ -153,7 +153,8 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
 
     ``batch`` names the batch dimension the dynamic-batch pass varies: by
     default dimension 0 of every tensor (leaf) of rank >= 2 when they agree on
-    its size; ``None`` opts out; ``d`` picks dimension d of every tensor of
+    its size (a rank-1 tensor as long as that batch is grown with it too when
+    the operator runs that way: a per-sample angle or gate); ``None`` opts out; ``d`` picks dimension d of every tensor of
     rank >= max(2, d + 1); a tuple gives one dimension (or None) per input.
     """
     where = f"case {name!r}"

@@ -194,6 +194,20 @@ def test_a_coin_flip_that_two_seeds_agree_on_is_still_found_random():
     assert not is_random(torch.neg, [torch.ones(2)], {})
 
 
+def shuffle_one_channel(x):
+    """Shuffles the channels of x: with one channel every draw keeps the output as it was."""
+    return x[:, torch.randperm(x.shape[1])]
+
+
+def test_a_call_that_draws_is_random_even_when_its_output_never_changes():
+    # kornia's RandomChannelShuffle[doc] (two channels, p=0.5) kept its output under all eight seeds, was
+    # registered checked, and its ONNX graph's own random draw then read as a mismatch
+    from sphinx_kexport.probe.doc_cases import is_random
+
+    assert is_random(shuffle_one_channel, [torch.rand(1, 1, 2, 2)], {})
+    assert not is_random(torch.mul, [torch.rand(1, 1, 2, 2), torch.rand(1)], {})
+
+
 def test_a_call_that_returns_no_tensor_is_not_a_case(tmp_path):
     write_library(tmp_path, "checklib_kx", {"__init__.py": '''
         def check_shape(x, dims):

@@ -70,8 +70,11 @@ def test_survey_writes_a_valid_snapshot_with_dynamic_results(survey):
 
 
 @pytest.mark.probe
-@pytest.mark.parametrize("name", ["batch_agnostic", "gaussian_blur2d"])
+@pytest.mark.parametrize("name", ["batch_agnostic", "gaussian_blur2d", "per_sample_gate", "scale_by"])
 def test_batch_agnostic_operators_hold_on_every_path(survey, name):
+    # per_sample_gate: its rank-1 gate grows with the batch (held at batch 1 it made every export path
+    # "fail" on a value branch, as kornia's 3D augmentations did); scale_by: a one-element factor that
+    # grown no longer broadcasts is held as given instead
     for path in PATHS:
         result = dynamic(survey, name, path)
         assert result == {"status": "ok", "detail": "", "where": "", "traced_batch": 2, "run_batch": 3}, path
@@ -210,6 +213,10 @@ def test_batch_dimension_resolution():
     assert batch([image], batch=None).why == "the case opts out (batch=None)"
     assert batch([image, torch.rand(5, 3)], batch=1).dims == (1, 1) and batch([image], batch=1).size == 3
     assert batch([image, vector], batch=(0, None)).dims == (0, None)
+    # a rank-1 input as long as the batch is probably per-sample: tried grown first (only by default)
+    gate = batch([image, torch.ones(4)])
+    assert (gate.dims, gate.per_sample) == ((0, None), (0, 0))
+    assert batch([image, vector]).per_sample is None and batch([image, torch.ones(4)], batch=0).per_sample is None
     # containers: one dimension per tensor leaf, in the exporter's order; the tuple form covers a whole input
     levels = {"p3": torch.rand(2, 3, 8, 8), "p4": torch.rand(2, 3, 4, 4)}
     nested = case("op", lambda d, t: d, [levels, (torch.tensor(1.0), vector)], package="p").batch
@@ -232,7 +239,7 @@ def test_batch_dimension_resolution():
 def test_fingerprint_changes_with_the_batch_and_the_pass():
     torch = pytest.importorskip("torch")
     from sphinx_kexport.probe import case
-    from sphinx_kexport.probe.fingerprint import fingerprint, reusable_keys
+    from sphinx_kexport.probe.fingerprint import case_definition, fingerprint, reusable_keys
 
     x = torch.rand(2, 3)
     default, opted = (case("op", torch.neg, [x], package="p", batch=b) for b in ("auto", None))
@@ -240,6 +247,10 @@ def test_fingerprint_changes_with_the_batch_and_the_pass():
     assert len({with_pass, without, fingerprint(opted, "cpu", 18, "1", {})}) == 3
     assert reusable_keys(default, "cpu", 18, "1", {}, dynamic=True) == (with_pass,)
     assert reusable_keys(default, "cpu", 18, "1", {}, dynamic=False) == (without, with_pass)
+    # a per-sample rank-1 input changes how the pass runs, so it is part of the definition; its absence
+    # is not (the fingerprints of cases without one did not change when it was introduced)
+    gated = case("op", torch.mul, [x, torch.ones(2)], package="p")
+    assert case_definition(gated)["per_sample"] == (0, 0) and "per_sample" not in case_definition(default)
 
 
 def test_onnxruntime_refusing_a_fixed_batch_reads_as_accepts_only(tmp_path):

@@ -65,6 +65,20 @@ def loop_over_list_batch(pair):
     return torch.stack([a[i] * b[i].mean() for i in range(a.shape[0])])
 
 
+def per_sample_gate(x, keep):
+    # a per-sample gate of rank 1, like kornia's batch_prob (its 3D augmentations branch exactly so): grown
+    # with the batch the shapes agree and every path holds; left at batch 1 the other branch tests values
+    if keep.shape[0] == x.shape[0]:
+        return torch.where(keep.view(-1, 1, 1, 1), x * 2, x)
+    return x * 2 if bool(keep.any()) else x
+
+
+def scale_by(x, factor):
+    # a one-element factor broadcast over the width: grown to the batch it no longer broadcasts, so the
+    # pass holds it as given, and every path holds
+    return x * factor
+
+
 image = torch.linspace(0, 1, 3 * 8 * 8).reshape(1, 3, 8, 8)
 CASES = [
     case("batch_agnostic", batch_agnostic, [image], package=PKG),
@@ -80,4 +94,8 @@ CASES = [
     case("pyramid_scale[dict]", pyramid_scale,
          [{"p3": image, "p4": torch.rand(1, 3, 4, 4)}, (torch.tensor(2.0), torch.rand(3))], package=PKG),
     case("loop_over_list_batch[list]", loop_over_list_batch, [[image, torch.rand(1, 3, 4, 4)]], package=PKG),
+    case("per_sample_gate", per_sample_gate, [image, torch.tensor([True])], package=PKG),
+    case("scale_by", scale_by, [image, torch.tensor([0.5])], package=PKG),
+    # the gate baked (kornia's `aug(input, params=aug._params)` examples): the pass cannot grow it
+    case("per_sample_gate[baked]", per_sample_gate, [image], {"keep": torch.tensor([True])}, package=PKG),
 ]
