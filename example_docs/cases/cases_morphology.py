@@ -1,7 +1,10 @@
 """Survey cases for ``kornia.morphology``: dilation, erosion and the composite
 operators (opening, closing, gradient, top/bottom hat), per engine ('unfold',
 'convolution', 'shift') and border mode, plus morphological reconstruction.
-The structuring element (kernel) is a live tensor; engine and border are baked."""
+The structuring element (kernel) is a live tensor; engine and border are baked.
+The kernel has no batch dimension (``batch=(0, None)``): by default every
+input of rank 2 or more would be, and the image's and kernel's dimension 0
+disagree."""
 
 import torch
 
@@ -27,7 +30,7 @@ KERNEL = torch.tensor([[0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
 def _op(fname, variant="", **kwargs):
     baked = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "engine='auto', border_type='geodesic' (defaults)"
     name = f"{fname}[{variant}]" if variant else fname
-    return c(name, getattr(KM, fname), [_img(), KERNEL.clone()], kwargs,
+    return c(name, getattr(KM, fname), [_img(), KERNEL.clone()], kwargs, batch=(0, None),
              note=f"image live {IMG}; kernel live (3,3) cross; {baked} baked")
 
 
@@ -51,7 +54,7 @@ HAND = [
 
 # Every operator on a batch of four non-square grayscale images, with a live 3x3 square kernel.
 HAND += [c(f"{fname}[batch=4][48x64]", getattr(KM, fname), [_rand(4, 1, 48, 64, seed=24), torch.ones(3, 3)],
-           note="image live (4,1,48,64); kernel live (3,3) square; defaults")
+           batch=(0, None), note="image live (4,1,48,64); kernel live (3,3) square; defaults")
          for fname in ("dilation", "erosion", "opening", "closing", "gradient", "top_hat", "bottom_hat")]
 
 # every call a docstring example makes on tensors; a hand-written case with the same ref and

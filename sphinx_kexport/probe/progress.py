@@ -162,7 +162,8 @@ def eager_summary(cases: list[dict[str, Any]], devices: list[str]) -> list[str]:
                 failed.append(f"  {case['name']} [{device}]: {reason}" + (f" (at {where})" if where else ""))
     if not failed:
         return []
-    return [f"{len(failed)} case{'s' if len(failed) != 1 else ''} failed eagerly and were not probed on any path "
+    return [f"{len(failed)} case{'s' if len(failed) != 1 else ''} failed eagerly and "
+            f"{'were' if len(failed) != 1 else 'was'} not probed on any path "
             "(a problem with the case or the environment; the snapshot records them as n/a at stage eager):",
             *failed]
 
