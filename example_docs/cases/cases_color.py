@@ -88,7 +88,7 @@ SHAPE_VARIANTS = ["rgb_to_grayscale", "bgr_to_grayscale", "rgb_to_bgr", "bgr_to_
 HAND += [c(f"{fname}[batch=4][48x64]", getattr(KC, fname), [_rand(4, 3, 48, 64, seed=20)],
            note="image live (4,3,48,64); no other arguments")
          for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
-HAND += [c(f"{fname}[unbatched]", getattr(KC, fname), [_rand(3, 32, 32, seed=21)],
+HAND += [c(f"{fname}[unbatched]", getattr(KC, fname), [_rand(3, 32, 32, seed=21)], batch=None,
            note="image live (3,32,32), no batch dimension; no other arguments")
          for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
 # float64: ONNX Runtime implements fewer kernels for doubles than for floats

@@ -303,8 +303,8 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
         config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
     if eager:
         print("\n" + "\n".join(eager))
-        return report_failure(f"{eager[0].split(' and were')[0]}: fix the case or the environment (see the list above); "
-                     "the snapshot was written", EXIT_EAGER)
+        return report_failure(f"{eager[0].split(' failed eagerly')[0]} failed eagerly: fix the case or the environment "
+                              "(see the list above); the snapshot was written", EXIT_EAGER)
     return EXIT_OK
 
 
