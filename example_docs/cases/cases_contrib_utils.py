@@ -6,6 +6,7 @@ files, and models that need downloaded weights, are skip entries saying so."""
 
 import torch
 
+import kornia
 import kornia.contrib as KC
 import kornia.utils as KU
 from sphinx_kexport.probe import case, cases_from_docstrings
@@ -44,6 +45,14 @@ def _dummy():
 
 
 CONTRIB = [
+    # Lambda's own docstring example, written here: a lambda typed into a doctest has the example's
+    # namespace as its globals, which is no module dynamo can import, so compiling Lambda[doc] failed in
+    # dynamo itself; in a module (as in a user's code) it reads its globals as usual
+    contrib("Lambda", KC.Lambda(lambda x: kornia.color.rgb_to_grayscale(x)), [_rand(1, 3, 5, 5, seed=3)],
+            code="import kornia\nfrom kornia.contrib import Lambda\n"
+                 "target = Lambda(lambda x: kornia.color.rgb_to_grayscale(x))",
+            note="image live (1,3,5,5); the function is kornia.color.rgb_to_grayscale wrapped in a lambda, as in "
+                 "the docstring example"),
     contrib("connected_components[100 iterations]", KC.connected_components, [_blobs()], {"num_iterations": 100},
             note="binary image live (1,1,32,32); num_iterations=100 baked (fixed-length loop)"),
     contrib("distance_transform", KC.distance_transform, [_blobs()], {"kernel_size": 3},
