@@ -276,7 +276,8 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
             return report_failure(f"{exc}\nFinished cases are kept in {work.path}; rerun to resume.", EXIT_TOOL)
         finally:
             progress.close()
-        snapshot, notes = _write_snapshot(config, specs, measured, info, work, previous, stamps, notes)
+        snapshot, notes, written = _write_snapshot(config, specs, measured, info, work, previous, stamps, notes,
+                                                   measured_any=bool(tasks) or bool(reused))
     except SnapshotError as exc:  # a bug in the probe, not in the user's cases
         return report_failure(f"the snapshot does not validate, not writing it: {exc}", EXIT_TOOL)
     finally:
@@ -292,7 +293,11 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     state = "complete" if snapshot["complete"] else f"incomplete: {len(snapshot['missing'])} cases missing"
     print(f"\nmeasured {len(tasks)}, reused {len(cached) + len(reused)} (unchanged since the snapshot: "
           f"{len(cached)}, from the interrupted run: {len(reused)}), skipped {len(skips)}")
-    print(f"wrote {config.out} ({len(snapshot['cases'])} cases, {state})")
+    if written:
+        print(f"wrote {config.out} ({len(snapshot['cases'])} cases, {state})")
+    else:  # a rerun that measured nothing: no diff of timestamps in the committed file
+        print(f"nothing was measured and nothing changed: left {config.out} as it was ({len(snapshot['cases'])} "
+              f"cases, {state})")
     probed = {spec.name for spec in selected}
     eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
     if config.stats:
@@ -304,15 +309,16 @@ def _survey(config: Any, sources: list[Any], specs: list[Any], selected: list[An
     if eager:
         print("\n" + "\n".join(eager))
         return report_failure(f"{eager[0].split(' failed eagerly')[0]} failed eagerly: fix the case or the environment "
-                              "(see the list above); the snapshot was written", EXIT_EAGER)
+                              f"(see the list above); the snapshot {'was written' if written else 'is unchanged'}", EXIT_EAGER)
     return EXIT_OK
 
 
 def _write_snapshot(config: Any, specs: list[Any], measured: dict[tuple[str, str], dict[str, Any]],
                     info: dict[str, str], work: Any, previous: dict[str, Any] | None,
-                    stamps: dict[tuple[str, str], dict[str, str]], notes: list[str]
-                    ) -> tuple[dict[str, Any], list[str]]:
-    """Assemble the snapshot (carrying over what this run did not measure) and write it; raises SnapshotError."""
+                    stamps: dict[tuple[str, str], dict[str, str]], notes: list[str], measured_any: bool = True
+                    ) -> tuple[dict[str, Any], list[str], bool]:
+    """Assemble the snapshot (carrying over what this run did not measure) and write it, unless this run
+    measured nothing and nothing changed; (snapshot, notes, written). Raises SnapshotError."""
     from ..snapshot import dump_snapshot
     from .assemble import build_snapshot
     from .environment import device_environment
@@ -328,8 +334,26 @@ def _write_snapshot(config: Any, specs: list[Any], measured: dict[tuple[str, str
     snapshot, more = build_snapshot(specs=specs, measured=measured, environments=environments, library=info,
                                     previous=previous, stamps=stamps)
     notes += more
+    if not measured_any and previous is not None and _timeless(snapshot) == _timeless(previous):
+        # a rerun that measured nothing leaves the committed file as it was, not a diff of timestamps
+        return previous, notes, False
     dump_snapshot(snapshot, config.out)
-    return snapshot, notes
+    return snapshot, notes, True
+
+
+def _timeless(snapshot: dict[str, Any]) -> str:
+    """The snapshot without the times a run stamps even when it measures nothing (when it was written,
+    when each environment was probed, when each skip entry was recorded)."""
+    copy = json.loads(json.dumps(snapshot))
+    copy.pop("generated_at", None)
+    for env in copy.get("environments", {}).values():
+        if isinstance(env, dict):
+            env.pop("probed_at", None)
+    for case in copy.get("cases", []):
+        for stamp in (case.get("measured") or {}).values():
+            if isinstance(stamp, dict):
+                stamp.pop("measured_at", None)
+    return json.dumps(copy, sort_keys=True)
 
 
 # --------------------------------------------------------------------------

@@ -34,7 +34,8 @@ def probe(where: Path, *flags: str, extra: bool = False) -> dict:
     assert done.returncode == 0, done.stdout + done.stderr
     return {"stats": json.loads(stats.read_text()), "stdout": done.stdout,
             "calls": set(log.read_text().split()) if log.exists() else set(),
-            "snapshot": json.loads((where / "support.json").read_text())}
+            "snapshot": json.loads((where / "support.json").read_text()),
+            "bytes": (where / "support.json").read_bytes()}
 
 
 def stamps(snapshot: dict) -> dict:
@@ -75,6 +76,9 @@ def test_rerun_with_nothing_changed_measures_nothing(runs):
     # reused results keep the time they were measured, and the results themselves
     assert stamps(rerun["snapshot"])["doubled"] == stamps(first["snapshot"])["doubled"]
     assert [c["results"] for c in rerun["snapshot"]["cases"]] == [c["results"] for c in first["snapshot"]["cases"]]
+    # and the committed file is left byte for byte (no diff of the skip entry's or the environment's times)
+    assert rerun["bytes"] == first["bytes"]
+    assert "nothing was measured and nothing changed: left" in rerun["stdout"] and "\nwrote " not in rerun["stdout"]
 
 
 def test_adding_one_case_measures_that_case_only(runs):
@@ -82,6 +86,7 @@ def test_adding_one_case_measures_that_case_only(runs):
     assert added["stats"]["measured"] == 1 and added["stats"]["reused_snapshot"] == 2
     assert added["calls"] == {"added"}
     assert [c["name"] for c in added["snapshot"]["cases"]] == ["doubled", "halved", "skipped", "added"]
+    assert "\nwrote " in added["stdout"]
 
 
 def test_fresh_measures_everything(runs):
