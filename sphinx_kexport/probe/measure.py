@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import copy
 import time
+import traceback
+import warnings
 from typing import Any, Callable
 
 import torch
 
 from . import compare_outputs, containers, graph_breaks
-from .explain import exception_chain, explain_exception
-from .locate import LibraryRoot, where_exception
+from .explain import clean_line, exception_chain, explain_exception
+from .locate import LibraryRoot, deepest_frame, where_exception
 from .registry import CaseSpec
 
 SEED = 1234
@@ -24,6 +26,33 @@ ORT_THREADS = 0  # onnxruntime intra-op threads; 0 = its default (the worker set
 PATHS = ("onnx", "export", "compile")
 MAX_BREAK_REASONS = 5
 
+
+
+class LibraryWarnings:
+    """Collects the warnings the library itself issues inside the block: (message, its library frame).
+
+    The frame comes from the stack at the moment of the warning, not from the warning's own filename:
+    a library warns with ``stacklevel=2``, which points into torch's module call."""
+
+    def __init__(self, root: LibraryRoot):
+        self.root = root
+        self.found: list[tuple[str, str]] = []
+        self._saved = warnings.catch_warnings()
+
+    def __enter__(self) -> LibraryWarnings:
+        self._saved.__enter__()
+        warnings.simplefilter("always")
+        warnings.showwarning = self._show
+        return self
+
+    def _show(self, message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+              line: Any = None) -> None:
+        where = deepest_frame([(f.filename, f.lineno or 0) for f in traceback.extract_stack()], self.root)
+        if where:
+            self.found.append((str(message), where))
+
+    def __exit__(self, *exc: Any) -> None:
+        self._saved.__exit__(*exc)
 
 
 def result(status: str, detail: str = "", stage: str = "", where: str = "", **extra: Any) -> dict[str, Any]:
@@ -167,8 +196,9 @@ class Measurement:
 
         wrapper, inputs = self.run.wrapper(), self.run.inputs()
         try:
-            program = self._seeded(lambda: torch.onnx.export(
-                wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))
+            with LibraryWarnings(self.root) as caught:
+                program = self._seeded(lambda: torch.onnx.export(
+                    wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))
             model = program.model_proto
         except Exception as exc:
             # the exporter wraps torch.export failures in TorchExportError, translation ones in ConversionError
@@ -193,11 +223,23 @@ class Measurement:
             return self._failure("fail", "run", exc, "onnxruntime cannot run the exported graph: ",
                                  provider=provider)
         judged = self._judge("onnx", list(outputs), provider=provider)
+        if judged["status"] == "mismatch":
+            judged = self._with_library_warning(judged, caught)
         if folded and judged["status"] == "ok":
             judged["detail"] = (f"the exporter folded input{'s' if len(folded) > 1 else ''} "
                                 f"{', '.join(folded)} into constants: the graph ignores "
                                 f"{'them' if len(folded) > 1 else 'it'}")
         return judged
+
+    @staticmethod
+    def _with_library_warning(judged: dict[str, Any], caught: LibraryWarnings) -> dict[str, Any]:
+        """A mismatch the library announced while it was exported says so: kornia's ResizePostProcessor
+        returns its input unchanged when ``torch.onnx.is_in_onnx_export()``, and warns."""
+        if not caught.found:
+            return judged
+        message, where = caught.found[0]
+        return dict(judged, detail=f"{judged['detail']}; while it was exported, the library warned: "
+                                   f"{clean_line(message)}", where=judged.get("where") or where)
 
     # -- torch.export
 

@@ -88,6 +88,15 @@ def test_a_tensor_subclass_is_worded(survey):
     assert "as_subclass" in line_of(result["where"])
 
 
+def test_a_mismatch_the_library_warned_about_while_exported_quotes_the_warning(survey):
+    onnx = survey[1]["resized_unless_onnx"]["onnx"]
+    assert onnx["status"] == "mismatch", onnx
+    assert onnx["detail"].endswith("; while it was exported, the library warned: not supported in ONNX export: the "
+                                   "output is not resized"), onnx["detail"]
+    assert "warnings.warn" in line_of(onnx["where"])
+    assert survey[1]["resized_unless_onnx"]["export"]["status"] == "ok"  # torch.export is not an ONNX export
+
+
 def test_a_library_that_rejects_a_symbolic_batch_is_static_with_its_line(survey):
     export = survey[1][LONG]["export"]
     assert export["status"] == "ok-unverified"
@@ -99,8 +108,8 @@ def test_a_library_that_rejects_a_symbolic_batch_is_static_with_its_line(survey)
 
 
 def test_progress_columns_stay_aligned(survey):
-    lines = [line for line in survey[0].stdout.splitlines() if re.match(r"\[\d/6\] cpu ", line)]
-    assert len(lines) == 6
+    lines = [line for line in survey[0].stdout.splitlines() if re.match(r"\[\d/7\] cpu ", line)]
+    assert len(lines) == 7
     # every line puts "onnx", "export", "compile" and the seconds at the same columns
     for word in (" onnx ", " export ", " compile "):
         assert len({line.index(word) for line in lines}) == 1, (word, lines)

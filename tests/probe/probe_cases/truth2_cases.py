@@ -12,10 +12,14 @@ scripts on torch 2.13):
   tensors hold no data, every path fails;
 * ``tagged_subclass``: returns a Tensor subclass made with ``as_subclass`` (MONAI's MetaTensor);
 * a random operator whose sampling asserts a Python-int batch size (kornia's RandomAffine[random]):
-  ``torch.export`` with a dynamic batch raises in the library ("Got s38"), so it works only at a fixed batch.
+  ``torch.export`` with a dynamic batch raises in the library ("Got s38"), so it works only at a fixed batch;
+* ``resized_unless_onnx``: returns its input unchanged while exported to ONNX, and warns (kornia's
+  ResizePostProcessor): the ONNX cell is a mismatch that quotes the library's warning.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import torch
 
@@ -79,6 +83,13 @@ def noisy_sample(x):
     return x + 0.1 * torch.rand(x.shape[0], 1, 1, 1)
 
 
+def resized_unless_onnx(x):
+    if torch.onnx.is_in_onnx_export():
+        warnings.warn("not supported in ONNX export: the output is not resized", stacklevel=2)
+        return x
+    return torch.nn.functional.interpolate(x, scale_factor=2.0)
+
+
 levels = {"p3": torch.rand(1, 2, 8, 8), "p4": torch.rand(1, 2, 4, 4)}
 torch.manual_seed(5)
 
@@ -90,4 +101,5 @@ CASES = [
     case("tagged_subclass", tagged_subclass, [torch.rand(2, 3)], package=PKG, batch=None),
     case("noisy_sample_with_a_name_longer_than_the_progress_column[random]", noisy_sample,
          [torch.rand(2, 3, 4, 4)], package=PKG, check=False),
+    case("resized_unless_onnx", resized_unless_onnx, [torch.rand(1, 1, 4, 4)], package=PKG, batch=None),
 ]
