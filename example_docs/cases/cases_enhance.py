@@ -78,27 +78,27 @@ HAND = [
 ]
 
 
-# The same adjustments on a batch of four non-square images, factors baked.
-BATCH = "(4,3,48,64)"
-HAND += [c(f"{fname}[batch=4][48x64]", getattr(KE, fname), [_rand(4, 3, 48, 64, seed=23)], kwargs,
-           note=f"image live {BATCH}; " + (", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "defaults")
-           + (" baked" if kwargs else ""))
-         for fname, kwargs in [
-             ("adjust_brightness", {"factor": 0.2}), ("adjust_contrast", {"factor": 1.5}),
-             ("adjust_gamma", {"gamma": 2.0}), ("adjust_saturation", {"factor": 1.5}),
-             ("adjust_hue", {"factor": 0.5}), ("invert", {}), ("equalize", {}), ("posterize", {"bits": 4}),
-             ("solarize", {"thresholds": 0.5}), ("sharpness", {"factor": 0.5}), ("normalize_min_max", {}),
-         ] if hasattr(KE, fname)]
+# The adjustments probed again as shape and dtype variants, factors baked.
+VARIANT_ADJUSTMENTS = [
+    ("adjust_brightness", {"factor": 0.2}), ("adjust_contrast", {"factor": 1.5}),
+    ("adjust_gamma", {"gamma": 2.0}), ("adjust_saturation", {"factor": 1.5}),
+    ("adjust_hue", {"factor": 0.5}), ("invert", {}), ("equalize", {}), ("posterize", {"bits": 4}),
+    ("solarize", {"thresholds": 0.5}), ("sharpness", {"factor": 0.5}), ("normalize_min_max", {}),
+]
+
+
+def _variants(suffix, image, described):
+    """``fname`` + ``suffix`` for every adjustment in VARIANT_ADJUSTMENTS on ``image()`` (a fresh one per case)."""
+    return [c(f"{fname}{suffix}", getattr(KE, fname), [image()], kwargs,
+              note=f"image live {described}; " + (", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "defaults")
+              + (" baked" if kwargs else ""))
+            for fname, kwargs in VARIANT_ADJUSTMENTS if hasattr(KE, fname)]
+
+
+# a batch of four non-square images
+HAND += _variants("[batch=4][48x64]", lambda: _rand(4, 3, 48, 64, seed=23), "(4,3,48,64)")
 # float64: ONNX Runtime implements fewer kernels for doubles than for floats
-HAND += [c(f"{fname}[float64]", getattr(KE, fname), [_rand(1, 3, 32, 32, seed=26).double()], kwargs,
-           note="image live (1,3,32,32) float64; " + (", ".join(f"{k}={v!r}" for k, v in kwargs.items())
-                                                       or "defaults") + (" baked" if kwargs else ""))
-         for fname, kwargs in [
-             ("adjust_brightness", {"factor": 0.2}), ("adjust_contrast", {"factor": 1.5}),
-             ("adjust_gamma", {"gamma": 2.0}), ("adjust_saturation", {"factor": 1.5}),
-             ("adjust_hue", {"factor": 0.5}), ("invert", {}), ("equalize", {}), ("posterize", {"bits": 4}),
-             ("solarize", {"thresholds": 0.5}), ("sharpness", {"factor": 0.5}), ("normalize_min_max", {}),
-         ] if hasattr(KE, fname)]
+HAND += _variants("[float64]", lambda: _rand(1, 3, 32, 32, seed=26).double(), "(1,3,32,32) float64")
 
 # every call a docstring example makes on tensors; a hand-written case with the same ref and
 # input shapes wins (see guide/kornia.rst)
