@@ -76,15 +76,22 @@ TWIN_OPS = '''
     '''
 
 
-def test_two_packages_that_share_a_callable_name_get_distinct_case_names(tmp_path):
-    write_library(tmp_path, "twinlib_kx", {"__init__.py": "", "a/__init__.py": TWIN_OPS.format(n=2),
-                                           "b/__init__.py": TWIN_OPS.format(n=3)})
-    cases = tmp_path / "cases"
+def twin_survey(tmp_path, library: str, prefix: str):
+    """A library with subpackages a and b that both define ``scale``, and a folder with one case module
+    per subpackage (``<prefix>_a.py``, ``<prefix>_b.py``) that discovers its cases from docstrings."""
+    write_library(tmp_path, library, {"__init__.py": "", "a/__init__.py": TWIN_OPS.format(n=2),
+                                      "b/__init__.py": TWIN_OPS.format(n=3)})
+    cases = tmp_path / prefix
     cases.mkdir()
     for part in "ab":
-        (cases / f"cases_{part}.py").write_text(
+        (cases / f"{prefix}_{part}.py").write_text(
             "from sphinx_kexport.probe import cases_from_docstrings\n"
-            f"CASES = cases_from_docstrings('twinlib_kx.{part}')\n")
+            f"CASES = cases_from_docstrings('{library}.{part}')\n")
+    return cases
+
+
+def test_two_packages_that_share_a_callable_name_get_distinct_case_names(tmp_path):
+    cases = twin_survey(tmp_path, "twinlib_kx", "cases")
     from sphinx_kexport.probe.loader import load_inventory, resolve_sources
 
     specs, _ = load_inventory(resolve_sources([str(cases)], tmp_path))
@@ -155,14 +162,7 @@ def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
 
 
 def test_a_worker_imports_only_the_case_module_it_needs_with_the_parent_s_names(tmp_path):
-    write_library(tmp_path, "twinlib2_kx", {"__init__.py": "", "a/__init__.py": TWIN_OPS.format(n=2),
-                                            "b/__init__.py": TWIN_OPS.format(n=3)})
-    cases = tmp_path / "cases2"
-    cases.mkdir()
-    for part in "ab":
-        (cases / f"cases2_{part}.py").write_text(
-            "from sphinx_kexport.probe import cases_from_docstrings\n"
-            f"CASES = cases_from_docstrings('twinlib2_kx.{part}')\n")
+    cases = twin_survey(tmp_path, "twinlib2_kx", "cases2")
     from sphinx_kexport.probe.fingerprint import fingerprint
     from sphinx_kexport.probe.loader import CasesByName, LoadError, load_inventory, resolve_sources
 
