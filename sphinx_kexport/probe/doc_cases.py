@@ -210,13 +210,10 @@ def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
     return False
 
 
-def _run_watching_draws(callee: Any, tensors: list[Any], baked: dict[str, Any], seed: int) -> tuple[bool, Any]:
-    """(whether the call ran a seeded random aten op, its result) under ``seed``.
-
-    Outputs alone miss a draw that happened to change nothing: kornia's RandomChannelShuffle on two
-    channels kept their order under every seed tried, was registered checked, and its ONNX graph (which
-    draws with onnxruntime's own generator) then read as a mismatch. A call that fails under the
-    dispatch mode is run plainly (outputs decide then)."""
+@functools.lru_cache(maxsize=None)
+def _random_draws_class() -> type:
+    """A dispatch mode that notes whether a seeded random aten op (rand, bernoulli, randperm, ...) ran;
+    built once (torch is imported only when discovery runs)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -228,13 +225,25 @@ def _run_watching_draws(callee: Any, tensors: list[Any], baked: dict[str, Any], 
                 self.seen = True
             return func(*args, **(kwargs or {}))
 
+    return RandomDraws
+
+
+def _run_watching_draws(callee: Any, tensors: list[Any], baked: dict[str, Any], seed: int) -> tuple[bool, Any]:
+    """(whether the call ran a seeded random aten op, its result) under ``seed``.
+
+    Outputs alone miss a draw that happened to change nothing: kornia's RandomChannelShuffle on two
+    channels kept their order under every seed tried, was registered checked, and its ONNX graph (which
+    draws with onnxruntime's own generator) then read as a mismatch. A call that fails under the
+    dispatch mode is run plainly (outputs decide then)."""
+    import torch
+
     def call() -> Any:
         seed_everything(seed)
         with torch.no_grad():
             return callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))
 
     try:
-        with RandomDraws() as mode:
+        with _random_draws_class()() as mode:
             result = call()
         return mode.seen, result
     except Exception:
