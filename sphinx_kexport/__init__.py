@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__
+
+__all__ = ["__version__", "setup"]
 
 
 def setup(app):  # pragma: no cover - thin shim, exercised by every sphinx test

@@ -13,7 +13,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .. import __version__
+from .._version import __version__
 from . import badges, downloads, failure_reasons, repro, table_html, table_latex, table_lists, table_text, xrefs
 from .assets import setup_assets
 from .badges import setup_api_badges
