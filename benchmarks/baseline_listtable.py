@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from sphinx_kexport.page.model import STATUS_MEANING, STATUS_TEXT, PageModel, build_model, status_text
+from sphinx_kexport.page.model.page_model import STATUS_MEANING, STATUS_TEXT, PageModel, build_model, status_text
 from sphinx_kexport.snapshot import load_snapshot
 
 ROLE = {"ok": "compat-ok", "ok-breaks": "compat-ok-breaks", "ok-unverified": "compat-ok-random",

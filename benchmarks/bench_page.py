@@ -51,7 +51,7 @@ from baseline_listtable import render as render_listtable  # noqa: E402
 from sphinx_builds import api_page, build_once  # noqa: E402
 from synthetic import make_snapshot  # noqa: E402
 
-from sphinx_kexport.page.model import build_model  # noqa: E402
+from sphinx_kexport.page.model.page_model import build_model  # noqa: E402
 from sphinx_kexport.snapshot import build, dump_snapshot  # noqa: E402
 
 DEVICES = ("cpu", "cuda")

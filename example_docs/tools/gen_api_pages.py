@@ -32,7 +32,7 @@ DOCS = HERE.parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))  # sphinx_kexport from the checkout when it is not installed
 
-from sphinx_kexport.page.model import section_title as model_section_title  # noqa: E402
+from sphinx_kexport.page.model.page_model import section_title as model_section_title  # noqa: E402
 
 
 @lru_cache(maxsize=1)

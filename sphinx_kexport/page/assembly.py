@@ -20,8 +20,9 @@ from .downloads import build_node as build_downloads
 from .failure_reasons import build_reasons, link_details
 from .ids import assign_id, reserve_id
 from .legend import build_legend
-from .model import PageModel, column_payload
+from .model.page_model import PageModel, column_payload
 from .nodes import kexport_controls, kexport_page
+from .parts import changes
 from .not_probed import build_not_probed, summary_sentence
 from .provenance import build_incomplete_warning, build_measured
 from .repro import build_repro
@@ -65,7 +66,7 @@ def _decorator(reason_links: dict[str, dict[str, str]], comparison):
 
 def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = True, comparison=None,
                downloads: dict | None = None) -> kexport_page:
-    """``reasons``: add the reason index; ``comparison``: a ``changes.Comparison``;
+    """``reasons``: add the reason index; ``comparison``: a ``model.comparison.Comparison``;
     ``downloads``: what ``downloads.note_snapshot`` returned (None: no links)."""
     document = directive.state.document
     page = kexport_page()
@@ -93,7 +94,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     page += _left_out(model)
     page += build_measured(model)
     if comparison is not None:
-        page += comparison.measured()
+        page += changes.measured(comparison)
     if downloads is not None:
         page += build_downloads(downloads, model.snapshot.source)
     if not model.groups:

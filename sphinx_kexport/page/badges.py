@@ -64,7 +64,7 @@ def visit_badges_text(self, node: kexport_badges) -> None:
 # batch size, "n" probed but not supported, "-" not probed.
 Record = tuple[str, int, str, tuple[tuple[str, str], ...], str]
 CODES = {status: "y" if status in SUPPORTED else "-" if status == "n/a" else "n" for status in STATUSES}
-BATCH_CODES = {"o": "a", "s": "s"}  # a supported cell's dynamic-batch code (dynamic.CODE) -> its badge code
+BATCH_CODES = {"o": "a", "s": "s"}  # a supported cell's dynamic-batch code (dynamic_batch.CODE) -> its badge code
 
 
 def cell_code(cell: dict) -> str:

@@ -15,7 +15,8 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..snapshot import DEVICE_LABELS
 from . import inline
-from .model import PageModel
+from .model.page_model import PageModel
+from .parts import changes
 
 SLOT_PREFIX = "KEXPORTCARDSLOT"  # a card body placeholder, followed by the slot number
 
@@ -109,7 +110,7 @@ def _overall_figures(model: PageModel) -> list[nodes.paragraph]:
 def build_cards(directive: SphinxDirective, model: PageModel, comparison=None) -> nodes.container:
     """A grid of four cards: one per capture path, and one for the whole page.
 
-    With a ``comparison`` (``changes.Comparison``, from ``:compare:``) each card
+    With a ``comparison`` (``model.comparison.Comparison``, from ``:compare:``) each card
     also says how many cells regressed and were fixed since the older snapshot.
     """
     lines = [".. grid:: 1 2 2 4", "   :gutter: 3", "   :class-container: kexport-cards", ""]
@@ -118,10 +119,10 @@ def build_cards(directive: SphinxDirective, model: PageModel, comparison=None) -
     for path, title, description in PATH_CARDS:
         lines += _card_rst(title, len(slots), description.format(opset=opset), path)
         slots.append(_path_figures(model, path)
-                     + ([comparison.card_line(model, path)] if comparison is not None else []))
+                     + ([changes.card_line(comparison, model, path)] if comparison is not None else []))
     lines += _card_rst("All paths", len(slots), "Configurations that pass every path they were probed on, "
                        "and the operators they cover.", "all")
-    slots.append(_overall_figures(model) + ([comparison.overall_line()] if comparison is not None else []))
+    slots.append(_overall_figures(model) + ([changes.overall_line(comparison)] if comparison is not None else []))
 
     holder = nodes.container()
     source, line = directive.get_source_info()

@@ -27,9 +27,9 @@ from sphinx.util.docutils import SphinxDirective
 from ..snapshot import DEVICES, Snapshot, SnapshotError, build, read_snapshot
 from . import env_state, gc_pause
 from .assembly import build_page
-from .changes import Comparison, load_comparison
 from .downloads import note_snapshot
-from .model import build_model
+from .model.comparison import Comparison, load_comparison
+from .model.page_model import build_model
 
 logger = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ from sphinx.util import logging
 from ..snapshot import Snapshot, SnapshotError, load_snapshot
 from ..snapshot.csv_table import snapshot_csv
 from .env_state import DOWNLOADS, doc_store
-from .model import slugify
+from .model.page_model import slugify
 from .nodes import kexport_downloads
 from .templating import render
 

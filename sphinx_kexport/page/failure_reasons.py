@@ -23,11 +23,10 @@ from sphinx.application import Sphinx
 
 from .builders import is_html
 from .ids import reserve_id
-from .model import PageModel, column_payload
+from .model.page_model import PageModel, column_payload, display_columns
 from .nodes import kexport_reasons
-from .reason_groups import build_index, row_reason_ids
+from .model.reason_groups import build_index, row_reason_ids
 from .simple_tables import simple_table
-from .table_html import display_columns
 from .templating import render
 
 EXAMPLES_SHOWN = 3  # concrete texts listed under an entry

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from docutils import nodes
 
-from . import dynamic, inline
-from .model import STATUS_MEANING, STATUS_TEXT, PageModel
+from . import inline
+from .model import dynamic_batch
+from .model.page_model import STATUS_MEANING, STATUS_TEXT, PageModel
 from .simple_tables import simple_table
 
 
@@ -16,8 +17,8 @@ def build_legend(model: PageModel) -> nodes.table:
         rows.append((["kexport-legend-row"], [inline.status_pill(status, STATUS_TEXT[status]),
                                                 STATUS_MEANING[status]]))
     for status in model.dynamic_used:
-        rows.append((["kexport-legend-row"], [inline.batch_mark(status, dynamic.LEGEND_TEXT[status]),
-                                                dynamic.MEANING[status]]))
+        rows.append((["kexport-legend-row"], [inline.batch_mark(status, dynamic_batch.LEGEND_TEXT[status]),
+                                                dynamic_batch.MEANING[status]]))
     if model.dynamic_used:
-        rows.append((["kexport-legend-row"], ["(no mark)", dynamic.NO_MARK]))
+        rows.append((["kexport-legend-row"], ["(no mark)", dynamic_batch.NO_MARK]))
     return simple_table(["Cell", "Meaning"], rows, [20, 80], ["kexport-legend"])

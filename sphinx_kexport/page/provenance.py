@@ -12,7 +12,7 @@ from typing import Any
 from docutils import nodes
 
 from ..snapshot import DEVICE_LABELS, Snapshot
-from .model import PageModel
+from .model.page_model import PageModel
 
 MISSING_SHOWN = 30  # names listed in the incomplete-snapshot warning before "and N more"
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from docutils import nodes
 
 from ..snapshot.repro import repro_templates
-from .model import PageModel
+from .model.page_model import PageModel
 from .nodes import kexport_repro
 from .templating import render
 

@@ -14,7 +14,7 @@ from docutils import nodes
 
 from . import inline
 from .ids import assign_id, reserve_id
-from .model import PackageGroup, PageModel, column_payload, row_payload
+from .model.page_model import PackageGroup, PageModel, column_payload, row_payload
 from .nodes import kexport_table
 
 SECTION_ID_PREFIX = "export-support-"

@@ -11,7 +11,7 @@ from docutils import nodes
 
 from ..snapshot import DEVICE_LABELS, PATH_LABELS, PATHS
 from . import inline
-from .model import PageModel
+from .model.page_model import PageModel
 from .simple_tables import simple_table
 
 

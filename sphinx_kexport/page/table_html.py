@@ -39,31 +39,24 @@ The nodes are registered, with these visitors for ``html=``, in
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any
 
 from docutils import nodes
 
 from ..snapshot import PATHS
 from . import gc_pause
-from .changes import MARKER_TEXT, cell_marker, marker_title
+from .model.comparison import MARKER_TEXT, cell_marker, marker_title
+from .model.page_model import display_columns
 from .templating import render
 
 # One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>`` (not for ok).
 STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "n/a": "n"}
 SUPPORTED_CODES = frozenset("obr")
-# ``tr[data-y]``: each cell's dynamic-batch mark (dynamic.CODE: o any batch, s batch N only, f dynamic
+# ``tr[data-y]``: each cell's dynamic-batch mark (dynamic_batch.CODE: o any batch, s batch N only, f dynamic
 # fails, - none); left out when no cell of the row has one.
 # ``tr[data-c]``: how each cell changed since the compared snapshot ("-": not at all).
 CHANGE_CODE = {"regressed": "r", "fixed": "f", "changed": "c"}
 
-
-
-def display_columns(columns: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Path-major order (ONNX CPU, ONNX CUDA, torch.export CPU, ...) so devices sit side by side."""
-    columns = list(columns)
-    devices = list(dict.fromkeys(c["device"] for c in columns))
-    rank = {p: i for i, p in enumerate(PATHS)}
-    return sorted(columns, key=lambda c: (rank.get(c["path"], len(rank)), devices.index(c["device"])))
 
 
 def _header_groups(columns: list[dict[str, Any]]) -> list[tuple[str, int]]:

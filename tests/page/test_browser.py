@@ -18,7 +18,7 @@ import pytest
 from browser_support import BROWSER_ROOT, THEMES, chromium, chromium_available, click, console_errors, contrast, \
     opened, parse_rgb, relative_luminance
 from sphinx_kexport.snapshot.diff import compare
-from sphinx_kexport.page.model import _counts, build_model
+from sphinx_kexport.page.model.page_model import _counts, build_model
 from sphinx_kexport.snapshot.repro import fill_template, repro_templates
 from sphinx_kexport.snapshot import load_snapshot, read_json
 

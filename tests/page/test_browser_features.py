@@ -17,9 +17,9 @@ import pytest
 
 from browser_support import build_html, chromium, chromium_available, click, fetch_texts, opened, \
     visible_rows, wait_for
-from sphinx_kexport.page.changes import Comparison, load_comparison
-from sphinx_kexport.page.model import build_model
-from sphinx_kexport.page.reason_groups import build_index
+from sphinx_kexport.page.model.comparison import Comparison, load_comparison
+from sphinx_kexport.page.model.page_model import build_model
+from sphinx_kexport.page.model.reason_groups import build_index
 from sphinx_kexport.snapshot.repro import fill_template, repro_templates
 from sphinx_kexport.snapshot import build, normalise, read_json
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from page_support import ROOTS, counts, output, soup, warnings
 
-from sphinx_kexport.page.model import build_model
+from sphinx_kexport.page.model.page_model import build_model
 from sphinx_kexport.snapshot import load_snapshot
 
 SNAPSHOT = ROOTS / "test-browser" / "_data" / "export_support.json"

@@ -12,9 +12,9 @@ from bs4 import BeautifulSoup
 
 from browser_support import chromium, chromium_available, click, console_errors, fetch_texts, opened, \
     serve, visible_rows, wait_for
-from sphinx_kexport.page.changes import Comparison, load_comparison
-from sphinx_kexport.page.model import build_model
-from sphinx_kexport.page.reason_groups import build_index
+from sphinx_kexport.page.model.comparison import Comparison, load_comparison
+from sphinx_kexport.page.model.page_model import build_model
+from sphinx_kexport.page.model.reason_groups import build_index
 from sphinx_kexport.snapshot.repro import fill_template, repro_templates
 from sphinx_kexport.snapshot import build, normalise, read_json
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from page_support import build, copy_root, output, soup, warnings
 
-from sphinx_kexport.page.reason_groups import normalise, reason_id
+from sphinx_kexport.page.model.reason_groups import normalise, reason_id
 from sphinx_kexport.page.nodes import kexport_reasons
 
 LOWERING = "no ONNX lowering for ‹name›"

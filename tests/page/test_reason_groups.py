@@ -6,8 +6,8 @@ import copy
 import json
 from pathlib import Path
 
-from sphinx_kexport.page.model import build_model
-from sphinx_kexport.page.reason_groups import build_index, normalise, reason_id, row_reason_ids
+from sphinx_kexport.page.model.page_model import build_model
+from sphinx_kexport.page.model.reason_groups import build_index, normalise, reason_id, row_reason_ids
 from sphinx_kexport.snapshot import build, normalise as normalise_snapshot
 
 # Kornia's committed snapshot, 17 records verbatim (copied from shared/fixtures)

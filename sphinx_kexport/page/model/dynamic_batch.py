@@ -11,7 +11,7 @@ dimension) gets no mark: such pages render exactly as before.
 
 from __future__ import annotations
 
-from ..snapshot import Dynamic, Result
+from ...snapshot import Dynamic, Result
 
 # The mark's one-letter code per dynamic status in ``tr[data-y]`` and its element ``<kx-yC>``;
 # "-": no mark (no dynamic result, or n/a).

@@ -9,7 +9,8 @@ agree on what regressed. This module keeps what the page needs from it:
   "fail"}``;
 * per column (``onnx-cpu``, ...), how many cells regressed, were fixed or
   changed otherwise;
-* the card lines and the sentence under "How this was measured".
+* the counts the card lines and the sentence under "How this was measured"
+  are made of (those nodes: ``parts.changes``).
 
 Only the rows and devices the page shows are counted: a case dropped from
 the newer snapshot, or a device the page leaves out, is not on the page.
@@ -21,11 +22,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from docutils import nodes
-
-from ..snapshot import DEVICE_LABELS, read_snapshot
-from ..snapshot.diff import compare
-from .model import STATUS_TEXT, PageModel
+from ...snapshot import read_snapshot
+from ...snapshot.diff import compare
+from .page_model import STATUS_TEXT, PageModel
 
 # Shown next to a changed cell: a word as well as a sign, never colour alone.
 MARKER_TEXT = {"regressed": "▼ regressed", "fixed": "▲ fixed"}
@@ -84,58 +83,15 @@ class Comparison:
     def since(self) -> str:
         return self.generated_at or self.source
 
-    # ------------------------------------------------------------------ nodes
-
-    def card_line(self, model: PageModel, path: str) -> nodes.paragraph:
-        """"1 regressed, 2 fixed since 2026-01-01 (CUDA: 1 regressed)" for one capture path."""
-        para = nodes.paragraph(classes=["kexport-card-changes", "sd-card-text"])
-        keys = [f"{path}-{d}" for d in model.devices]
-        text = f"{self._figures(keys)} since {self.since}"
-        if model.multi_device:
-            parts = []
-            for device in model.devices:
-                key = [f"{path}-{device}"]
-                found = [f"{self.count(kind, key)} {kind}" for kind in ("regressed", "fixed") if self.count(kind, key)]
-                if found:
-                    parts.append(f"{DEVICE_LABELS[device]}: {', '.join(found)}")
-            if parts:
-                text += " (" + "; ".join(parts) + ")"
-        para += nodes.Text(text)
-        return para
-
-    def overall_line(self) -> nodes.paragraph:
-        para = nodes.paragraph(classes=["kexport-card-changes", "sd-card-text"])
-        rows = self.rows_with()
-        para += nodes.Text(f"{self._figures(None)} since {self.since}, in {rows} "
-                           f"configuration{'' if rows == 1 else 's'}")
-        return para
-
-    def _figures(self, keys: list[str] | None) -> str:
+    def figures(self, keys: list[str] | None) -> str:
+        """"1 regressed, 2 fixed", over the columns ``keys`` (None: every column)."""
         return f"{self.count('regressed', keys)} regressed, {self.count('fixed', keys)} fixed"
 
-    def measured(self) -> nodes.paragraph:
-        para = nodes.paragraph(classes=["kexport-changes"])
-        para += nodes.strong("What changed.", "What changed.")
-        subject = f" ({self.library})" if self.library else ""
-        other = self.count("changed")
-        text = (f" Compared with the snapshot of {self.since}{subject}, read from ")
-        para += nodes.Text(text)
-        para += nodes.literal(self.source, self.source)
-        regressed, fixed = self.count("regressed"), self.count("fixed")
-        # a cell the older snapshot did not have is new, not a change of status
-        new = sum(1 for changes in self.by_case.values() for c in changes
-                  if c["kind"] == "changed" and c["old"] is None)
-        other -= new
-        batch_regressed = ", or holding at any batch size before and not now" if self.dynamic else ""
-        batch_fixed = ", or holding at any batch size now and not before" if self.dynamic else ""
-        para += nodes.Text(
-            f": {regressed} cell{'' if regressed == 1 else 's'} regressed (supported before, failing now"
-            f"{batch_regressed}), {fixed} {'was' if fixed == 1 else 'were'} fixed (failing before, supported "
-            f"now{batch_fixed}), {new} "
-            f"{'is' if new == 1 else 'are'} new (a case or device the older snapshot lacks) and {other} "
-            f"changed otherwise (n/a, fail to mismatch or back, graph breaks, a case no longer surveyed). "
-            f"The tables mark each cell that regressed or was fixed.")
-        return para
+    @property
+    def new_cells(self) -> int:
+        """Cells the older snapshot did not have (a case or device it lacks): new, not a change of status."""
+        return sum(1 for changes in self.by_case.values() for c in changes
+                   if c["kind"] == "changed" and c["old"] is None)
 
 
 def cell_marker(row: dict[str, Any], key: str) -> dict[str, Any] | None:

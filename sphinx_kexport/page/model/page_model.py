@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
-from ..snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, Case, Result, Snapshot
-from . import dynamic
+from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, Case, Result, Snapshot
+from . import dynamic_batch
 
 # Cell text and legend meaning per status. The legend only lists statuses
 # that occur on the page.
@@ -76,7 +76,7 @@ class Cell:
     @property
     def mark(self) -> str:
         """The dynamic-batch mark ("any batch", "batch 2 only", ...) or ""."""
-        return dynamic.mark(self.result, self.path)
+        return dynamic_batch.mark(self.result, self.path)
 
 
 @dataclass(slots=True)
@@ -130,7 +130,7 @@ class Tally:
             self.probed += 1
             if result.status in SUPPORTED:
                 self.supported += 1
-        answer = dynamic.answer(result)
+        answer = dynamic_batch.answer(result)
         if answer is not None:
             self.batch_checked += 1
             self.any_batch += answer.status == "ok"
@@ -308,7 +308,7 @@ def _counts(rows: list[Row], columns: list[tuple[str, str]], devices: list[str])
         counts.disagree += row.disagree
         counts.failing += row.failing
         counts.breaks += any(c.result.status == "ok-breaks" for c in row.cells)
-        counts.static += any(dynamic.code(c.result) == "s" for c in row.cells)
+        counts.static += any(dynamic_batch.code(c.result) == "s" for c in row.cells)
     counts.operators = len(operators)
     counts.onnx_operators = len(onnx_ops)
     return counts
@@ -383,14 +383,14 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
             if c.result.where and c.result.where not in where:
                 where.append(c.result.where)
         for c in cells:
-            answer = dynamic.answer(c.result)
+            answer = dynamic_batch.answer(c.result)
             if answer is not None:
                 dynamic_used.add(answer.status)
                 if answer.status != "ok" and answer.where and answer.where not in where:
                     where.append(answer.where)
         row = Row(
             id=ids[case.index], case=case, cells=cells,
-            details=_merge(cells, devs, _detail_text) + _merge(cells, devs, lambda c: dynamic.reason(c.result)),
+            details=_merge(cells, devs, _detail_text) + _merge(cells, devs, lambda c: dynamic_batch.reason(c.result)),
             stages=_merge(cells, devs, _stage_text), where=where,
             disagree=_disagree(cells, devs),
             graph_breaks={d: case.result(d, "compile").graph_breaks for d in devs},
@@ -415,7 +415,7 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
     return PageModel(
         snapshot=snapshot, devices=devs, columns=columns, groups=groups,
         counts=_counts(every_row, columns, devs), statuses_used=[s for s in STATUSES if s in used],
-        not_probed=not_probed, dynamic_used=[s for s in dynamic.CHECKED if s in dynamic_used],
+        not_probed=not_probed, dynamic_used=[s for s in dynamic_batch.CHECKED if s in dynamic_used],
     )
 
 
@@ -428,10 +428,19 @@ def column_payload(model: PageModel) -> list[dict]:
              "path_label": PATH_LABELS[p], "device_label": DEVICE_LABELS[d]} for d, p in model.columns]
 
 
+def display_columns(columns: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Column payloads in path-major order (ONNX CPU, ONNX CUDA, torch.export CPU, ...) so devices
+    sit side by side: the order the HTML tables and the reason index show them in."""
+    columns = list(columns)
+    devices = list(dict.fromkeys(c["device"] for c in columns))
+    rank = {p: i for i, p in enumerate(PATHS)}
+    return sorted(columns, key=lambda c: (rank.get(c["path"], len(rank)), devices.index(c["device"])))
+
+
 def row_payload(row: Row) -> dict:
     """Everything a builder needs to render one row, as plain data.
 
-    The page may add optional keys (see ``page._decorator``):
+    The page may add optional keys (see ``assembly._decorator``):
 
     * ``reasons``: {a detail's text: the id of its entry in the reason index},
       for the details that are failure reasons (``:reasons: on``);
@@ -458,7 +467,7 @@ def row_payload(row: Row) -> dict:
             "key": c.key, "device": c.device, "path": c.path, "status": c.result.status, "css": c.css,
             "text": c.text, "detail": c.result.detail, "stage": c.result.stage, "where": c.result.where,
             "graph_breaks": c.result.graph_breaks, "max_abs_diff": c.result.max_abs_diff,
-            "dynamic": dynamic.code(c.result), "mark": c.mark, "mark_title": dynamic.title(c.result),
+            "dynamic": dynamic_batch.code(c.result), "mark": c.mark, "mark_title": dynamic_batch.title(c.result),
         } for c in row.cells],
         "details": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.details],
         "stages": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.stages],

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
-from . import dynamic
-from .model import PageModel, Row
+from . import dynamic_batch
+from .page_model import PageModel, Row
 
 # Order matters: quoted text and paths first, so their insides are not
 # rewritten piecemeal by the later rules.
@@ -88,7 +88,7 @@ def failing_reasons(row: Row) -> Iterable[tuple[str, str]]:
         if cell.result.failing and cell.result.detail.strip():
             yield cell.key, cell.result.detail.strip()
         else:
-            batch = dynamic.reason(cell.result)
+            batch = dynamic_batch.reason(cell.result)
             if batch:
                 yield cell.key, batch
 
