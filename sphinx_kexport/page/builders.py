@@ -1,9 +1,9 @@
 """Which builders get what: the one place that names the builder families.
 
-HTML builders render every node (``table_html``, ``failure_reasons``, ...);
-the text and LaTeX builders write the tables directly (``table_text``,
-``table_latex``); man and texinfo get the rows as bullet lists built at
-resolve time (``table_lists``). Nodes only a browser can use are skipped
+HTML builders render every node (``writers.html``); the text and LaTeX
+builders write the tables directly (``writers.text``, ``writers.latex``); man
+and texinfo get the rows as bullet lists built at resolve time
+(``writers.lists``). Nodes only a browser can use are skipped
 everywhere else, and the page wrapper is transparent there.
 """
 

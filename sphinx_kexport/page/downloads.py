@@ -39,7 +39,6 @@ from ..snapshot.csv_table import snapshot_csv
 from .env_state import DOWNLOADS, doc_store
 from .model.page_model import slugify
 from .nodes import kexport_downloads
-from .templating import render
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +47,6 @@ BUILDERS = ("html", "dirhtml", "singlehtml")  # epub packs only known media type
 # file name -> CSV text made while reading, in this process (saves reading the snapshot again; a
 # string, not the snapshot's objects, so it costs the garbage collector nothing for the rest of the build)
 _CSV: dict[str, str] = {}
-
-
 
 
 def store(env: BuildEnvironment) -> dict[str, list[dict[str, str]]]:
@@ -142,29 +139,6 @@ def write_files(app: Sphinx) -> list:
 def write_files_at_end(app: Sphinx, exception: Exception | None) -> None:
     if exception is None:
         write_files(app)
-
-
-# --------------------------------------------------------------------------
-# rendering
-
-
-
-
-
-def human_size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.0f} KB"
-    return f"{n / 1024 / 1024:.1f} MB"
-
-
-def visit_downloads_html(self, node: kexport_downloads) -> None:
-    if node.get("json_uri"):
-        self.body.append(render("downloads.html.jinja", json_uri=node["json_uri"], csv_uri=node["csv_uri"],
-                                            size=human_size(node["bytes"]), cases=node["cases"]) + "\n")
-    raise nodes.SkipNode
-
 
 
 def setup_downloads(app: Sphinx) -> None:

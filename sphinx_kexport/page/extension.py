@@ -14,7 +14,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from .._version import __version__
-from . import badges, downloads, failure_reasons, repro, table_html, table_latex, table_lists, table_text, xrefs
+from . import badges, downloads, failure_reasons, xrefs
 from .assets import setup_assets
 from .badges import setup_api_badges
 from .builders import NON_HTML_FORMATS, html_only, skip, transparent
@@ -32,6 +32,7 @@ from .nodes import (
     kexport_table,
 )
 from .toc import setup_toc
+from .writers import html, latex, lists, text
 from .xrefs import setup_xref
 
 # Bump when the stored doctrees or environment data change shape, so Sphinx
@@ -39,18 +40,18 @@ from .xrefs import setup_xref
 ENV_VERSION = 4  # 4: every environment store is keyed by document
 
 NODE_VISITORS: dict[type[nodes.Element], dict[str, tuple[Any, Any]]] = {
-    kexport_page: {"html": (table_html.visit_page, table_html.depart_page),
+    kexport_page: {"html": (html.visit_page, html.depart_page),
                    **{fmt: (transparent, transparent) for fmt in NON_HTML_FORMATS}},
-    kexport_controls: html_only(table_html.visit_controls),
-    kexport_table: {"html": (table_html.visit_table, None), "text": (table_text.visit_table_text, None),
-                    "latex": (table_latex.visit_table_latex, None),
-                    # turned into lists by table_lists at resolve time; skipping is the fallback
+    kexport_controls: html_only(html.visit_controls),
+    kexport_table: {"html": (html.visit_table, None), "text": (text.visit_table, None),
+                    "latex": (latex.visit_table, None),
+                    # turned into lists by writers.lists at resolve time; skipping is the fallback
                     "man": (skip, None), "texinfo": (skip, None)},
-    kexport_reasons: html_only(failure_reasons.visit_reasons_html),  # a plain table elsewhere (resolve step)
-    kexport_repro: html_only(repro.visit_repro_html),
-    kexport_downloads: html_only(downloads.visit_downloads_html),
+    kexport_reasons: html_only(html.visit_reasons),  # a plain table elsewhere (resolve step)
+    kexport_repro: html_only(html.visit_repro),
+    kexport_downloads: html_only(html.visit_downloads),
     # other builders get a plain paragraph instead of the node (badges.add_badges)
-    kexport_badges: {**html_only(badges.visit_badges), "text": (badges.visit_badges_text, None)},
+    kexport_badges: {**html_only(html.visit_badges), "text": (text.visit_badges, None)},
 }
 
 # doctree-resolved, in this order: links first (the badges and the man/texinfo lists show them).
@@ -59,7 +60,7 @@ RESOLVE_STEPS = (
     downloads.resolve_links,
     badges.add_badges,
     failure_reasons.reasons_as_tables,
-    table_lists.rows_as_lists,
+    lists.rows_as_lists,
 )
 
 

@@ -6,12 +6,12 @@ first, with its count per path and device and in total. Each entry's id is
 document), stable across builds; each row's reason links back to it (the
 row payload's ``reasons``: {detail text: entry id}).
 
-The node carries plain data. The HTML builders render it (see
-``render_html``): a compact table whose entries open, with ``<details>``, on
-the list of affected rows (links, so it works without JavaScript), plus a
-button the browser script shows to filter the rows by that reason
-(``?kx-reason=<id>``). Every other builder gets a plain docutils table
-(reason, counts per column, total), built when the document is resolved.
+The node carries plain data. The HTML builders render it (``writers.html``):
+a compact table whose entries open, with ``<details>``, on the list of
+affected rows (links, so it works without JavaScript), plus a button the
+browser script shows to filter the rows by that reason (``?kx-reason=<id>``).
+Every other builder gets a plain docutils table (reason, counts per column,
+total), built here when the document is resolved.
 """
 
 from __future__ import annotations
@@ -27,11 +27,8 @@ from .model.page_model import PageModel, column_payload, display_columns
 from .nodes import kexport_reasons
 from .model.reason_groups import build_index, row_reason_ids
 from .simple_tables import simple_table
-from .templating import render
 
 EXAMPLES_SHOWN = 3  # concrete texts listed under an entry
-
-
 
 
 def build_reasons(document: nodes.document, model: PageModel, row_suffix: str = ""
@@ -71,29 +68,6 @@ def link_details(payload: dict[str, Any], reasons: dict[str, str]) -> None:
 
 
 # --------------------------------------------------------------------------
-# HTML
-
-
-
-
-
-def render_html(node: kexport_reasons) -> str:
-    columns = [{"key": c["key"], "label": _short_label(c, node["columns"])}
-               for c in display_columns(node["columns"])]
-    return render("reasons.html.jinja", entries=node["entries"], columns=columns)
-
-
-def _short_label(column: dict, columns: list[dict]) -> str:
-    multi = len({c["device"] for c in columns}) > 1
-    return f"{column['path_label']} ({column['device_label']})" if multi else column["path_label"]
-
-
-def visit_reasons_html(self, node: kexport_reasons) -> None:
-    self.body.append(render_html(node))
-    raise nodes.SkipNode
-
-
-# --------------------------------------------------------------------------
 # every other builder: a plain table
 
 
@@ -124,6 +98,3 @@ def reasons_as_tables(app: Sphinx, doctree: nodes.document, docname: str) -> Non
         return
     for node in list(doctree.findall(kexport_reasons)):
         node.replace_self(plain_table(node))
-
-
-

@@ -69,8 +69,9 @@ class kexport_downloads(nodes.General, nodes.Element):
 
 
 class kexport_badges(nodes.General, nodes.Element):
-    """A badge strip, ready to write: markup in ``html`` (HTML builders) or
-    wrapped lines in ``text`` (the text builder); added at resolve time.
+    """A badge strip, added at resolve time. Attributes: ``summary`` (a
+    ``model.badge_summary.Summary``) and, for the HTML builders, ``refuri``
+    (the row it links to); the HTML and text writers write it.
 
     Not a ``raw`` node: Sphinx's search indexer reads the text of raw HTML,
     so every API entry would match "CPU", "CUDA" or "yes", and stripping

@@ -10,17 +10,14 @@ data-k="onnx-cpu">`` per column), each failing row carries its ``call`` once, an
 fills the template when the reader opens the row's "Reproduce" box, with a
 copy button per failing cell. Without JavaScript the box shows the call.
 
-Non-HTML builders skip the node.
+The HTML writer writes the node (``writers.html``); other builders skip it.
 """
 
 from __future__ import annotations
 
-from docutils import nodes
-
 from ..snapshot.repro import repro_templates
 from .model.page_model import PageModel
 from .nodes import kexport_repro
-from .templating import render
 
 
 def build_repro(model: PageModel) -> kexport_repro | None:
@@ -35,15 +32,3 @@ def build_repro(model: PageModel) -> kexport_repro | None:
     node = kexport_repro()
     node["templates"] = repro_templates(model.columns, opsets)
     return node
-
-
-def render_html(node: kexport_repro) -> str:
-    return render("repro.html.jinja", templates=node["templates"]) + "\n"
-
-
-def visit_repro_html(self, node: kexport_repro) -> None:
-    self.body.append(render_html(node))
-    raise nodes.SkipNode
-
-
-

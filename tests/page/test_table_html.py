@@ -13,7 +13,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from sphinx_kexport.page.model.page_model import build_model, column_payload, display_columns
-from sphinx_kexport.page.table_html import STATUS_CODE
+from sphinx_kexport.page.writers.html import STATUS_CODE
 from sphinx_kexport.snapshot import load_snapshot
 
 ROOT = Path(__file__).parent / "roots" / "test-browser"

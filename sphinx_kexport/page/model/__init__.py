@@ -8,5 +8,6 @@ those, so no builder can disagree with another about a number.
   and the plain payloads the nodes carry;
 * ``dynamic_batch``: whether a supported cell holds at any batch size (its mark and reason);
 * ``reason_groups``: the reason index (distinct failure reasons, grouped and counted);
-* ``comparison``: what changed since an older snapshot (``:compare:``).
+* ``comparison``: what changed since an older snapshot (``:compare:``);
+* ``badge_summary``: what an API entry's badge strip says (``kexport_api_badges``).
 """

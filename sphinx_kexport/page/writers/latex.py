@@ -1,4 +1,4 @@
-"""The LaTeX builder's tables: a ``longtable`` written directly.
+"""The LaTeX builder's writer: each table as a ``longtable``, written directly.
 
 Every string is escaped by the translator's own ``encode``; a docutils table
 of a thousand rows takes many seconds in LaTeX.
@@ -11,8 +11,8 @@ from typing import Any
 
 from docutils import nodes
 
-from .nodes import kexport_table
-from .table_plain import cell_text, one_line, status_text
+from ..nodes import kexport_table
+from .plain_words import cell_text, one_line, status_text
 
 
 def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
@@ -82,6 +82,6 @@ def latex_longtable(self: Any, node: kexport_table) -> str:
     return "\n".join(out)
 
 
-def visit_table_latex(self: Any, node: kexport_table) -> None:
+def visit_table(self: Any, node: kexport_table) -> None:
     self.body.append(latex_longtable(self, node))
     raise nodes.SkipNode

@@ -1,4 +1,4 @@
-"""HTML rendering of the export-support page: visitors, per-page assets.
+"""The HTML builders' writer: every node of the page, and the API badge strips.
 
 The tables are rendered from ``templates/table.html.jinja`` (autoescaped:
 every snapshot string is untrusted) into compact, server-rendered HTML that
@@ -32,22 +32,28 @@ status a custom element such as ``<kx-f>no</kx-f>`` (a styled inline
 element, like a span with a class, at half the bytes): the pills mark what
 needs attention. Attributes that would be empty are left out.
 
-The nodes are registered, with these visitors for ``html=``, in
-``extension.py``; the stylesheet and script come from ``assets.py``.
+The other nodes are written from ``templates/*.html.jinja`` too (the reason
+index, the "Reproduce" templates, the download links) or, for the badge strips,
+as cached markup. The nodes are registered, with these visitors for ``html=``,
+in ``extension.py``; the stylesheet and script come from ``sphinx_env.assets``.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from html import escape
 from typing import Any
 
 from docutils import nodes
 
-from ..snapshot import PATHS
-from . import gc_pause
-from .model.comparison import MARKER_TEXT, cell_marker, marker_title
-from .model.page_model import display_columns
-from .templating import render
+from ...snapshot import PATHS
+from .. import gc_pause
+from ..model.badge_summary import Summary
+from ..model.comparison import MARKER_TEXT, cell_marker, marker_title
+from ..model.page_model import display_columns
+from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_repro
+from .html_templates import render
 
 # One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>`` (not for ok).
 STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "n/a": "n"}
@@ -216,7 +222,7 @@ def render_controls(node: nodes.Element) -> str:
 
 
 # --------------------------------------------------------------------------
-# visitors (registered for html= by extension.py)
+# visitors (registered for html= by extension.py): the page, its controls, its tables
 
 
 def visit_page(self, node: nodes.Element) -> None:
@@ -244,4 +250,91 @@ def visit_table(self, node: nodes.Element) -> None:
     operators = getattr(self, "_kexport_operators", None) or OperatorMarks()  # a table outside a page
     with gc_pause.paused():  # a view per row, short-lived; see gc_pause.py
         self.body.append(render_table(node, operators, getattr(self, "_kexport_since", "")))
+    raise nodes.SkipNode
+
+
+# --------------------------------------------------------------------------
+# the reason index (parts.failure_reasons): a compact table whose entries open, with
+# <details>, on the list of affected rows, plus a button the browser script shows to filter
+# the rows by that reason (``?kx-reason=<id>``)
+
+
+def render_reasons(node: kexport_reasons) -> str:
+    columns = [{"key": c["key"], "label": _short_label(c, node["columns"])}
+               for c in display_columns(node["columns"])]
+    return render("reasons.html.jinja", entries=node["entries"], columns=columns)
+
+
+def _short_label(column: dict, columns: list[dict]) -> str:
+    multi = len({c["device"] for c in columns}) > 1
+    return f"{column['path_label']} ({column['device_label']})" if multi else column["path_label"]
+
+
+def visit_reasons(self, node: kexport_reasons) -> None:
+    self.body.append(render_reasons(node))
+    raise nodes.SkipNode
+
+
+# --------------------------------------------------------------------------
+# the "Reproduce" templates (parts.repro): one inert <template> per page
+
+
+def render_repro(node: kexport_repro) -> str:
+    return render("repro.html.jinja", templates=node["templates"]) + "\n"
+
+
+def visit_repro(self, node: kexport_repro) -> None:
+    self.body.append(render_repro(node))
+    raise nodes.SkipNode
+
+
+# --------------------------------------------------------------------------
+# the download links (parts.downloads); no links where the builder published no files
+
+
+def human_size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.0f} KB"
+    return f"{n / 1024 / 1024:.1f} MB"
+
+
+def visit_downloads(self, node: kexport_downloads) -> None:
+    if node.get("json_uri"):
+        self.body.append(render("downloads.html.jinja", json_uri=node["json_uri"], csv_uri=node["csv_uri"],
+                                            size=human_size(node["bytes"]), cases=node["cases"]) + "\n")
+    raise nodes.SkipNode
+
+
+# --------------------------------------------------------------------------
+# the badge strip of an API entry (parts.badges)
+
+
+HREF_SLOT = "\x00"  # where a strip's link goes in its cached markup (no label holds a NUL)
+
+
+def badge_html(summary: Summary, refuri: str) -> str:
+    """The strip as HTML (one node per entry: a thousand entries cost milliseconds).
+
+    ``<p class="kexport-badge-line"><span class="kexport-badges"><a class="kexport-badge
+    kexport-badge--<worst>" href=... title=...><span class="kexport-badge-path">ONNX</span>
+    <span class="kexport-badge-mark kexport-badge--ok">CPU yes</span> ...</a> ...</span></p>``"""
+    return _strip_html(summary).replace(HREF_SLOT, escape(refuri))
+
+
+@lru_cache(maxsize=4096)
+def _strip_html(summary: Summary) -> str:
+    parts = []
+    for label, worst, marks in summary:
+        title = escape(f"{label} — " + "; ".join(t for *_, t in marks))
+        inner = " ".join(f'<span class="kexport-badge-mark kexport-badge--{state}">{escape(text)}</span>'
+                         for state, text, _ in marks)
+        parts.append(f'<a class="kexport-badge kexport-badge--{worst} reference internal" href="{HREF_SLOT}" '
+                     f'title="{title}"><span class="kexport-badge-path">{escape(label)}</span> {inner}</a>')
+    return f'<p class="kexport-badge-line"><span class="kexport-badges">{" ".join(parts)}</span></p>\n'
+
+
+def visit_badges(self, node: kexport_badges) -> None:
+    self.body.append(badge_html(node["summary"], node["refuri"]))
     raise nodes.SkipNode

@@ -1,4 +1,4 @@
-"""One Jinja environment for the page's HTML blocks (``templates/*.html.jinja``).
+"""One Jinja environment for the HTML writer's blocks (``templates/*.html.jinja``).
 
 Autoescaped, because every snapshot string is untrusted; undefined names are
 errors, so a template and its caller cannot drift apart silently.
@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from .resources import templates_dir
+from ..resources import templates_dir
 
 
 @lru_cache(maxsize=1)

@@ -1,4 +1,4 @@
-"""The text builder's tables: aligned columns written directly.
+"""The text builder's writer: the tables as aligned columns, and the API badge strips.
 
 A docutils table of a thousand rows takes minutes in the text builder, so
 the rows are written as text: path over device when there are several
@@ -8,15 +8,19 @@ devices, reasons on an indented line below.
 from __future__ import annotations
 
 import textwrap
+from functools import lru_cache
 from typing import Any
 
 from docutils import nodes
 
-from .nodes import kexport_table
-from .table_plain import cell_texts, operator_label, reason_text
+from ..model import badge_summary
+from ..model.badge_summary import Summary
+from ..nodes import kexport_badges, kexport_table
+from .plain_words import cell_texts, operator_label, reason_text
 
 OPERATOR_WIDTH = 36  # longer names get a line of their own
 TEXT_WIDTH = 78
+BADGE_WIDTH = 64  # the text writer's 70 columns, less the indent of an entry's content
 
 
 def _text_headers(columns: list[dict]) -> list[list[str]]:
@@ -56,8 +60,40 @@ def text_lines(node: kexport_table) -> list[str]:
     return lines
 
 
-def visit_table_text(self: Any, node: kexport_table) -> None:
+def visit_table(self: Any, node: kexport_table) -> None:
     self.new_state(0)
     self.add_text("\n".join(text_lines(node)))
+    self.end_state(wrap=False)
+    raise nodes.SkipNode
+
+
+# --------------------------------------------------------------------------
+# the badge strip of an API entry (parts.badges)
+
+
+@lru_cache(maxsize=4096)
+def wrapped_badges(summary: Summary) -> str:
+    # wrapped here: the text writer's own wrapping measures every word's display
+    # width and, over a thousand entries, cost a fifth of the build
+    return "\n".join(wrap_groups(badge_summary.groups(summary), BADGE_WIDTH))
+
+
+def wrap_groups(groups: list[str], width: int) -> list[str]:
+    """Lines of at most ``width`` columns (a longer group keeps its own line), groups joined by " · "."""
+    lines: list[str] = []
+    for group in groups:
+        if lines and len(lines[-1]) + 3 + len(group) + 2 <= width:
+            lines[-1] += " · " + group
+        else:
+            if lines:
+                lines[-1] += " ·"
+            lines.append(group)
+    return lines
+
+
+def visit_badges(self: Any, node: kexport_badges) -> None:
+    # a text-builder raw node does the same, with a Text child more per entry
+    self.new_state(0)
+    self.add_text(wrapped_badges(node["summary"]))
     self.end_state(wrap=False)
     raise nodes.SkipNode

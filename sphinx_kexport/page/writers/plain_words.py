@@ -1,4 +1,4 @@
-"""The rows in plain words, shared by the builders that are not HTML (text, LaTeX, man, texinfo)."""
+"""The rows in plain words, shared by the writers that are not HTML (text, LaTeX, man, texinfo)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""man and texinfo: each table becomes a bullet list (one item per row) when the document is resolved.
+"""The man and texinfo builders: each table becomes a bullet list (one item per row) when the
+document is resolved, and their own writers write that.
 
 Built as docutils nodes, so those writers do their own escaping.
 """
@@ -8,8 +9,8 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .nodes import kexport_table
-from .table_plain import cell_texts, reason_text
+from ..nodes import kexport_table
+from .plain_words import cell_texts, reason_text
 
 LIST_FORMATS = ("man", "texinfo")
 

@@ -1,0 +1,94 @@
+"""What an API entry's badge strip says (``kexport_api_badges``), from the table rows that describe it.
+
+Plain data over the rows the environment recorded (``parts.badges``); the strip's markup is
+the writers' (``writers.html``, ``writers.text``), and builders without a badge writer get
+``one_line``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED
+
+# One record per table row, small to pickle with the environment:
+# (docname, position on its page, row id, columns, codes). ``columns`` is the
+# table's ((path, device), ...), one tuple object shared by its rows (pickle
+# writes it once); ``codes`` has a letter per column: "y" supported, "a"
+# supported and holds at any batch size, "s" supported only at the traced
+# batch size, "n" probed but not supported, "-" not probed.
+Record = tuple[str, int, str, tuple[tuple[str, str], ...], str]
+CODES = {status: "y" if status in SUPPORTED else "-" if status == "n/a" else "n" for status in STATUSES}
+BATCH_CODES = {"o": "a", "s": "s"}  # a supported cell's dynamic-batch code (dynamic_batch.CODE) -> its badge code
+
+
+def cell_code(cell: dict) -> str:
+    code = CODES.get(cell["status"], "n")
+    return BATCH_CODES.get(cell.get("dynamic", "-"), code) if code == "y" else code
+
+
+Summary = tuple[tuple[str, str, tuple[tuple[str, str, str], ...]], ...]
+
+
+def summary(rows: list[Record]) -> Summary:
+    """Per path: (path label, worst state, ((state, mark text, title), ...)) -- one mark per device.
+
+    A mark says "yes" (every configuration supported), "no" (none), "2/3"
+    (some) or "n/a" (nothing probed), prefixed with the device when there
+    are several."""
+    return summary_of(tuple((columns, codes) for *_, columns, codes in rows))
+
+
+@lru_cache(maxsize=4096)
+def summary_of(tables: tuple[tuple[tuple[tuple[str, str], ...], str], ...]) -> Summary:
+    # Cached: most operators share one of a few outcomes (everything "yes", say).
+    tally: dict[tuple[str, str], list[int]] = {}  # [supported, probed, any batch, batch-specific]
+    for columns, codes in tables:
+        for column, code in zip(columns, codes):
+            both = tally.setdefault(column, [0, 0, 0, 0])
+            both[0] += code in "yas"
+            both[1] += code != "-"
+            both[2] += code == "a"
+            both[3] += code == "s"
+    devices = sorted({device for _, device in tally}, key=lambda d: (d != "cpu", d))
+    multi = len(devices) > 1
+    found = []
+    for path in PATHS:
+        marks = []
+        for device in devices:
+            both = tally.get((path, device))
+            if both is None:
+                continue
+            good, probed, any_batch, static = both
+            if not probed:
+                state, word = "na", "n/a"
+            elif good == probed:
+                state, word = ("partial" if static else "ok"), "yes"
+            elif good == 0:
+                state, word = "fail", "no"
+            else:
+                state, word = "partial", f"{good}/{probed}"
+            title = f"{DEVICE_LABELS[device]}: {good} of {probed} probed configurations supported"
+            if static:
+                word += ", batch-specific"
+                title += f"; {static} of them only at the traced batch size"
+            elif good and any_batch == good:
+                word += ", any batch"
+                title += ", all at any batch size"
+            marks.append((state, (f"{DEVICE_LABELS[device]} " if multi else "") + word, title))
+        if marks:
+            states = {state for state, _, _ in marks}
+            worst = next(s for s in ("fail", "partial", "ok", "na") if s in states)
+            found.append((PATH_LABELS[path], worst, tuple(marks)))
+    return tuple(found)
+
+
+def groups(summary: Summary) -> list[str]:
+    """One group per path: "ONNX: CPU yes, CUDA no"."""
+    return [f"{label}: " + ", ".join(text for _, text, _ in marks) for label, _, marks in summary]
+
+
+@lru_cache(maxsize=4096)
+def one_line(summary: Summary) -> str:
+    """The strip as plain text: "ONNX: CPU yes, CUDA no · torch.export: CPU yes, CUDA yes · ..."."""
+    return " · ".join(groups(summary))
