@@ -14,14 +14,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from .._version import __version__
-from . import badges, downloads, failure_reasons, xrefs
-from .assets import setup_assets
-from .badges import setup_api_badges
 from .builders import NON_HTML_FORMATS, html_only, skip, transparent
-from .config import register as register_config
-from .directive import ExportSupportDirective
-from .downloads import setup_downloads
-from .env_state import setup_env_state
 from .nodes import (
     kexport_badges,
     kexport_controls,
@@ -31,9 +24,16 @@ from .nodes import (
     kexport_repro,
     kexport_table,
 )
-from .toc import setup_toc
+from .parts import badges, downloads, failure_reasons, xrefs
+from .parts.badges import setup_api_badges
+from .parts.directive import ExportSupportDirective
+from .parts.downloads import setup_downloads
+from .parts.toc import setup_toc
+from .parts.xrefs import setup_xref
+from .sphinx_env.assets import setup_assets
+from .sphinx_env.config import register as register_config
+from .sphinx_env.env_state import setup_env_state
 from .writers import html, latex, lists, text
-from .xrefs import setup_xref
 
 # Bump when the stored doctrees or environment data change shape, so Sphinx
 # re-reads every document instead of unpickling stale nodes.

@@ -15,7 +15,7 @@ import time
 from page_support import build, copy_root, counts, soup, subprocess_env, warnings
 
 from sphinx_kexport import __version__
-from sphinx_kexport.page.env_state import pages
+from sphinx_kexport.page.sphinx_env.env_state import pages
 
 
 def _touch_later(path) -> None:

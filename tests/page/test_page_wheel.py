@@ -62,7 +62,7 @@ def installed(tmp_path_factory) -> Path:
 
 def test_installed_package_uses_its_own_folders(installed, tmp_path):
     found = _run(str(installed), "-c",
-                 "import sphinx_kexport, sphinx_kexport.page.resources as p; "
+                 "import sphinx_kexport, sphinx_kexport.page.sphinx_env.resources as p; "
                  "print(sphinx_kexport.__file__); print(p.static_dir()); print(p.templates_dir())",
                  cwd=tmp_path, env=_clean_env()).stdout.split()
     venv = installed.parent.parent

@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from ..resources import templates_dir
+from ..sphinx_env.resources import templates_dir
 
 
 @lru_cache(maxsize=1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent  # sphinx_kexport/
+PACKAGE_DIR = Path(__file__).resolve().parents[2]  # sphinx_kexport/
 REPO_DIR = PACKAGE_DIR.parent
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-from .builders import is_html
-from .nodes import kexport_page
+from ..builders import is_html
+from ..nodes import kexport_page
 from .resources import static_dir
 
 JS_FILE = "kexport.js"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from docutils import nodes
 
+from ..model import dynamic_batch
+from ..model.page_model import STATUS_MEANING, STATUS_TEXT, PageModel
 from . import inline
-from .model import dynamic_batch
-from .model.page_model import STATUS_MEANING, STATUS_TEXT, PageModel
 from .simple_tables import simple_table
 
 

@@ -6,9 +6,9 @@ Four plain dicts on the environment, each keyed by document name:
   path and directive line);
 * ``kexport_failures``: the error that stopped a document's page;
 * ``kexport_downloads``: the snapshot files each document publishes
-  (``downloads``);
+  (``parts.downloads``);
 * ``kexport_badge_rows``: each document's table rows, by ``ref``
-  (``badges``).
+  (``parts.badges``).
 
 One purge (``env-purge-doc``: a re-read document's entries are dropped) and
 one merge (``env-merge-info``: a parallel reader's documents are taken over)

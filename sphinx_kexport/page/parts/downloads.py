@@ -6,7 +6,7 @@ With ``kexport_downloads = True`` (the default) the HTML builders (``html``,
 * ``_kexport/<stem>-<hash>.json``: the file byte for byte, as committed
   (Kornia's format stays Kornia's format);
 * ``_kexport/<stem>-<hash>.csv``: one row per case, device and path
-  (``data_export.snapshot_csv``, with spreadsheet formulas defused),
+  (``snapshot.csv_table.snapshot_csv``, with spreadsheet formulas defused),
 
 and the page links to both, relative to the page, so the links work in
 every HTML layout. ``<hash>`` is taken from the file's bytes: a changed
@@ -34,11 +34,11 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from ..snapshot import Snapshot, SnapshotError, load_snapshot
-from ..snapshot.csv_table import snapshot_csv
-from .env_state import DOWNLOADS, doc_store
-from .model.page_model import slugify
-from .nodes import kexport_downloads
+from ...snapshot import Snapshot, SnapshotError, load_snapshot
+from ...snapshot.csv_table import snapshot_csv
+from ..model.page_model import slugify
+from ..nodes import kexport_downloads
+from ..sphinx_env.env_state import DOWNLOADS, doc_store
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections import Counter
 
 from docutils import nodes
 
-from .model.page_model import EAGER_FAILURE, NOT_PROBED_KINDS, NotProbed, PageModel
+from ..model.page_model import EAGER_FAILURE, NOT_PROBED_KINDS, NotProbed, PageModel
 from .simple_tables import simple_table
 
 KIND_TEXT = {

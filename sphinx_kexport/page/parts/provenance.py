@@ -11,8 +11,8 @@ from typing import Any
 
 from docutils import nodes
 
-from ..snapshot import DEVICE_LABELS, Snapshot
-from .model.page_model import PageModel
+from ...snapshot import DEVICE_LABELS, Snapshot
+from ..model.page_model import PageModel
 
 MISSING_SHOWN = 30  # names listed in the incomplete-snapshot warning before "and N more"
 

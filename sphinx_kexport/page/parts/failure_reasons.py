@@ -1,6 +1,6 @@
 """The "Failure reasons" part of the page (the directive's ``:reasons:`` option).
 
-One entry per distinct normalised reason (``reason_index``), most frequent
+One entry per distinct normalised reason (``model.reason_groups``), most frequent
 first, with its count per path and device and in total. Each entry's id is
 ``kx-reason-<hash of the normalised text>`` (``-N`` on the N-th page of a
 document), stable across builds; each row's reason links back to it (the
@@ -21,11 +21,11 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .builders import is_html
+from ..builders import is_html
+from ..model.page_model import PageModel, column_payload, display_columns
+from ..model.reason_groups import build_index, row_reason_ids
+from ..nodes import kexport_reasons
 from .ids import reserve_id
-from .model.page_model import PageModel, column_payload, display_columns
-from .nodes import kexport_reasons
-from .model.reason_groups import build_index, row_reason_ids
 from .simple_tables import simple_table
 
 EXAMPLES_SHOWN = 3  # concrete texts listed under an entry

@@ -12,7 +12,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from .nodes import kexport_page
+from ..nodes import kexport_page
 
 
 def _entries(container: nodes.Element, docname: str) -> list[nodes.list_item]:

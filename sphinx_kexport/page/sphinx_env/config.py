@@ -4,7 +4,7 @@ Each value is checked when the configuration is read, before Sphinx's own
 type check, so a wrong value gives one error that says what was expected and
 what was found. The value then falls back to its default so the rest of the
 build can report any other problem, and the build fails at the end
-(see ``env_data.fail_build_on_errors``).
+(see ``env_state.fail_build_on_errors``).
 """
 
 from __future__ import annotations

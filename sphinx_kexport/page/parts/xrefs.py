@@ -34,7 +34,7 @@ from sphinx.util import logging
 from sphinx.util.inventory import InventoryFile
 from sphinx.util.osutil import relative_uri
 
-from .nodes import kexport_page, kexport_table
+from ..nodes import kexport_page, kexport_table
 
 logger = logging.getLogger(__name__)
 

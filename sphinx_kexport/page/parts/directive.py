@@ -24,12 +24,13 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..snapshot import DEVICES, Snapshot, SnapshotError, build, read_snapshot
-from . import env_state, gc_pause
+from ...snapshot import DEVICES, Snapshot, SnapshotError, build, read_snapshot
+from .. import gc_pause
+from ..model.comparison import Comparison, load_comparison
+from ..model.page_model import build_model
+from ..sphinx_env import env_state
 from .assembly import build_page
 from .downloads import note_snapshot
-from .model.comparison import Comparison, load_comparison
-from .model.page_model import build_model
 
 logger = logging.getLogger(__name__)
 

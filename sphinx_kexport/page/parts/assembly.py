@@ -14,15 +14,15 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from .builders import reading_for_html
+from ..builders import reading_for_html
+from ..model.page_model import PageModel, column_payload
+from ..nodes import kexport_controls, kexport_page
+from . import changes
 from .cards import build_cards
 from .downloads import build_node as build_downloads
 from .failure_reasons import build_reasons, link_details
 from .ids import assign_id, reserve_id
 from .legend import build_legend
-from .model.page_model import PageModel, column_payload
-from .nodes import kexport_controls, kexport_page
-from .parts import changes
 from .not_probed import build_not_probed, summary_sentence
 from .provenance import build_incomplete_warning, build_measured
 from .repro import build_repro

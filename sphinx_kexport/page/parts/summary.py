@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from docutils import nodes
 
-from ..snapshot import DEVICE_LABELS, PATH_LABELS, PATHS
+from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS
+from ..model.page_model import PageModel
 from . import inline
-from .model.page_model import PageModel
 from .simple_tables import simple_table
 
 

@@ -12,10 +12,10 @@ from typing import Any, Callable
 
 from docutils import nodes
 
+from ..model.page_model import PackageGroup, PageModel, column_payload, row_payload
+from ..nodes import kexport_table
 from . import inline
 from .ids import assign_id, reserve_id
-from .model.page_model import PackageGroup, PageModel, column_payload, row_payload
-from .nodes import kexport_table
 
 SECTION_ID_PREFIX = "export-support-"
 

@@ -23,12 +23,12 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.errors import NoUri
 
-from . import gc_pause
-from .assets import CSS_FILE
-from .builders import is_html
-from .env_state import BADGE_ROWS, doc_store, forget_on_read, read_now
-from .model.badge_summary import Record, cell_code, one_line, summary
-from .nodes import kexport_badges, kexport_table
+from .. import gc_pause
+from ..builders import is_html
+from ..model.badge_summary import Record, cell_code, one_line, summary
+from ..nodes import kexport_badges, kexport_table
+from ..sphinx_env.assets import CSS_FILE
+from ..sphinx_env.env_state import BADGE_ROWS, doc_store, forget_on_read, read_now
 from .xrefs import same_page
 
 ASSETS_FLAG = "kexport_badges"  # set on a resolved doctree that got badges: the page needs the stylesheet
@@ -64,7 +64,7 @@ def record_rows(app, doctree: nodes.document) -> None:
     rows: list[tuple[str, int, str, tuple[tuple[str, str], ...], str]] = []
     position = 0
     for table in doctree.findall(kexport_table):
-        # a row has one cell per column, in the table's column order (model.build_model)
+        # a row has one cell per column, in the table's column order (model.page_model.build_model)
         columns = tuple((c["path"], c["device"]) for c in table["columns"])
         for row in table["rows"]:
             position += 1
@@ -172,7 +172,7 @@ def add_badge_assets(app, pagename, templatename, context, doctree) -> None:
 
 
 def setup_api_badges(app) -> None:
-    """The config value itself is registered with the others (config.py)."""
+    """The config value itself is registered with the others (``sphinx_env.config``)."""
     app.connect("doctree-read", record_rows)
     app.connect("env-get-updated", rewrite_badged_docs)
     app.connect("html-page-context", add_badge_assets)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from docutils import nodes
 
-from .model.page_model import STATUS_CLASS
+from ..model.page_model import STATUS_CLASS
 
 
 def count(key: str, value: object) -> nodes.inline:

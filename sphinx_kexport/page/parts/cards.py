@@ -13,10 +13,9 @@ from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
-from ..snapshot import DEVICE_LABELS
-from . import inline
-from .model.page_model import PageModel
-from .parts import changes
+from ...snapshot import DEVICE_LABELS
+from ..model.page_model import PageModel
+from . import changes, inline
 
 SLOT_PREFIX = "KEXPORTCARDSLOT"  # a card body placeholder, followed by the slot number
 

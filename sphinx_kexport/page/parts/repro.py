@@ -15,9 +15,9 @@ The HTML writer writes the node (``writers.html``); other builders skip it.
 
 from __future__ import annotations
 
-from ..snapshot.repro import repro_templates
-from .model.page_model import PageModel
-from .nodes import kexport_repro
+from ...snapshot.repro import repro_templates
+from ..model.page_model import PageModel
+from ..nodes import kexport_repro
 
 
 def build_repro(model: PageModel) -> kexport_repro | None:
