@@ -5,7 +5,13 @@
 * ``sphinx_kexport.probe`` (the torch half) never imports sphinx, docutils or
   jinja2;
 * nothing outside ``probe`` imports ``probe`` (the docs build never imports torch);
-* no module imports another module's private (``_``) names.
+* no module imports another module's private (``_``) names;
+* within ``page``, cut one way: ``model/`` (plain Python: no docutils, sphinx or
+  jinja2) imports neither ``parts/``, ``writers/`` nor ``sphinx_env/``; ``parts/``
+  (the components, as doctree nodes) never import ``writers/``, nor ``writers/``
+  (one per builder family) ``parts/``.
+
+Every import counts, also one inside a function.
 """
 
 from __future__ import annotations
@@ -31,6 +37,17 @@ def _imports(path: Path) -> list[tuple[str, list[str], int]]:
             name = ".".join(base + ([node.module] if node.module else []))
             found.append((name, [alias.name for alias in node.names], node.lineno))
     return found
+
+
+def _targets(path: Path) -> list[tuple[str, int]]:
+    """(module, line) for every module an import in ``path`` may load: ``from .. import parts``
+    names ``sphinx_kexport.page`` and ``sphinx_kexport.page.parts``."""
+    return [(target, line) for module, names, line in _imports(path)
+            for target in [module] + [f"{module}.{name}" for name in names]]
+
+
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes)
 
 
 def _modules(sub: str) -> list[Path]:
@@ -70,9 +87,28 @@ def test_no_module_imports_private_names_of_another(path):
     assert not bad, f"{path.relative_to(PACKAGE.parent)} imports private names {bad}"
 
 
+PAGE = "sphinx_kexport.page"
+PAGE_LAYERS = {  # a package of page/ -> what its modules must not import
+    "model": (f"{PAGE}.parts", f"{PAGE}.writers", f"{PAGE}.sphinx_env", "docutils", "sphinx", "jinja2"),
+    "parts": (f"{PAGE}.writers",),
+    "writers": (f"{PAGE}.parts",),
+}
+
+
+@pytest.mark.parametrize("path", [p for layer in PAGE_LAYERS for p in _modules(f"page/{layer}")],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_page_is_cut_one_way(path):
+    banned = PAGE_LAYERS[path.relative_to(PACKAGE / "page").parts[0]]
+    bad = [(m, line) for m, line in _targets(path) if _within(m, banned)]
+    assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {bad}"
+
+
 def test_the_rules_see_real_imports():
     """The checker itself: it must resolve relative imports, or every rule above passes vacuously."""
     found = {m for m, _, _ in _imports(PACKAGE / "page" / "parts" / "directive.py")}
     assert "sphinx_kexport.snapshot" in found and "sphinx_kexport.page.model.page_model" in found
     found = {m for m, _, _ in _imports(PACKAGE / "snapshot" / "files.py")}
     assert "sphinx_kexport.snapshot.validation" in found
+    found = {m for m, _ in _targets(PACKAGE / "page" / "parts" / "cards.py")}  # from . import changes, inline
+    assert "sphinx_kexport.page.parts.changes" in found and "sphinx_kexport.page.model.page_model" in found
+    assert all(_modules(f"page/{layer}") for layer in PAGE_LAYERS)
