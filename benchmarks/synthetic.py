@@ -115,9 +115,10 @@ def make_snapshot(rows: int, devices: tuple[str, ...] = ("cpu",), seed: int = 0,
             "name": name, "package": package, "section": section, "operator": operator, "variant": variant,
             "ref": f"{package}.{operator}" if i % 3 else "",
             "note": "inputs are a 1x3x32x32 batch" if i % 11 == 0 else "",
+            "origin": "docstring" if i % 2 else "hand-written",
             "results": results,
         })
-    return {"schema": 1, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
+    return {"schema": 2, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
             "library": {"name": "kornia", "version": "0.9.0", "revision": "synthetic"},
             "environments": {d: _environment(d) for d in devices}, "cases": cases}
 

@@ -112,3 +112,72 @@ def test_the_rules_see_real_imports():
     found = {m for m, _ in _targets(PACKAGE / "page" / "parts" / "cards.py")}  # from . import changes, inline
     assert "sphinx_kexport.page.parts.changes" in found and "sphinx_kexport.page.model.page_model" in found
     assert all(_modules(f"page/{layer}") for layer in PAGE_LAYERS)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """module -> the modules of the package it imports, lazy imports (inside functions, under TYPE_CHECKING)
+    included: ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to ``pkg``."""
+    known = {_module_name(p): p for p in _modules("")}
+    graph: dict[str, set[str]] = {name: set() for name in known}
+    for name, path in known.items():
+        for module, names, _ in _imports(path):
+            if module not in known:
+                continue
+            submodules = [f"{module}.{n}" for n in names if f"{module}.{n}" in known]
+            graph[name].update(submodules)
+            if len(submodules) < len(names) or not names:
+                graph[name].add(module)
+        graph[name].discard(name)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle_anywhere_in_the_package():
+    cycles = _cycles(_import_graph())
+    assert not cycles, "import circles (each a set of modules that import each other, lazily or not): " + "; ".join(
+        " <-> ".join(c) for c in cycles)
+
+
+def test_the_circle_finder_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    graph = _import_graph()
+    assert "sphinx_kexport.probe.survey.plan" in graph["sphinx_kexport.probe.survey.api"]

@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # sphinx_kexport from the checkout when it is not installed
 
-from sphinx_kexport.probe.config import read_table  # noqa: E402
-from sphinx_kexport.probe.docstrings import is_discovered  # noqa: E402
-from sphinx_kexport.probe.loader import load_inventory, resolve_sources  # noqa: E402
+from sphinx_kexport.probe.survey.config import read_table  # noqa: E402
+from sphinx_kexport.probe.discover.docstrings import is_discovered  # noqa: E402
+from sphinx_kexport.probe.cases.loader import load_inventory, resolve_sources  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

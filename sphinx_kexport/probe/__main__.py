@@ -1,8 +1,8 @@
-"""``python -m sphinx_kexport.probe``; see :mod:`sphinx_kexport.probe.cli`."""
+"""``python -m sphinx_kexport.probe``; see :mod:`sphinx_kexport.probe.cli.main`."""
 
 import sys
 
-from sphinx_kexport.probe.cli import main
+from sphinx_kexport.probe.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -63,8 +63,9 @@ def field_error(source: str, parts: list[str], expected: str, found: str, cases:
 
 
 def schema_version_error(source: str, found: Any) -> SnapshotError:
-    from .vocabulary import SCHEMA_VERSION
+    from .vocabulary import READABLE_VERSIONS
 
-    return SnapshotError(f"{source}: field schema: expected {SCHEMA_VERSION} (the format this "
+    readable = " or ".join(str(v) for v in READABLE_VERSIONS)
+    return SnapshotError(f"{source}: field schema: expected {readable} (the formats this "
                          f"sphinx-kexport reads), found {show_value(found)}. Upgrade sphinx-kexport "
                          "or regenerate the snapshot.")

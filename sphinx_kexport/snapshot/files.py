@@ -17,7 +17,8 @@ from .errors import FIX_HINT, SnapshotError, schema_version_error
 from .kornia_format import from_kornia, is_kornia_format
 from .records import Snapshot, build
 from .validation import validate
-from .vocabulary import SCHEMA_VERSION
+from .upgrade import upgrade_format_1
+from .vocabulary import READABLE_VERSIONS
 
 NATIVE_FORMAT = "sphinx-kexport/1"
 KORNIA_FORMAT = "kornia"
@@ -39,13 +40,15 @@ def read_json(path: str | os.PathLike, source: str | None = None) -> Any:
 
 
 def normalise(data: Any, source: str = "<snapshot>") -> tuple[dict[str, Any], str]:
-    """Validate either format and return (format-1 dict, format name)."""
+    """Validate any readable format and return (format-2 dict, format name)."""
     if is_kornia_format(data):
         data = from_kornia(data, source)
         validate(data, source)
         return data, KORNIA_FORMAT
-    if isinstance(data, dict) and "schema" in data and data["schema"] != SCHEMA_VERSION:
+    if isinstance(data, dict) and "schema" in data and data["schema"] not in READABLE_VERSIONS:
         raise schema_version_error(source, data["schema"])
+    if isinstance(data, dict) and data.get("schema") == 1:
+        data = upgrade_format_1(data)
     validate(data, source)
     return data, NATIVE_FORMAT
 
@@ -59,8 +62,8 @@ def read_snapshot(path: str | os.PathLike, source: str | None = None) -> tuple[d
 def load_snapshot(path: str | os.PathLike, source: str | None = None) -> Snapshot:
     """Read, validate and convert a snapshot file; raise SnapshotError for people."""
     source = source or str(path)
-    data, fmt = read_snapshot(path, source)
-    return build(data, source, fmt)
+    data, _ = read_snapshot(path, source)
+    return build(data, source)
 
 
 def dumps(data: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import FIX_HINT, SnapshotError, kind_of, show_value
-from .vocabulary import DEVICES, PATHS, SCHEMA_VERSION, STATUSES
+from .vocabulary import DEVICES, ORIGIN_HAND, PATHS, SCHEMA_VERSION, STATUSES
 
 KORNIA_HEADER = ("generated_at", "revision", "kornia", "torch", "onnx", "onnxruntime", "onnxscript",
                  "python", "opset", "device")
@@ -66,7 +66,7 @@ def from_kornia(data: dict[str, Any], source: str = "<snapshot>") -> dict[str, A
                 break
         paths["compile"]["graph_breaks"] = raw["graph_breaks"]
         cases.append({k: raw[k] for k in ("name", "package", "section", "operator", "variant", "ref", "note")}
-                     | {"results": {"cpu": paths}})
+                     | {"origin": ORIGIN_HAND, "results": {"cpu": paths}})  # Kornia writes each probe by hand
     device = str(data["device"]) or "cpu"
     if device not in DEVICES:
         raise _kornia_problem(source, " header field device", "cpu or cuda", show_value(device))

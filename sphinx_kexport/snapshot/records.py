@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .vocabulary import DEVICES, FAILING, SUPPORTED
+from .vocabulary import DEVICES, FAILING, ORIGIN_HAND, SUPPORTED
 
 
 @dataclass(slots=True, frozen=True)
@@ -62,6 +62,7 @@ class Case:
     ref: str
     note: str
     results: dict[str, dict[str, Result]]
+    origin: str = ORIGIN_HAND  # vocabulary.ORIGINS
     check: bool = True
     inputs: tuple[tuple[tuple[int, ...], str], ...] = ()
     call: str = ""
@@ -79,7 +80,6 @@ class Snapshot:
     environments: dict[str, dict[str, Any]]
     cases: list[Case]
     missing: list[str] = field(default_factory=list)
-    fmt: str = "sphinx-kexport/1"
 
     @property
     def devices(self) -> list[str]:
@@ -101,12 +101,13 @@ def _dynamic(raw: dict[str, Any]) -> Dynamic:
                    traced_batch=raw.get("traced_batch"), run_batch=raw.get("run_batch"))
 
 
-def build(data: dict[str, Any], source: str, fmt: str) -> Snapshot:
+def build(data: dict[str, Any], source: str) -> Snapshot:
     cases = []
     for i, raw in enumerate(data["cases"]):
         cases.append(Case(
             index=i, name=raw["name"], package=raw["package"], section=raw["section"],
             operator=raw["operator"] or raw["name"], variant=raw["variant"], ref=raw["ref"], note=raw["note"],
+            origin=raw["origin"],
             results={dev: {p: _result(r) for p, r in paths.items()} for dev, paths in raw["results"].items()},
             check=raw.get("check", True),
             inputs=tuple((tuple(i["shape"]), i["dtype"]) for i in raw.get("inputs", ())),
@@ -114,5 +115,5 @@ def build(data: dict[str, Any], source: str, fmt: str) -> Snapshot:
         ))
     return Snapshot(source=source, generated_at=data["generated_at"], complete=data["complete"],
                     library=dict(data["library"]), environments=dict(data["environments"]), cases=cases,
-                    missing=list(data.get("missing", [])), fmt=fmt)
+                    missing=list(data.get("missing", [])))
 

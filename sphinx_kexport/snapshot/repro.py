@@ -11,11 +11,13 @@ operator (``check: false``) is compared on output count and shapes only.
 
 from __future__ import annotations
 
+from .vocabulary import DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL
+
 # Where a template (see repro_templates) takes the case's call, title and comparison.
 CALL_SLOT = "@@KX_CALL@@"
 TITLE_SLOT = "@@KX_TITLE@@"
 COMPARE_SLOT = "@@KX_COMPARE@@"
-ATOL, RTOL = 2e-4, 1e-3  # the probe's default tolerances (a case may set its own; the snapshot does not say)
+ATOL, RTOL = DEFAULT_ATOL, DEFAULT_RTOL  # the probe's defaults (a case may set its own; the snapshot does not say)
 
 TORCH_IMPORT = "import torch\n"
 
@@ -131,7 +133,7 @@ def _snippet(call: str, path: str, device: str, opset: int, title: str, compare:
     return "\n".join(lines) + "\n"
 
 
-def repro_code(call: str, path: str, device: str, opset: int = 18, title: str = "", *, check: bool = True) -> str:
+def repro_code(call: str, path: str, device: str, opset: int = DEFAULT_OPSET, title: str = "", *, check: bool = True) -> str:
     """Python source reproducing ``path`` (onnx, export, compile) on ``device``; "" when the case has no call."""
     if not call.strip():
         return ""
@@ -153,7 +155,7 @@ def repro_templates(columns: list[tuple[str, str]], opsets: dict[str, int]) -> d
     flag, so the snippet is exactly ``repro_code``'s while each row carries only
     its call.
     """
-    templates = {f"{path}-{device}": _snippet(CALL_SLOT, path, device, opsets.get(device, 18), TITLE_SLOT,
+    templates = {f"{path}-{device}": _snippet(CALL_SLOT, path, device, opsets.get(device, DEFAULT_OPSET), TITLE_SLOT,
                                              COMPARE_SLOT)
                  for device, path in columns}
     return templates | {"compare": compare_block(True), "compare-random": compare_block(False)}

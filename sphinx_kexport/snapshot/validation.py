@@ -1,7 +1,7 @@
 """The one validator: every reader (the directive, ``:compare:``, ``diff``, ``merge``) goes through it.
 
 It interprets the subset of JSON Schema the shipped schema
-(``snapshot-1.schema.json``) uses, so that an error names the file, the case
+(``snapshot-2.schema.json``) uses, so that an error names the file, the case
 (index and name), the field, what was expected and what was found, in words,
 instead of a validator's traceback. Rules a schema cannot say (unique names,
 results only for listed devices) follow the schema check.
@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .errors import FIX_HINT, SnapshotError, field_error, kind_of, show_value
 
-SCHEMA_PATH = Path(__file__).parent / "snapshot-1.schema.json"
+SCHEMA_PATH = Path(__file__).parent / "snapshot-2.schema.json"
 
 
 @lru_cache(maxsize=1)

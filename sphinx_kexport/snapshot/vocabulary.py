@@ -6,7 +6,8 @@ enums are checked against these tuples by the test suite.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # format 1 is upgraded on reading (snapshot/upgrade.py)
 PATHS = ("onnx", "export", "compile")
 PATH_LABELS = {"onnx": "ONNX", "export": "torch.export", "compile": "torch.compile"}
 DEVICES = ("cpu", "cuda")
@@ -14,8 +15,23 @@ DEVICE_LABELS = {"cpu": "CPU", "cuda": "CUDA"}
 STATUSES = ("ok", "ok-breaks", "ok-unverified", "mismatch", "fail", "n/a")
 SUPPORTED = frozenset({"ok", "ok-breaks", "ok-unverified"})
 FAILING = frozenset({"mismatch", "fail"})
-STAGES = ("", "eager", "capture", "translate", "check", "load", "run", "compare", "process", "skip")
+STAGES = ("", "eager", "no-tensor", "capture", "translate", "check", "load", "run", "compare", "process", "skip")
 # The dynamic-batch result inside a supported path's result (``dynamic.status``): does the capture hold
 # at another batch size? ok: yes; static: only at the traced batch size; fail: the dynamic capture fails
 # for another reason; n/a: no batch dimension.
 DYNAMIC_STATUSES = ("ok", "static", "fail", "n/a")
+# Where a case came from (the case's ``origin``, format 2): written by hand in a case module, or recorded
+# from a docstring example of the library.
+ORIGIN_HAND = "hand-written"
+ORIGIN_DOCSTRING = "docstring"
+ORIGINS = (ORIGIN_HAND, ORIGIN_DOCSTRING)
+# The stage of an n/a result whose case never reached a capture path: it raised when run eagerly, or it
+# returned no tensor (format 2; format 1 said both with stage "eager" and told them apart by wording).
+STAGE_EAGER = "eager"
+STAGE_NO_TENSOR = "no-tensor"
+STAGE_SKIP = "skip"
+STAGE_PROCESS = "process"
+# What the probe measures with unless told otherwise; the page and the repro snippets fall back to them.
+DEFAULT_OPSET = 18
+DEFAULT_ATOL = 2e-4
+DEFAULT_RTOL = 1e-3

@@ -42,8 +42,8 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def model():
-    data, fmt = normalise(read_json(SNAPSHOT))
-    return build_model(build(data, "new.json", fmt), package_order=["featurelib.color", "featurelib.geometry"])
+    data, _ = normalise(read_json(SNAPSHOT))
+    return build_model(build(data, "new.json"), package_order=["featurelib.color", "featurelib.geometry"])
 
 
 @pytest.fixture(scope="module")

@@ -152,7 +152,7 @@ def snapshot_data():
 @pytest.fixture(scope="module")
 def model(snapshot_data):
     data, fmt = snapshot_data
-    return build_model(build(data, SNAPSHOT.name, fmt))
+    return build_model(build(data, SNAPSHOT.name))
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from sphinx_kexport.probe import case  # noqa: E402
-from sphinx_kexport.probe.measure import CaseRun  # noqa: E402
+from sphinx_kexport.probe.measure.case_run import CaseRun  # noqa: E402
 
 
 class Item(NamedTuple):

@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from sphinx_kexport.probe import case  # noqa: E402
-from sphinx_kexport.probe.call_source import SMALL_TENSOR, call_source  # noqa: E402
+from sphinx_kexport.probe.cases.call_source import SMALL_TENSOR, call_source  # noqa: E402
 
 
 def rebuilt_inputs(values):

@@ -64,7 +64,7 @@ def test_case_checks_every_leaf_and_fingerprints_the_structure():
     import torch
 
     from sphinx_kexport.probe import CaseError, case
-    from sphinx_kexport.probe.fingerprint import fingerprint
+    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
     with pytest.raises(CaseError, match=r"inputs\[0\]\['p3'\] is a float"):
         case("bad", torch.sin, [{"p3": 1.0}], package="p")
@@ -72,5 +72,5 @@ def test_case_checks_every_leaf_and_fingerprints_the_structure():
     as_list = case("c", torch.sin, [[t]], package="p")
     as_tuple = case("c", torch.sin, [(t,)], package="p")
     with_code = case("c", torch.sin, [[t]], package="p", code="target = torch.sin")
-    keys = {fingerprint(s, "cpu", 18, "1", {}) for s in (as_list, as_tuple, with_code)}
+    keys = {fingerprint(case_definition(s), "cpu", 18, "1", {}) for s in (as_list, as_tuple, with_code)}
     assert len(keys) == 3

@@ -26,8 +26,8 @@ TESTS = REPO / "tests" / "probe"
 
 DUMP = '''
 import hashlib, json, re, sys
-import sphinx_kexport.probe.docstrings as D
-from sphinx_kexport.probe.fingerprint import fingerprint
+import sphinx_kexport.probe.discover.docstrings as D
+from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
 ran = []
 original = D.run_example
@@ -52,7 +52,7 @@ def raw(t):
 
 cases = [{"name": c.name, "ref": c.ref, "package": c.package, "section": c.section, "note": text(c.note),
           "code": c.code, "check": c.check, "kwargs": text(repr(sorted(c.kwargs.items()))), "target": type(c.target).__qualname__,
-          "inputs": [raw(t) for t in c.inputs], "fingerprint": fingerprint(c, "cpu", 18, "1.0", {"torch": "x"})}
+          "inputs": [raw(t) for t in c.inputs], "fingerprint": fingerprint(case_definition(c), "cpu", 18, "1.0", {"torch": "x"})}
          for c in found.cases]
 objects = [[r.ref, r.skip, r.detail, r.dropped, [c.name for c in r.cases]] for r in found.objects]
 print(json.dumps({"cases": cases, "objects": objects, "ran": ran, "cache": found.cache, "after": after}))
@@ -218,10 +218,10 @@ def test_an_edit_to_the_library_runs_the_examples_again_and_replaces_the_entry(t
 
 
 def test_the_key_covers_the_discovery_code_and_the_versions(monkeypatch, tmp_path):
-    from sphinx_kexport.probe import discovery_cache
+    from sphinx_kexport.probe.discover import cache as discovery_cache
 
     names = {p.name for p in discovery_cache.discovery_code_files()}  # what docstrings.py imports, transitively
-    assert {"docstrings.py", "doc_run.py", "doc_cases.py", "registry.py", "discovery_cache.py", "sandbox.py",
+    assert {"docstrings.py", "doc_run.py", "doc_cases.py", "registry.py", "cache.py", "sandbox.py",
             "compare_outputs.py", "batch_dim.py"} <= names
     assert "call_source.py" not in names  # the repro snippet is written when the snapshot is, not cached
     key = discovery_cache.cache_key("probe_cases.doclib", [], ["x"], 2.0)
@@ -271,7 +271,7 @@ def double(x):
 '''
 
 
-def test_the_probe_reuses_the_cache_in_parent_and_workers_and_fresh_refreshes_it(tmp_path):
+def test_the_probe_reuses_the_cache_in_its_children_and_workers_and_fresh_refreshes_it(tmp_path):
     pytest.importorskip("onnxruntime")
     lib = write_library(tmp_path / "lib", "countlib_kx", "import torch\n" + COUNTED)
     (tmp_path / "count_cases.py").write_text("from sphinx_kexport.probe import cases_from_docstrings\n"
@@ -288,8 +288,8 @@ def test_the_probe_reuses_the_cache_in_parent_and_workers_and_fresh_refreshes_it
             counts.append(runs.read_text().count("ran") if runs.exists() else 0)
     finally:
         del os.environ["KX_RUNS"]
-    # the first run's parent ran the example and its worker loaded the case; the rerun ran nothing;
-    # --fresh ran it again (in the parent only)
+    # the first run's inventory child ran the example and its worker loaded the case alone from the cache;
+    # the rerun ran nothing; --fresh ran it again (in the inventory child only)
     assert counts == [1, 1, 2]
     snapshot = json.loads((tmp_path / "support.json").read_text())
     assert [c["name"] for c in snapshot["cases"]] == ["double[doc]"]

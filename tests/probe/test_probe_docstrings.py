@@ -28,7 +28,7 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS)]))
 def found():
     if str(TESTS) not in sys.path:
         sys.path.insert(0, str(TESTS))
-    from sphinx_kexport.probe.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings import discover
 
     return discover(LIB, time_limit=2)
 
@@ -91,10 +91,10 @@ def test_tensors_that_are_not_leading_are_passed_by_keyword(found):
 
 def test_fingerprints_are_identical_in_two_processes():
     script = ("import json, sys; sys.path.insert(0, sys.argv[1])\n"
-              "from sphinx_kexport.probe.fingerprint import fingerprint\n"
+              "from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint\n"
               "from sphinx_kexport.probe import cases_from_docstrings\n"
               f"cases = cases_from_docstrings({LIB!r}, time_limit=2)\n"
-              "print(json.dumps([[c.name, fingerprint(c, 'cpu', 18, '1', {})] for c in cases]))\n")
+              "print(json.dumps([[c.name, fingerprint(case_definition(c), 'cpu', 18, '1', {})] for c in cases]))\n")
     outputs = [subprocess.run([sys.executable, "-c", script, str(TESTS)], env=ENV, capture_output=True, text=True,
                               timeout=120) for _ in range(2)]
     for done in outputs:

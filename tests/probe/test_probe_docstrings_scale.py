@@ -57,7 +57,7 @@ def test_an_example_s_objects_are_freed_before_the_next_example_runs(tmp_path):
             """
             return 3 * x
         '''})
-    from sphinx_kexport.probe.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings import discover
 
     found = discover("memlib_kx", time_limit=5)
     reports = {r.ref: r for r in found.objects}
@@ -92,7 +92,7 @@ def twin_survey(tmp_path, library: str, prefix: str):
 
 def test_two_packages_that_share_a_callable_name_get_distinct_case_names(tmp_path):
     cases = twin_survey(tmp_path, "twinlib_kx", "cases")
-    from sphinx_kexport.probe.loader import load_inventory, resolve_sources
+    from sphinx_kexport.probe.cases.loader import load_inventory, resolve_sources
 
     specs, _ = load_inventory(resolve_sources([str(cases)], tmp_path))
     assert [(s.name, s.ref, tuple(s.inputs[0].shape)) for s in specs] == [
@@ -144,7 +144,7 @@ def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
             def forward(self, *inputs):
                 return sum(inputs)
         '''})
-    from sphinx_kexport.probe.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings import discover
 
     found = discover("methlib_kx", time_limit=5)
     cases = {c.name: c for c in found.cases}
@@ -161,25 +161,54 @@ def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
     assert not hasattr(vars(Rot)["apply"], "__kexport_original__")  # the proxies are gone after discovery
 
 
-def test_a_worker_imports_only_the_case_module_it_needs_with_the_parent_s_names(tmp_path):
+def _inventory(sources):
+    from sphinx_kexport.probe.cases.describe import describe_module
+    from sphinx_kexport.probe.cases.inventory import join_inventory
+
+    return join_inventory((source.label, describe_module(source)) for source in sources)[0]
+
+
+def test_a_worker_builds_a_discovered_case_alone_from_the_discovery_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", str(tmp_path / "cache"))
     cases = twin_survey(tmp_path, "twinlib2_kx", "cases2")
-    from sphinx_kexport.probe.fingerprint import fingerprint
-    from sphinx_kexport.probe.loader import CasesByName, LoadError, load_inventory, resolve_sources
+    from sphinx_kexport.probe.cases.fingerprint import case_definition, definition_digest
+    from sphinx_kexport.probe.cases.loader import CaseBuilder, LoadError, resolve_sources
 
     sources = resolve_sources([str(cases)], tmp_path)
-    specs, _ = load_inventory(sources)
-    expected = {s.name: fingerprint(s, "cpu", 18, "1", {}) for s in specs}
+    inventory = {case.name: case for case in _inventory(sources)}  # what the parent holds; fills the cache
+    assert set(inventory) == {"scale[doc]", "scale[doc][twinlib2_kx.b]"}
     for module in ("cases2_a", "cases2_b"):
         sys.modules.pop(module, None)  # a fresh worker has imported nothing
-    lazy = CasesByName(sources, {s.name: s.origin for s in specs})
-    second = lazy["scale[doc][twinlib2_kx.b]"]  # the parent's qualified name, found in cases2_b alone
-    assert "cases2_a" not in sys.modules and second.ref == "twinlib2_kx.b.scale"
-    assert fingerprint(second, "cpu", 18, "1", {}) == expected["scale[doc][twinlib2_kx.b]"]
-    first = lazy["scale[doc]"]
-    assert "cases2_b" not in sys.modules and first.ref == "twinlib2_kx.a.scale"  # one case module at a time
-    assert fingerprint(first, "cpu", 18, "1", {}) == expected["scale[doc]"]
-    with pytest.raises(LoadError, match="not in the parent's inventory"):
-        lazy["nothing[doc]"]
+    builder = CaseBuilder(sources)
+    for name, described in inventory.items():
+        spec = builder.build(name, described.module, described.local_name, described.discovery,
+                             definition_digest(described.definition))
+        assert spec.name == name and spec.ref == described.ref
+        assert case_definition(spec) == described.definition  # the case the inventory described, name and all
+        assert "cases2_a" not in sys.modules and "cases2_b" not in sys.modules  # no case module was imported
+    second = inventory["scale[doc][twinlib2_kx.b]"]
+    with pytest.raises(LoadError, match="no longer registers case 'scale\\[doc\\]'"):
+        builder.build(second.name, second.module, second.local_name, second.discovery, "another definition")
+
+
+def test_without_the_cache_a_worker_builds_the_case_through_its_module_one_module_at_a_time(tmp_path):
+    cases = twin_survey(tmp_path, "twinlib3_kx", "cases3")
+    from sphinx_kexport.probe.cases.fingerprint import case_definition, definition_digest
+    from sphinx_kexport.probe.cases.loader import CaseBuilder, resolve_sources
+
+    sources = resolve_sources([str(cases)], tmp_path)
+    inventory = {case.name: case for case in _inventory(sources)}
+    for module in ("cases3_a", "cases3_b"):
+        sys.modules.pop(module, None)
+    builder = CaseBuilder(sources)
+    second = inventory["scale[doc][twinlib3_kx.b]"]
+    spec = builder.build(second.name, second.module, second.local_name, second.discovery,
+                         definition_digest(second.definition))
+    assert "cases3_a" not in sys.modules and "cases3_b" in sys.modules
+    assert case_definition(spec) == second.definition
+    first = inventory["scale[doc]"]
+    builder.build(first.name, first.module, first.local_name, first.discovery, definition_digest(first.definition))
+    assert "cases3_b" not in sys.modules and "cases3_a" in sys.modules  # one case module at a time
 
 
 def coin(x):
@@ -188,7 +217,7 @@ def coin(x):
 
 
 def test_a_coin_flip_that_two_seeds_agree_on_is_still_found_random():
-    from sphinx_kexport.probe.doc_cases import is_random
+    from sphinx_kexport.probe.discover.doc_cases import is_random
 
     assert is_random(coin, [torch.ones(2)], {})
     assert not is_random(torch.neg, [torch.ones(2)], {})
@@ -202,7 +231,7 @@ def shuffle_one_channel(x):
 def test_a_call_that_draws_is_random_even_when_its_output_never_changes():
     # kornia's RandomChannelShuffle[doc] (two channels, p=0.5) kept its output under all eight seeds, was
     # registered checked, and its ONNX graph's own random draw then read as a mismatch
-    from sphinx_kexport.probe.doc_cases import is_random
+    from sphinx_kexport.probe.discover.doc_cases import is_random
 
     assert is_random(shuffle_one_channel, [torch.rand(1, 1, 2, 2)], {})
     assert not is_random(torch.mul, [torch.rand(1, 1, 2, 2), torch.rand(1)], {})
@@ -218,7 +247,7 @@ def test_a_call_that_returns_no_tensor_is_not_a_case(tmp_path):
             """
             return x.dim() == len(dims)
         '''})
-    from sphinx_kexport.probe.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings import discover
 
     report = discover("checklib_kx", time_limit=5).objects[0]
     assert report.cases == [] and report.skip == "no tensor call"

@@ -182,7 +182,7 @@ def test_the_pass_off_then_on_then_off_reuses_only_what_holds_the_answer(tmp_pat
 def test_config_reads_the_dynamic_key_and_the_flag(tmp_path):
     from types import SimpleNamespace
 
-    from sphinx_kexport.probe.config import ConfigError, build_config
+    from sphinx_kexport.probe.survey.config import ConfigError, build_config
 
     def args(**given):
         names = ("config", "cases", "out", "device", "library", "jobs", "timeout", "opset", "shard", "only",
@@ -199,7 +199,7 @@ def test_config_reads_the_dynamic_key_and_the_flag(tmp_path):
 def test_batch_dimension_resolution():
     torch = pytest.importorskip("torch")
     from sphinx_kexport.probe import case
-    from sphinx_kexport.probe.registry import CaseError
+    from sphinx_kexport.probe.cases.registry import CaseError
 
     image, vector = torch.rand(4, 3, 8, 8), torch.rand(3)
 
@@ -239,12 +239,12 @@ def test_batch_dimension_resolution():
 def test_fingerprint_changes_with_the_batch_and_the_pass():
     torch = pytest.importorskip("torch")
     from sphinx_kexport.probe import case
-    from sphinx_kexport.probe.fingerprint import case_definition, fingerprint, reusable_keys
+    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint, reusable_keys
 
     x = torch.rand(2, 3)
     default, opted = (case("op", torch.neg, [x], package="p", batch=b) for b in ("auto", None))
-    with_pass, without = (fingerprint(default, "cpu", 18, "1", {}, dynamic=d) for d in (True, False))
-    assert len({with_pass, without, fingerprint(opted, "cpu", 18, "1", {})}) == 3
+    with_pass, without = (fingerprint(case_definition(default), "cpu", 18, "1", {}, dynamic=d) for d in (True, False))
+    assert len({with_pass, without, fingerprint(case_definition(opted), "cpu", 18, "1", {})}) == 3
     assert reusable_keys(default, "cpu", 18, "1", {}, dynamic=True) == (with_pass,)
     assert reusable_keys(default, "cpu", 18, "1", {}, dynamic=False) == (without, with_pass)
     # a per-sample rank-1 input changes how the pass runs, so it is part of the definition; its absence
@@ -258,7 +258,7 @@ def test_onnxruntime_refusing_a_fixed_batch_reads_as_accepts_only(tmp_path):
     onnxruntime = pytest.importorskip("onnxruntime")
     from onnx import TensorProto, helper
 
-    from sphinx_kexport.probe.explain import explain_exception
+    from sphinx_kexport.probe.measure.explain import explain_exception
 
     graph = helper.make_graph([helper.make_node("Neg", ["in0"], ["out0"])], "fixed",
                               [helper.make_tensor_value_info("in0", TensorProto.FLOAT, [2, 3])],
@@ -280,7 +280,7 @@ def test_onnxruntime_refusing_a_fixed_batch_reads_as_accepts_only(tmp_path):
     ("y = helper(x)", ["evaluate_expr"], "the traced code"),
 ])
 def test_how_a_batch_was_specialised_reads_as_words(line, functions, kind):
-    from sphinx_kexport.probe.explain import batch_specialisation
+    from sphinx_kexport.probe.measure.explain import batch_specialisation
 
     text = batch_specialisation(line, functions)
     assert text.startswith(f"the batch size is specialised by {kind}")
@@ -291,13 +291,14 @@ def test_schema_keeps_the_dynamic_result_optional_and_checks_its_status():
     from sphinx_kexport.snapshot import SnapshotError, validate
 
     result = {"status": "ok", "detail": "", "stage": "", "where": ""}
-    snapshot = {"schema": 1, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
+    snapshot = {"schema": 2, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
                 "library": {"name": "l", "version": "1", "revision": ""},
                 "environments": {"cpu": {"torch": "", "onnx": "", "onnxruntime": "", "onnxscript": "",
                                          "python": "", "platform": "", "device_name": "", "opset": 18,
                                          "probed_at": ""}},
                 "cases": [{"name": "op", "package": "p", "section": "", "operator": "op", "variant": "",
-                           "ref": "", "note": "", "results": {"cpu": {p: dict(result) for p in PATHS}}}]}
+                           "ref": "", "origin": "hand-written", "note": "",
+                           "results": {"cpu": {p: dict(result) for p in PATHS}}}]}
     validate(snapshot)  # no dynamic key: older snapshots stay valid
     paths = snapshot["cases"][0]["results"]["cpu"]
     paths["onnx"]["dynamic"] = {"status": "static", "detail": "works only at batch 2", "where": "",
@@ -330,9 +331,9 @@ def test_docstring_discovered_cases_get_the_default_batch_dimension():
     tests = str(REPO / "tests" / "probe")
     if tests not in sys.path:
         sys.path.insert(0, tests)
-    from sphinx_kexport.probe.batch_dim import AUTO, resolve
-    from sphinx_kexport.probe.docstrings import discover
-    from sphinx_kexport.probe.registry import CaseError
+    from sphinx_kexport.probe.cases.batch_dim import AUTO, resolve
+    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.cases.registry import CaseError
 
     found = {c.name: c for c in discover("probe_cases.doclib", time_limit=2).cases}
     assert (found["scale[doc]"].batch.dims, found["scale[doc]"].batch.size) == ((0,), 2)  # x is (2, 3)

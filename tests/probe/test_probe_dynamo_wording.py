@@ -11,8 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from sphinx_kexport.probe import graph_breaks  # noqa: E402
-from sphinx_kexport.probe.explain import explain_text  # noqa: E402
+from sphinx_kexport.probe.measure import graph_breaks  # noqa: E402
+from sphinx_kexport.probe.measure.explain import explain_text  # noqa: E402
 
 DYNAMO_TYPE_LINES = ("Data dependent operator", "Missing tp_iternext", "missing tp_iter", "Dynamo recompile limit",
                      "Explanation", "VariableTracker", "aten.")
@@ -117,7 +117,7 @@ class _GroupsFromBatch(torch.nn.Module):
 
 
 def test_an_onnx_attribute_computed_from_a_dynamic_batch_is_worded():
-    from sphinx_kexport.probe.explain import explain_exception
+    from sphinx_kexport.probe.measure.explain import explain_exception
 
     dims = ({0: torch.export.Dim.DYNAMIC},)
     with pytest.raises(Exception) as caught:

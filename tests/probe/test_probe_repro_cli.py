@@ -39,7 +39,7 @@ def failing_cells(snapshot):
 
 
 def test_every_failing_cell_reproduces_its_recorded_failure(survey, tmp_path):
-    from sphinx_kexport.probe.explain import known_cause
+    from sphinx_kexport.probe.measure.explain import known_cause
 
     where, snapshot = survey
     cells = failing_cells(snapshot)

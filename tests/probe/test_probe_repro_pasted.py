@@ -47,7 +47,7 @@ def paste(where: Path, name: str, path: str, tmp_path: Path) -> subprocess.Compl
 
 
 def assert_reproduces(ran: subprocess.CompletedProcess, recorded: dict) -> None:
-    from sphinx_kexport.probe.explain import known_cause
+    from sphinx_kexport.probe.measure.explain import known_cause
 
     assert ran.returncode != 0, ran.stdout[-1000:]
     if recorded["status"] == "mismatch":

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from sphinx_kexport.snapshot import STAGES
+
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
@@ -160,8 +162,8 @@ def test_every_status_and_stage_is_reached(basic):
     statuses = {status for status, _ in seen}
     stages = {stage for _, stage in seen}
     assert statuses == {"ok", "ok-breaks", "ok-unverified", "mismatch", "fail", "n/a"}
-    # every stage the format names, plus "skip" for skip= entries
-    assert stages - {""} == {"eager", "capture", "translate", "check", "load", "run", "compare", "process", "skip"}
+    # every stage the format names (skip for skip= entries, no-tensor for a call that returns none)
+    assert stages - {""} == set(STAGES) - {""}
 
 
 def test_random_operators_are_unverified_and_say_so(basic):
@@ -186,7 +188,7 @@ def test_skip_and_eager_failure_are_not_applicable(basic):
         assert "cannot be multiplied" in eager["detail"] and "Traceback" not in eager["detail"]
         assert eager["where"].startswith("probe_cases/basic_cases.py:")
         no_tensor = cpu(snap, "count_bright_pixels", path)
-        assert (no_tensor["status"], no_tensor["stage"]) == ("n/a", "eager")
+        assert (no_tensor["status"], no_tensor["stage"]) == ("n/a", "no-tensor")  # format 2 says it as a field
         assert "returns no tensor" in no_tensor["detail"]
 
 

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from sphinx_kexport.snapshot.diff import Change, classify, compare, count, regressed
-from sphinx_kexport.probe.explain import clean_line, explain_text, known_cause, torch_name
+from sphinx_kexport.probe.measure.explain import clean_line, explain_text, known_cause, torch_name
 
 pytestmark = pytest.mark.probe
 
@@ -72,7 +72,7 @@ def test_dynamo_break_reasons_are_classified():
 def test_output_comparison_rules():
     import torch
 
-    from sphinx_kexport.probe.compare_outputs import check_shapes_and_finite, compare as close
+    from sphinx_kexport.probe.measure.compare_outputs import check_shapes_and_finite, compare as close
 
     a = torch.tensor([1.0, float("nan"), 3.0])
     assert close((a,), [a.clone()], 2e-4, 1e-3).same  # NaN in the same place is equal
@@ -92,25 +92,25 @@ def test_fingerprint_follows_the_case_definition():
     import torch
 
     from sphinx_kexport.probe import case
-    from sphinx_kexport.probe.fingerprint import fingerprint
+    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
     tools = {"torch": "x"}
     torch.manual_seed(0)
     base = case("a", torch.clamp, [torch.rand(2)], {"min": 0.1}, package="p")
     same = case("a", torch.clamp, [base.inputs[0].clone()], {"min": 0.1}, package="p")
-    key = fingerprint(base, "cpu", 18, "1.0", tools)
-    assert key == fingerprint(same, "cpu", 18, "1.0", tools)
-    assert key != fingerprint(base, "cuda", 18, "1.0", tools)
-    assert key != fingerprint(base, "cpu", 17, "1.0", tools)
-    assert key != fingerprint(base, "cpu", 18, "1.1", tools)
-    assert key != fingerprint(base, "cpu", 18, "1.0", {"torch": "y"})
+    key = fingerprint(case_definition(base), "cpu", 18, "1.0", tools)
+    assert key == fingerprint(case_definition(same), "cpu", 18, "1.0", tools)
+    assert key != fingerprint(case_definition(base), "cuda", 18, "1.0", tools)
+    assert key != fingerprint(case_definition(base), "cpu", 17, "1.0", tools)
+    assert key != fingerprint(case_definition(base), "cpu", 18, "1.1", tools)
+    assert key != fingerprint(case_definition(base), "cpu", 18, "1.0", {"torch": "y"})
     changed = [case("a", torch.clamp, [torch.rand(2)], {"min": 0.1}, package="p"),
                case("a", torch.clamp, [base.inputs[0]], {"min": 0.2}, package="p"),
                case("a", torch.clamp, [base.inputs[0]], {"min": 0.1}, package="p", atol=1e-6),
                case("a", torch.clamp, [base.inputs[0]], {"min": 0.1}, package="p", check=False),
                case("a", torch.clip, [base.inputs[0]], {"min": 0.1}, package="p")]
     for other in changed:
-        assert fingerprint(other, "cpu", 18, "1.0", tools) != key
+        assert fingerprint(case_definition(other), "cpu", 18, "1.0", tools) != key
 
 
 def _snapshot(statuses: dict[str, str], breaks: int = 0) -> dict:
@@ -137,7 +137,7 @@ def test_compare_ranks_regressions_fixes_and_changes():
 def test_progress_draws_a_bar_on_a_terminal_and_lines_elsewhere():
     import io
 
-    from sphinx_kexport.probe.progress import Progress, summary_table
+    from sphinx_kexport.probe.run.progress import Progress, summary_table
 
     results = {"onnx": {"status": "fail"}, "export": {"status": "ok"},
                "compile": {"status": "ok-breaks", "graph_breaks": 2}}

@@ -21,8 +21,8 @@ def _snapshot():
                        "ref": "", "note": "", "results": {
                            "cpu": {"onnx": res, "export": ok, "compile": ok | {"graph_breaks": 2}},
                            "cuda": {"onnx": ok, "export": ok, "compile": ok | {"graph_breaks": 0}}}}]}
-    data, fmt = normalise(data)
-    return build(data, "t.json", fmt)
+    data, _ = normalise(data)
+    return build(data, "t.json")
 
 
 def test_one_row_per_case_device_and_path():

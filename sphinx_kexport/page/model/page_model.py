@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, Case, Result, Snapshot
+from ...snapshot.vocabulary import STAGE_EAGER, STAGE_SKIP
 from . import dynamic_batch
 
 # Cell text and legend meaning per status. The legend only lists statuses
@@ -328,7 +329,6 @@ EAGER_FAILURE = "fails eagerly"  # a problem with the case or the environment, n
 SKIPPED = "skipped"  # the case module says why (``skip=``)
 NOTHING_TO_CAPTURE = "nothing to capture"  # it runs, but returns no tensor, or no path applies
 NOT_PROBED_KINDS = (EAGER_FAILURE, SKIPPED, NOTHING_TO_CAPTURE)
-EAGER_FAILURE_PREFIX = "does not run eagerly"  # how the probe words an eager failure (probe/measure.py)
 
 
 @dataclass
@@ -342,9 +342,9 @@ class NotProbed:
 def not_probed_entry(case: Case, cells: list["Cell"]) -> NotProbed:
     """The kind and reason of an entry whose every cell is n/a (the first cell that says why)."""
     explained = next((c.result for c in cells if c.result.detail or c.result.stage), cells[0].result)
-    if explained.stage == "skip":
+    if explained.stage == STAGE_SKIP:
         kind = SKIPPED
-    elif explained.stage == "eager" and explained.detail.startswith(EAGER_FAILURE_PREFIX):
+    elif explained.stage == STAGE_EAGER:  # format 2 says it as a field (snapshot/upgrade.py reads format 1's words)
         kind = EAGER_FAILURE
     else:
         kind = NOTHING_TO_CAPTURE

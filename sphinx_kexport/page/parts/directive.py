@@ -66,8 +66,8 @@ class ExportSupportDirective(SphinxDirective):
         # Before reading, so that a missing file is looked for again next build.
         self.env.note_dependency(absolute)
         try:
-            data, fmt = read_snapshot(absolute, relative)
-            snapshot = build(data, relative, fmt)
+            data, _ = read_snapshot(absolute, relative)
+            snapshot = build(data, relative)
             packages, devices = self._selection(snapshot, relative)
             reasons = self._reasons_option(relative)
             old = self._compare_option(relative)

@@ -16,6 +16,7 @@ The HTML writer writes the node (``writers.html``); other builders skip it.
 from __future__ import annotations
 
 from ...snapshot.repro import repro_templates
+from ...snapshot.vocabulary import DEFAULT_OPSET
 from ..model.page_model import PageModel
 from ..nodes import kexport_repro
 
@@ -26,9 +27,9 @@ def build_repro(model: PageModel) -> kexport_repro | None:
     opsets = {}
     for device in model.devices:
         try:
-            opsets[device] = int(model.snapshot.environments[device].get("opset", 18))
+            opsets[device] = int(model.snapshot.environments[device].get("opset", DEFAULT_OPSET))
         except (TypeError, ValueError):
-            opsets[device] = 18
+            opsets[device] = DEFAULT_OPSET
     node = kexport_repro()
     node["templates"] = repro_templates(model.columns, opsets)
     return node

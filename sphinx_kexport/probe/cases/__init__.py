@@ -1,0 +1,1 @@
+"""Cases: the ``case(...)`` API, loading case modules, fingerprints and container inputs."""

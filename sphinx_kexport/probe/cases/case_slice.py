@@ -1,0 +1,257 @@
+"""The case module's own source for one case's target and inputs, checked to rebuild what was probed.
+
+``case("Flip", T.Flip(spatial_axis=0), [chw], ...)``: the expressions
+``T.Flip(spatial_axis=0)`` and ``[chw]``, plus the module's top-level
+statements they need (``import monai.transforms as T``, ``chw = rand(1, 32, 32)``,
+``def rand(...)``), in module order, after the seed the loader imports case
+modules under. The result is only offered when running it in a fresh
+namespace gives an equal target (same type name and state) or bit-identical
+inputs; otherwise None, and the caller says it cannot be rebuilt.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import random
+import sys
+from typing import Any
+
+from .loader import IMPORT_SEED
+
+# names the repro snippet binds after the call: a slice that binds them could be broken by the snippet
+SNIPPET_NAMES = frozenset({"fn", "inputs", "target", "model", "Probe", "leaves", "on_cuda", "expected", "got",
+                           "exported", "onnx_program", "session", "arrays", "feed", "out", "ref", "exc", "onnx",
+                           "onnxruntime"})
+SEED_CALLS = ("manual_seed", "seed")
+MAX_DEPTH = 6
+SEED_LINE = f"torch.manual_seed({IMPORT_SEED})  # the seed the probe imports case modules under"
+
+_trees: dict[str, ast.Module | None] = {}
+
+
+def _module_tree(origin: str) -> ast.Module | None:
+    if origin not in _trees:
+        module = sys.modules.get(origin)
+        path = getattr(module, "__file__", None)
+        try:
+            with open(path, encoding="utf-8") as handle:  # type: ignore[arg-type]
+                _trees[origin] = ast.parse(handle.read())
+        except (OSError, TypeError, SyntaxError, ValueError):
+            _trees[origin] = None
+    return _trees[origin]
+
+
+def _case_call(tree: ast.Module, name: str) -> tuple[ast.stmt, ast.Call] | None:
+    """The top-level statement holding the one ``case(name, ...)`` call, and that call."""
+    found = []
+    for statement in tree.body:
+        for node in ast.walk(statement):
+            if (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                    and node.args[0].value == name
+                    and ((isinstance(node.func, ast.Name) and node.func.id == "case")
+                         or (isinstance(node.func, ast.Attribute) and node.func.attr == "case"))):
+                found.append((statement, node))
+    return found[0] if len(found) == 1 else None
+
+
+def _argument(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    if len(call.args) > index:
+        return call.args[index]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+def _bound(statement: ast.stmt) -> set[str]:
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in statement.names if a.name != "*"}
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return set()
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    """Names read anywhere in ``node`` (an over-estimate of its free names: extra ones are just not found)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {n for n in names if not hasattr(builtins, n)}
+
+
+def _free(statement: ast.stmt) -> set[str]:
+    """Names a statement reads from the module: a def's or class's own locals and parameters excluded."""
+    loaded = _loaded(statement)
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        local = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        local |= {a.arg for a in ast.walk(statement) if isinstance(a, ast.arg)}
+        local |= {n.name for n in ast.walk(statement) if n is not statement and isinstance(
+            n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        return loaded - local - {statement.name}
+    return loaded
+
+
+def _is_seed(statement: ast.stmt) -> bool:
+    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+            and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr in SEED_CALLS)
+
+
+def _slice(tree: ast.Module, before: ast.stmt, needed: set[str]) -> list[ast.stmt] | None:
+    """The top-level statements before ``before`` that define ``needed``, transitively, in module order."""
+    body = tree.body[: tree.body.index(before)]
+    kept: list[ast.stmt] = []
+    needed = set(needed)
+    for statement in reversed(body):
+        bound = _bound(statement)
+        if bound & needed:
+            if isinstance(statement, ast.AugAssign):
+                return None  # a value built up in steps: not worth slicing
+            kept.append(statement)
+            needed -= bound
+            needed |= _free(statement)
+        elif _is_seed(statement) and any(not isinstance(s, (ast.Import, ast.ImportFrom)) for s in kept):
+            kept.append(statement)
+            needed |= _loaded(statement)
+    if needed - {"torch"}:
+        return None  # a name the module does not define at top level (a star import, a loop variable)
+    return list(reversed(kept))
+
+
+def _source(statements: list[ast.stmt], seeded: bool, tail: list[str]) -> str:
+    lines = ["import torch"] + ([SEED_LINE] if seeded else [])
+    for statement in statements:
+        text = ast.unparse(statement)
+        if text != "import torch":
+            # a blank line after a def or class, so that the snippet also pastes into an interactive python
+            lines.append(text + ("\n" if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                 ast.ClassDef)) else ""))
+    return "\n".join(lines + tail)
+
+
+def _run(code: str) -> dict[str, Any] | None:
+    """``code`` run in a fresh namespace, leaving every random stream as it was; None if it raises."""
+    import numpy
+    import torch
+
+    namespace: dict[str, Any] = {"__name__": "__kexport_repro__"}
+    python_state, numpy_state = random.getstate(), numpy.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            exec(compile(code, "<case source>", "exec"), namespace)
+    except Exception:
+        return None
+    finally:
+        random.setstate(python_state)
+        numpy.random.set_state(numpy_state)
+    return namespace
+
+
+def case_source(spec: Any, *, target: bool, inputs: bool) -> str | None:
+    """Source (starting ``import torch``) that defines ``target`` equal to the probed one and/or ``inputs``
+    bit-identical to the probed ones, from the case's own expressions; None when that cannot be shown."""
+    tree = _module_tree(spec.module) if spec.module else None
+    found = _case_call(tree, spec.name) if tree is not None else None
+    if found is None or not (target or inputs):
+        return None
+    statement, call = found
+    tail, needed = [], set()
+    if target:
+        expression = _argument(call, 1, "target")
+        if expression is None:
+            return None
+        tail.append(f"target = {ast.unparse(expression)}")
+        needed |= _loaded(expression)
+    if inputs:
+        expression = _argument(call, 2, "inputs")
+        if expression is None:
+            return None
+        if isinstance(expression, (ast.List, ast.Tuple)):
+            if any(isinstance(e, ast.Starred) for e in expression.elts):
+                return None
+            items = [ast.unparse(e) for e in expression.elts]
+            tail.append("inputs = (" + ", ".join(items) + ("," if len(items) == 1 else "") + ")")
+        else:  # case() takes a list, a tuple or one input
+            text = ast.unparse(expression)
+            tail.append(f"inputs = {text}\ninputs = tuple(inputs) if isinstance(inputs, (list, tuple)) "
+                        "else (inputs,)")
+        needed |= _loaded(expression)
+    statements = _slice(tree, statement, needed)
+    if statements is None or any(_bound(s) & SNIPPET_NAMES for s in statements):
+        return None
+    for seeded in (False, True):
+        code = _source(statements, seeded, tail)
+        namespace = _run(code)
+        if namespace is None:
+            continue
+        if target and not same_value(namespace.get("target"), spec.target):
+            continue
+        if inputs and not same_value(list(namespace.get("inputs", ())), list(spec.inputs)):
+            continue
+        return code
+    return None
+
+
+# --------------------------------------------------------------------------
+# equality as "the same thing was probed": tensors bit for bit, modules by structure and state
+
+
+def same_tensor(a: Any, b: Any) -> bool:
+    import torch
+
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return False
+    if a.dtype != b.dtype or a.shape != b.shape or a.device != b.device:
+        return False
+    a, b = a.detach(), b.detach()
+    if a.is_floating_point() or a.is_complex():
+        a, b = torch.view_as_real(a) if a.is_complex() else a, torch.view_as_real(b) if b.is_complex() else b
+        both_nan = torch.isnan(a) & torch.isnan(b)
+        return bool(((a == b) | both_nan).all()) and torch.equal(torch.signbit(a), torch.signbit(b))
+    return torch.equal(a, b)
+
+
+def _same_type(a: Any, b: Any) -> bool:
+    return type(a) is type(b) or type(a).__qualname__ == type(b).__qualname__  # a class the slice defines again
+
+
+def same_value(a: Any, b: Any, depth: int = 0) -> bool:
+    """Whether ``a`` is the probed ``b``: by identity, tensors bit for bit, containers and object state recursively."""
+    import numpy
+    import torch
+
+    if a is b:
+        return True
+    if depth > MAX_DEPTH or not _same_type(a, b) or _is_code(a):
+        return False  # functions, methods and classes: only the very same object (checked above)
+    if isinstance(a, torch.Tensor):
+        return same_tensor(a, b)
+    if isinstance(a, numpy.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and bool(numpy.array_equal(a, b, equal_nan=a.dtype.kind
+                                                                                     in "fc"))
+    if isinstance(a, torch.nn.Module):
+        mine, theirs = a.state_dict(), b.state_dict()
+        return (repr(a) == repr(b) and a.training == b.training and mine.keys() == theirs.keys()
+                and all(same_tensor(mine[k], theirs[k]) for k in mine)
+                and same_value(_plain_state(a), _plain_state(b), depth + 1))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y, depth + 1) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_value(a[k], b[k], depth + 1) for k in a)
+    if isinstance(a, (type(None), bool, int, float, complex, str, bytes, torch.dtype, torch.device, range)):
+        return a == b or (isinstance(a, float) and a != a and b != b)
+    if hasattr(a, "__dict__"):
+        return same_value(vars(a), vars(b), depth + 1)
+    return False  # no way to tell: not the same as far as a repro is concerned
+
+
+def _is_code(value: Any) -> bool:
+    return (inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value)
+            or inspect.isclass(value) or inspect.ismodule(value))
+
+
+def _plain_state(module: Any) -> dict[str, Any]:
+    """A module's attributes other than its parameters, buffers and submodules (compared via state_dict)."""
+    skip = {"_parameters", "_buffers", "_modules", "training"}
+    return {k: v for k, v in vars(module).items() if k not in skip and not k.startswith("_")}

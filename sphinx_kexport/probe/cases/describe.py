@@ -1,0 +1,45 @@
+"""Describe a built case as the parent needs it: an :class:`~.inventory.InventoryCase`.
+
+This runs where the case was built (a child process): it reads the target and
+inputs once, to write the snapshot entry (with the ``call`` that rebuilds it)
+and the fingerprint's definition, and keeps nothing of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .containers import input_leaves
+from .fingerprint import case_definition
+from .inventory import InventoryCase, Source
+from .loader import imported_cases, input_shapes
+from .registry import CaseSpec
+
+
+def case_entry(spec: CaseSpec) -> dict[str, Any]:
+    """The snapshot's entry for ``spec``, without results."""
+    from .call_source import call_source  # needs torch and numpy
+
+    entry: dict[str, Any] = {
+        "name": spec.name, "package": spec.package, "section": spec.section, "operator": spec.operator,
+        "variant": spec.variant, "ref": spec.ref, "origin": spec.origin, "note": spec.note, "check": spec.check,
+        "results": {},
+        # the format's inputs are a flat list: containers are flattened in the exporter's order
+        "inputs": [{"shape": [int(d) for d in t.shape], "dtype": str(t.dtype).removeprefix("torch.")}
+                   for _, t in input_leaves(spec.inputs)],
+    }
+    call = call_source(spec)
+    if call:
+        entry["call"] = call
+    return entry
+
+
+def describe(spec: CaseSpec) -> InventoryCase:
+    return InventoryCase(name=spec.name, local_name=spec.name, module=spec.module, package=spec.package,
+                         ref=spec.ref, origin=spec.origin, skip=spec.skip, shapes=input_shapes(spec),
+                         definition=case_definition(spec), entry=case_entry(spec), discovery=spec.discovery)
+
+
+def describe_module(source: Source) -> list[InventoryCase]:
+    """Import one case module (building its cases, discovering its docstring cases) and describe each case."""
+    return [describe(spec) for spec in imported_cases(source)]

@@ -1,0 +1,100 @@
+"""A fingerprint of what a record measured, so a resumed run reuses only records that still apply.
+
+It covers the case definition (name, target, input shapes, dtypes and
+values, containers, kwargs, check/atol/rtol/skip/method, code, batch dimensions), the library
+version, the tool versions, the opset, the device and whether the dynamic-batch pass ran. Object
+addresses in reprs are removed so that an unchanged case gets the same fingerprint in every process.
+
+A run without the dynamic-batch pass may reuse results measured with it (they hold everything it
+asks for); a run with the pass may not reuse results measured without it (:func:`reusable_keys`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from .containers import input_leaves, rebuild
+from .registry import CaseSpec
+
+RECORD_FORMAT = 4  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
+# 3: the batch dimensions and the dynamic-batch pass; 4: a trailing dict input exported to ONNX, the
+# fullgraph=True claim checked with inductor, reworded reasons, a library that rejects a symbolic batch is static)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _stable_repr(value: Any) -> str:
+    return _ADDRESS.sub("", repr(value))
+
+
+def _target_name(target: Any) -> str:
+    if target is None:
+        return ""
+    obj = target if hasattr(target, "__qualname__") else type(target)
+    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', type(obj).__name__)}"
+
+
+def _tensor_digest(tensor: Any) -> dict[str, Any]:
+    import torch
+
+    data = tensor.detach().cpu().contiguous()
+    raw = data.view(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
+    return {"shape": list(data.shape), "dtype": str(data.dtype), "values": hashlib.sha256(raw).hexdigest()[:16]}
+
+
+def _module_digest(target: Any) -> str:
+    """A module's structure and parameter values (random init under the import seed is reproducible)."""
+    import torch
+
+    if not isinstance(target, torch.nn.Module):
+        return ""
+    digest = hashlib.sha256(_stable_repr(target).encode())
+    for name, tensor in sorted(target.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(json.dumps(_tensor_digest(tensor), sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def case_definition(spec: CaseSpec) -> dict[str, Any]:
+    definition = {
+        "name": spec.name, "target": _target_name(spec.target), "module": _module_digest(spec.target),
+        "inputs": [dict(_tensor_digest(t), name=name) for name, t in input_leaves(spec.inputs)]
+        if not spec.skip else [],
+        "containers": _stable_repr([rebuild(value, lambda leaf: None) for value in spec.inputs]),
+        "code": spec.code,
+        "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
+        "rtol": spec.rtol, "skip": spec.skip, "method": spec.method, "batch": spec.batch.dims,
+    }
+    if spec.batch.per_sample:  # only then: the fingerprints of cases without one stay as they were
+        definition["per_sample"] = spec.batch.per_sample
+    return definition
+
+
+def definition_digest(definition: dict[str, Any]) -> str:
+    """What a worker checks the case it built against: the definition the inventory described, its name aside
+    (the parent may have qualified it)."""
+    unnamed = {key: value for key, value in definition.items() if key != "name"}
+    return hashlib.sha256(json.dumps(unnamed, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def fingerprint(definition: dict[str, Any], device: str, opset: int, library_version: str, tools: dict[str, str],
+                dynamic: bool = True) -> str:
+    """The fingerprint of a case's :func:`case_definition` measured on ``device`` (standard library only: the
+    probe's parent computes it from the definition a child process sent)."""
+    payload = {"format": RECORD_FORMAT, "case": definition, "device": device, "opset": opset,
+               "library": library_version, "tools": tools, "dynamic": dynamic}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def reusable_keys(definition: dict[str, Any], device: str, opset: int, library_version: str, tools: dict[str, str],
+                  dynamic: bool) -> tuple[str, ...]:
+    """The fingerprints whose results this run may reuse; the first is the one it stamps on what it measures.
+
+    With the dynamic-batch pass on, only results measured with it; with it off, either kind (results that
+    have the dynamic results are kept whole)."""
+    key = fingerprint(definition, device, opset, library_version, tools, dynamic=dynamic)
+    if dynamic:
+        return (key,)
+    return key, fingerprint(definition, device, opset, library_version, tools, dynamic=True)

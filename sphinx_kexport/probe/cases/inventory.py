@@ -1,0 +1,147 @@
+"""The inventory: what the probe's parent knows of every case, and the rules that join the case modules.
+
+The parent never holds a case's target or inputs. A child process imports a
+case module and describes each case as an :class:`InventoryCase`: its name,
+where it came from, the snapshot entry it will be listed under and the
+definition its fingerprint hashes (digests of the inputs, not the inputs).
+Standard library only: the parent of a survey never imports torch.
+
+:func:`join` applies the rules that need every module at once, in the order of
+``cases``: a discovered case whose name another module already registered is
+renamed ``Name[doc][package]``, any other repeated name is a mistake, and a
+discovered case that repeats a hand-written one (same ``ref``, same input
+shapes) is dropped (the hand-written one wins).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence, TypeVar
+
+from ...snapshot.vocabulary import ORIGIN_DOCSTRING
+
+T = TypeVar("T")
+
+
+class LoadError(Exception):
+    """A case module or case that cannot be used; the message says where and what to do."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One entry of ``cases``: how to import it, and how to name it in messages."""
+
+    module: str
+    path_entry: str  # directory put on sys.path first ("" for none)
+    label: str
+    found_in_directory: bool = False  # then a module without CASES is a helper, not a mistake
+
+
+@dataclass(frozen=True)
+class DiscoveryRef:
+    """Where a discovered case comes from: the ``cases_from_docstrings`` call and the example that made it.
+
+    A worker rebuilds the case from this alone (its entry in the discovery cache, or that one example run
+    again) instead of importing its case module and building every case of the package."""
+
+    package: str
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    time_limit: float
+    example: str  # the doctest's name: the object whose example made the case
+
+
+@dataclass
+class InventoryCase:
+    """One registered case as the parent sees it: plain data that pickles small."""
+
+    name: str  # the name in the snapshot (``local_name``, or qualified by :func:`join`)
+    local_name: str  # the name its case module registers it under: how a worker finds it
+    module: str  # the case module that registers it
+    package: str
+    ref: str
+    origin: str  # snapshot.vocabulary.ORIGINS
+    skip: str | None
+    shapes: tuple[tuple[int, ...], ...]  # of the tensor inputs, for finding repeats
+    definition: dict[str, Any]  # what the fingerprint covers (cases/fingerprint.py)
+    entry: dict[str, Any] = field(default_factory=dict)  # the snapshot's case entry, without results
+    discovery: DiscoveryRef | None = None  # for a discovered case: how a worker rebuilds it alone
+
+    @property
+    def discovered(self) -> bool:
+        return self.origin == ORIGIN_DOCSTRING
+
+    def renamed(self, name: str) -> InventoryCase:
+        entry = dict(self.entry, name=name)
+        return dataclasses.replace(self, name=name, entry=entry,
+                                   definition=dict(copy.deepcopy(self.definition), name=name))
+
+
+@dataclass(frozen=True)
+class Joinable:
+    """What :func:`join` reads of a case, whatever holds it (an :class:`InventoryCase` or a ``CaseSpec``)."""
+
+    name: str
+    package: str
+    ref: str
+    shapes: tuple[tuple[int, ...], ...]
+    discovered: bool
+
+
+def qualified_name(name: str, package: str) -> str:
+    """``Normalize[doc]`` of ``kornia.enhance`` -> ``Normalize[doc][kornia.enhance]``.
+
+    Discovery names a case after the callable's last name, which two surveyed
+    packages may share. The modules are joined in the order of ``cases``, so
+    the later one is renamed the same way in every run.
+    """
+    return f"{name}[{package}]"
+
+
+def join(groups: Sequence[tuple[str, Sequence[T]]], describe: Callable[[T], Joinable],
+         rename: Callable[[T, str], T]) -> tuple[list[T], list[tuple[T, T]]]:
+    """(the cases in registration order, the (discovered, hand-written) pairs dropped as repeats).
+
+    ``groups`` holds each module's label and its cases, in the order of ``cases``; ``describe`` reads a
+    case, ``rename`` returns it under a new name. LoadError for a name registered twice.
+    """
+    cases: list[T] = []
+    owner: dict[str, str] = {}
+    for label, registered in groups:
+        for item in registered:
+            seen = describe(item)
+            if seen.name in owner and seen.discovered and owner[seen.name] != label:
+                item = rename(item, qualified_name(seen.name, seen.package))  # two packages' `Normalize`
+                seen = describe(item)
+            if seen.name in owner:
+                where = "twice in this module" if owner[seen.name] == label else f"in {owner[seen.name]} and in {label}"
+                raise LoadError(f"case {seen.name!r} is registered {where}. Case names must be unique across "
+                                "all case modules: rename one (e.g. add a [variant] suffix).")
+            owner[seen.name] = label
+            cases.append(item)
+    if not cases:
+        raise LoadError("the case modules register no cases: " + ", ".join(label for label, _ in groups))
+    hand = [describe(item) for item in cases if not describe(item).discovered]
+    by_ref: dict[tuple[str, tuple], int] = {}
+    for index, seen in enumerate(hand):
+        if seen.ref:
+            by_ref.setdefault((seen.ref, seen.shapes), index)
+    hand_items = [item for item in cases if not describe(item).discovered]
+    dropped: list[tuple[T, T]] = []
+    for item in cases:
+        seen = describe(item)
+        if seen.discovered and (seen.ref, seen.shapes) in by_ref:
+            dropped.append((item, hand_items[by_ref[(seen.ref, seen.shapes)]]))
+    gone = {id(item) for item, _ in dropped}
+    return [item for item in cases if id(item) not in gone], dropped
+
+
+def joinable(case: InventoryCase) -> Joinable:
+    return Joinable(case.name, case.package, case.ref, case.shapes, case.discovered)
+
+
+def join_inventory(groups: Iterable[tuple[str, list[InventoryCase]]]
+                   ) -> tuple[list[InventoryCase], list[tuple[InventoryCase, InventoryCase]]]:
+    return join(list(groups), joinable, lambda case, name: case.renamed(name))

@@ -1,0 +1,230 @@
+"""Import case modules and check the whole inventory before anything runs.
+
+A source is a dotted module name, a ``.py`` file, or a directory (every
+``*.py`` in it that defines ``CASES``). Files inside a package are imported
+under their dotted name, so relative imports work and ``where`` frames point
+into the right package. Modules are imported under a fixed seed so that
+``torch.rand`` inputs are identical in the parent and in every worker (the
+resume fingerprint hashes input values).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import os
+import random
+import sys
+import traceback
+from pathlib import Path
+
+from .containers import input_leaves
+from .fingerprint import case_definition, definition_digest
+from .inventory import DiscoveryRef, Joinable, LoadError, Source, join
+from .registry import CaseError, CaseSpec
+
+IMPORT_SEED = 0
+
+
+def _seed() -> None:
+    random.seed(IMPORT_SEED)
+    try:
+        import numpy
+
+        numpy.random.seed(IMPORT_SEED)
+    except ImportError:
+        pass
+    import torch
+
+    torch.manual_seed(IMPORT_SEED)
+
+
+def _module_for_file(path: Path) -> tuple[str, str]:
+    """(dotted module name, sys.path entry) for a file, walking up through packages."""
+    path = path.resolve()
+    parts = [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").exists() and directory.parent != directory:
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    return ".".join(parts), str(directory)
+
+
+def resolve_sources(entries: list[str], root: Path) -> list[Source]:
+    """Turn ``cases`` entries (relative to ``root``) into importable sources, in order."""
+    sources: list[Source] = []
+    for entry in entries:
+        candidate = (root / entry) if not os.path.isabs(entry) else Path(entry)
+        looks_like_path = entry.endswith(".py") or "/" in entry or os.sep in entry or candidate.exists()
+        if not looks_like_path:
+            sources.append(Source(entry, str(root), entry))
+            continue
+        if candidate.is_dir():
+            files = sorted(p for p in candidate.glob("*.py") if not p.name.startswith(("_", "test_", "conftest")))
+            if not files:
+                raise LoadError(f"cases entry {entry!r}: the directory {candidate} holds no .py case files. "
+                                "Point `cases` at case modules (files that define CASES).")
+            for file in files:
+                module, path_entry = _module_for_file(file)
+                sources.append(Source(module, path_entry, f"{entry.rstrip('/')}/{file.name}", True))
+        elif candidate.is_file():
+            module, path_entry = _module_for_file(candidate)
+            sources.append(Source(module, path_entry, entry))
+        else:
+            raise LoadError(f"cases entry {entry!r}: no such file or directory (looked for {candidate}). "
+                            "Give a module name (pkg.cases), a .py file or a directory of case files.")
+    unique: dict[str, Source] = {}
+    for source in sources:  # a file listed both alone and through its directory is one module
+        unique.setdefault(source.module, source)
+    return list(unique.values())
+
+
+def _user_frames(exc: BaseException, files: set[str]) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if os.path.realpath(f.filename) in files]
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" (at {last.filename}:{last.lineno}: {(last.line or '').strip()})"
+
+
+def _import(source: Source) -> object | None:
+    if source.path_entry and source.path_entry not in sys.path:
+        sys.path.insert(0, source.path_entry)
+    _seed()
+    try:
+        module = importlib.import_module(source.module)
+    except CaseError as exc:
+        raise LoadError(f"{source.label}: {exc}") from None
+    except ModuleNotFoundError as exc:
+        if exc.name and source.module.startswith(exc.name):
+            raise LoadError(f"{source.label}: cannot import module {source.module!r}. Check the `cases` entry "
+                            "(a module must be importable from the directory of pyproject.toml).") from None
+        raise LoadError(f"{source.label}: importing it failed: {type(exc).__name__}: {exc}"
+                        f"{_user_frames(exc, _module_files(source))}") from None
+    except Exception as exc:
+        raise LoadError(f"{source.label}: importing it failed: {type(exc).__name__}: {exc}"
+                        f"{_user_frames(exc, _module_files(source))}. Fix the case module.") from None
+    if not hasattr(module, "CASES"):
+        if source.found_in_directory:
+            return None  # a helper module next to the case files
+        raise LoadError(f"{source.label}: defines no CASES. A case module must end with "
+                        "CASES = [case(...), ...].")
+    return module
+
+
+def _module_files(source: Source) -> set[str]:
+    module = sys.modules.get(source.module)
+    files = {os.path.realpath(getattr(module, "__file__", "") or "")} if module else set()
+    # the module may have failed before landing in sys.modules: match its expected file name
+    tail = source.module.replace(".", os.sep) + ".py"
+    files.add(os.path.realpath(os.path.join(source.path_entry, tail)))
+    return files
+
+
+def imported_cases(source: Source) -> list[CaseSpec]:
+    """Import one source and return its CASES, checked; [] for a helper module found in a directory."""
+    module = _import(source)
+    if module is None:
+        return []
+    registered = module.CASES
+    if not isinstance(registered, (list, tuple)):
+        raise LoadError(f"{source.label}: CASES is a {type(registered).__name__}; expected a list of "
+                        "case(...) results.")
+    for index, spec in enumerate(registered):
+        if not isinstance(spec, CaseSpec):
+            raise LoadError(f"{source.label}: CASES[{index}] is a {type(spec).__name__}, not a case. "
+                            "Build every entry with sphinx_kexport.probe.case(...).")
+        spec.module = source.module
+    return list(registered)
+
+
+def spec_joinable(spec: CaseSpec) -> Joinable:
+    return Joinable(spec.name, spec.package, spec.ref, input_shapes(spec), spec.from_docstring)
+
+
+def input_shapes(spec: CaseSpec) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(int(d) for d in leaf.shape) for _, leaf in input_leaves(spec.inputs)
+                 if hasattr(leaf, "shape"))
+
+
+def _renamed(spec: CaseSpec, name: str) -> CaseSpec:
+    spec.name = name
+    return spec
+
+
+def load_cases(sources: list[Source]) -> list[CaseSpec]:
+    """Import every source in this process and return the cases in registration order; LoadError on any problem.
+
+    The probe itself never does this in its parent (each module is imported in a child process, see
+    :mod:`..run.inventory`); it serves ``discover`` and tools that want the cases themselves.
+    """
+    return load_inventory(sources)[0]
+
+
+def load_inventory(sources: list[Source]) -> tuple[list[CaseSpec], list[tuple[CaseSpec, CaseSpec]]]:
+    """The cases, and the (discovered, hand-written) pairs dropped because the hand-written case wins."""
+    return join([(source.label, imported_cases(source)) for source in sources], spec_joinable, _renamed)
+
+
+class CaseModules:
+    """A worker's case modules: the one that registers the asked-for case is imported on demand.
+
+    Only one case module is kept at a time, so a worker holds one area's cases,
+    not the whole survey's, and a worker that replaces a killed one starts at
+    once. Imported for a hand-written case, a module builds no docstring cases
+    (:func:`~..discover.docstrings.docstring_cases_left_out`): a discovered case
+    is built alone, from its discovery cache entry (:class:`CaseBuilder`).
+    """
+
+    def __init__(self, sources: list[Source]):
+        self.sources = {source.module: source for source in sources}
+        self.loaded: tuple[str, bool] = ("", False)  # (module, with its docstring cases)
+        self.cases: dict[str, CaseSpec] = {}
+
+    def get(self, module: str, local_name: str, *, with_docstrings: bool) -> CaseSpec | None:
+        if module not in self.sources:
+            raise LoadError(f"case module {module!r} is not among the case sources; run the probe again")
+        if self.loaded != (module, with_docstrings):
+            self._load(module, with_docstrings)
+        return self.cases.get(local_name)
+
+    def _load(self, module: str, with_docstrings: bool) -> None:
+        from ..discover.docstrings import docstring_cases_left_out
+
+        if self.loaded[0]:
+            self.cases = {}
+            sys.modules.pop(self.loaded[0], None)  # its cases (and discovered examples) are freed
+            gc.collect()
+        self.loaded = (module, with_docstrings)
+        self.cases = {}
+        with contextlib.nullcontext() if with_docstrings else docstring_cases_left_out():
+            for spec in imported_cases(self.sources[module]):
+                self.cases.setdefault(spec.name, spec)
+
+
+class CaseBuilder:
+    """Build, in a worker, exactly the case the inventory described: a discovered case from its discovery
+    cache entry (or its one example), a hand-written one from its module imported without the docstring
+    cases; the long way (the whole module) only when the short one does not give the described case."""
+
+    def __init__(self, sources: list[Source]):
+        self.modules = CaseModules(sources)
+
+    def build(self, name: str, module: str, local_name: str, discovery: DiscoveryRef | None, digest: str) -> CaseSpec:
+        from ..discover.docstrings import discovered_case
+
+        attempts = []
+        if discovery is not None:
+            attempts.append(lambda: discovered_case(discovery, local_name))
+        else:
+            attempts.append(lambda: self.modules.get(module, local_name, with_docstrings=False))
+        attempts.append(lambda: self.modules.get(module, local_name, with_docstrings=True))
+        for attempt in attempts:
+            spec = attempt()
+            if spec is not None and (not digest or definition_digest(case_definition(spec)) == digest):
+                spec.name = name
+                return spec
+        label = self.modules.sources[module].label if module in self.modules.sources else module
+        raise LoadError(f"{label} no longer registers case {local_name!r} as it did when the probe started (was it "
+                        "edited while the probe ran?); run the probe again")

@@ -1,0 +1,225 @@
+"""Registering probe cases: ``case(...)`` and the checks done before anything runs.
+
+A case module is any importable module or ``.py`` file that exposes ``CASES``,
+a list of :class:`CaseSpec` built with :func:`case`. Importing this module
+does not import torch; :func:`case` does, because it inspects its inputs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...snapshot.vocabulary import DEFAULT_ATOL, DEFAULT_RTOL, ORIGIN_DOCSTRING, ORIGIN_HAND
+from . import batch_dim
+from .inventory import DiscoveryRef
+from .batch_dim import Batch
+
+
+class CaseError(ValueError):
+    """A case that cannot be probed as registered; the message says why and how to fix it."""
+
+
+_VARIANT = re.compile(r"^(.*?)((?:\[[^\[\]]*\])+)$")
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """``"warp[reflect][batch]"`` -> ``("warp", "reflect, batch")``.
+
+    Only brackets at the very end are a variant; ``Cam[pinhole].project`` is
+    an operator name with no variant.
+    """
+    match = _VARIANT.match(name)
+    if not match or not match.group(1):
+        return name, ""
+    variant = match.group(2)[1:-1].replace("][", ", ")
+    return match.group(1), variant
+
+
+@dataclass
+class CaseSpec:
+    name: str
+    target: Any
+    inputs: list[Any]
+    kwargs: dict[str, Any]
+    package: str
+    section: str = ""
+    note: str = ""
+    check: bool = True
+    atol: float = DEFAULT_ATOL
+    rtol: float = DEFAULT_RTOL
+    skip: str | None = None
+    method: str | None = None
+    ref: str = ""
+    batch: Batch = field(default_factory=lambda: Batch(None))  # batch_dim: which leaf dims are the batch
+    code: str = ""  # statements that, after `import torch`, define `target` (and optionally `inputs`) as probed
+    module: str = field(default="", compare=False)  # the case module that registered it, for messages and repros
+    origin: str = ORIGIN_HAND  # snapshot.vocabulary.ORIGINS: written by hand, or recorded from a docstring
+    discovery: DiscoveryRef | None = field(default=None, compare=False)  # set by docstring discovery
+
+    @property
+    def from_docstring(self) -> bool:
+        return self.origin == ORIGIN_DOCSTRING
+
+    @property
+    def operator(self) -> str:
+        return split_name(self.name)[0]
+
+    @property
+    def variant(self) -> str:
+        return split_name(self.name)[1]
+
+
+def public_path(obj: Any, package: str) -> str:
+    """The shortest importable dotted path that names ``obj``, preferring ``package``."""
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if not module or not qualname or "<" in qualname:
+        return ""
+    candidates = []
+    if package:
+        candidates.append(package)
+    parts = module.split(".")
+    candidates += [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
+    head = qualname.split(".")[0]
+    private = ""
+    for mod_name in candidates:
+        try:
+            mod = importlib.import_module(mod_name)
+        except Exception:  # a candidate that does not import is simply not the answer
+            continue
+        found = getattr(mod, head, None)
+        if found is not None and (found is obj or (head != qualname and inspect.isclass(found)
+                                                   and found.__qualname__ == head
+                                                   and found.__module__ == module)):
+            if not any(part.startswith("_") for part in f"{mod_name}.{head}".split(".")):
+                return f"{mod_name}.{qualname}"
+            private = private or f"{mod_name}.{qualname}"
+    # builtins report an internal home (torch.clamp lives in torch._VariableFunctionsClass,
+    # torch.linalg.svd in torch._C._linalg): look the object itself up where users reach it
+    return _path_by_identity(obj, candidates) or private or f"{module}.{qualname}"
+
+
+def _path_by_identity(obj: Any, module_names: list[str]) -> str:
+    """``module.attr`` (or ``module.sub.attr``) whose value *is* ``obj``, shortest module first."""
+    for mod_name in dict.fromkeys(sorted(module_names, key=lambda n: n.count("."))):
+        mod = importlib.import_module(mod_name) if mod_name in _imported() else None
+        if mod is None:
+            continue
+        names = [k for k, v in vars(mod).items() if v is obj and not k.startswith("_")]
+        if names:
+            return f"{mod_name}.{min(names, key=len)}"
+        for sub_name, sub in sorted(vars(mod).items()):
+            if inspect.ismodule(sub) and not sub_name.startswith("_") and sub.__name__ == f"{mod_name}.{sub_name}":
+                names = [k for k, v in vars(sub).items() if v is obj and not k.startswith("_")]
+                if names:
+                    return f"{mod_name}.{sub_name}.{min(names, key=len)}"
+    return ""
+
+
+def _imported() -> set[str]:
+    import sys
+
+    return set(sys.modules)
+
+
+def default_ref(target: Any, method: str | None, package: str) -> str:
+    """``ref`` when the case gives none: the target's importable dotted path."""
+    import torch
+
+    obj = target
+    if isinstance(target, torch.nn.Module) or not (inspect.isfunction(target) or inspect.isclass(target)
+                                                   or inspect.isbuiltin(target) or inspect.ismethod(target)):
+        obj = type(target)
+    if inspect.ismethod(obj):
+        obj = obj.__func__
+    path = public_path(obj, package)
+    if path and method and inspect.isclass(obj):
+        path = f"{path}.{method}"
+    return path
+
+
+def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = None, *, package: str,
+         section: str = "", note: str = "", check: bool = True, atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RTOL,
+         skip: str | None = None, method: str | None = None, ref: str | None = None,
+         code: str | None = None, batch: Any = batch_dim.AUTO) -> CaseSpec:
+    """Register one probe case: a public callable plus concrete inputs.
+
+    Every tensor in ``inputs`` becomes a graph input; an input may also be a
+    dict, list or tuple of tensors (nested as deep as needed), passed to the
+    target as that container, and the target may return such containers.
+    ``kwargs`` are baked into the graph as constants. ``name[variant]`` names
+    one variant of an operator. ``skip="why"`` records an ``n/a`` entry
+    without running; ``check=False`` marks a random operator (only output
+    count, shapes and finiteness are compared). ``method`` calls that method
+    of the target instead of calling it. ``code`` is Python source that, run
+    after ``import torch``, defines ``target`` exactly as probed (and
+    optionally ``inputs``); the repro snippet users paste starts from it.
+
+    ``batch`` names the batch dimension the dynamic-batch pass varies: by
+    default dimension 0 of every tensor (leaf) of rank >= 2 when they agree on
+    its size (a rank-1 tensor as long as that batch is grown with it too when
+    the operator runs that way: a per-sample angle or gate); ``None`` opts out; ``d`` picks dimension d of every tensor of
+    rank >= max(2, d + 1); a tuple gives one dimension (or None) per input.
+    """
+    where = f"case {name!r}"
+    if not isinstance(name, str) or not name.strip():
+        raise CaseError(f"a case needs a non-empty string name, got {name!r}")
+    if not isinstance(package, str) or not package:
+        raise CaseError(f"{where}: package must be a non-empty string such as 'kornia.filters', got {package!r}")
+    if skip is not None and (not isinstance(skip, str) or not skip.strip()):
+        raise CaseError(f"{where}: skip must be a reason string such as 'needs pretrained weights', got {skip!r}")
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    kwargs = dict(kwargs or {})
+    if skip is None:
+        import torch
+
+        for label, value in _input_leaves(inputs):
+            if not isinstance(value, torch.Tensor):
+                raise CaseError(
+                    f"{where}: {label} is a {type(value).__name__}, expected a torch.Tensor (or a dict, list or "
+                    "tuple of tensors). Every input becomes a graph input; pass Python values through kwargs "
+                    "(baked as constants) instead.")
+        if not inputs:
+            raise CaseError(f"{where}: needs at least one tensor input (add a dummy torch.zeros(1) for a "
+                            "constant graph)")
+        call = getattr(target, method, None) if method else target
+        if method and call is None:
+            raise CaseError(f"{where}: the target {type(target).__name__} has no method {method!r}")
+        if not callable(call):
+            raise CaseError(f"{where}: the target {target!r} cannot be called; pass a function, a callable "
+                            "or an nn.Module instance")
+    if code is not None and not isinstance(code, str):
+        raise CaseError(f"{where}: code must be Python source (a string) that defines `target`, got "
+                        f"{type(code).__name__}")
+    if code and "target" not in code:
+        raise CaseError(f"{where}: code must define `target` (the callable or module instance as probed)")
+    if ref is None and target is not None:
+        ref = default_ref(target, method, package)
+    resolved = batch_dim.resolve(batch, inputs, where, CaseError) if skip is None else Batch(None)
+    return CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
+                    note=note, check=bool(check), atol=float(atol), rtol=float(rtol), skip=skip, method=method,
+                    ref=ref or "", code=code or "", batch=resolved)
+
+
+def _input_leaves(inputs: list[Any]) -> list[tuple[str, Any]]:
+    """("inputs[0]['p3']", value) for every leaf; a dict key that is not a string is a leaf too, so it is refused."""
+    found: list[tuple[str, Any]] = []
+
+    def walk(value: Any, label: str) -> None:
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            for key, item in value.items():
+                walk(item, f"{label}[{key!r}]")
+        elif isinstance(value, (list, tuple)) and value:
+            for index, item in enumerate(value):
+                walk(item, f"{label}[{index}]")
+        else:
+            found.append((label, value))
+
+    for i, value in enumerate(inputs):
+        walk(value, f"inputs[{i}]")
+    return found
+

@@ -1,0 +1,35 @@
+"""``diff OLD NEW``: what regressed, was fixed or changed between two snapshots; exit 1 on a regression."""
+
+from __future__ import annotations
+
+from ...snapshot.vocabulary import DEVICES
+
+from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
+
+
+def run_diff(argv: list[str]) -> int:
+    parser = CliParser(prog=f"{PROG} diff", description=(
+        "List per case, device and path what regressed (supported -> mismatch/fail), what was fixed and what "
+        "changed between two snapshots. Exit status 1 when anything regressed."))
+    parser.add_argument("old", metavar="OLD")
+    parser.add_argument("new", metavar="NEW")
+    parser.add_argument("--device", action="append", choices=DEVICES, help="compare only this device")
+    args = parser.parse_args(argv)
+    from ...snapshot import SnapshotError, read_snapshot
+    from ...snapshot.diff import KINDS, compare, count, regressed
+
+    try:
+        old, _ = read_snapshot(args.old)
+        new, _ = read_snapshot(args.new)
+    except SnapshotError as exc:
+        return report_failure(str(exc))
+    changes = compare(old, new, args.device)
+    for kind in KINDS:
+        group = [c for c in changes if c.kind == kind]
+        if group:
+            print(f"{kind} ({len(group)}):")
+            for change in group:
+                print(f"  {change.describe()}")
+    counts = count(changes)
+    print(", ".join(f"{counts[k]} {k}" for k in KINDS) if changes else "no differences")
+    return EXIT_REGRESSED if regressed(changes) else EXIT_OK

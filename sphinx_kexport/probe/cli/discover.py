@@ -1,0 +1,127 @@
+"""``discover PACKAGE``: what the package's docstring examples yield as cases, object by object.
+
+Nothing is dropped silently: every object with an example is listed with its
+cases or the reason it has none (no tensor call, the example raised, it tried
+to download, it ran past the time limit, its cases repeat hand-written ones),
+then the totals. The hand-written cases come from the configured case
+sources (``cases`` of ``[tool.sphinx-kexport]``, or ``--cases``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from .common import EXIT_OK, PROG, CliParser, report_failure
+
+SKIP_WORDS = {"no tensor call": "no tensor call", "raised": "the example raised", "download": "it tried to download",
+              "time limit": "it ran past the time limit", "duplicate": "repeats hand-written cases",
+              "import failed": "the module does not import"}
+
+
+def _parser() -> CliParser:
+    parser = CliParser(prog=f"{PROG} discover", description=(
+        "Run the docstring examples of PACKAGE and its public submodules and print, per object, the cases "
+        "cases_from_docstrings(PACKAGE) yields or why it yields none, then totals. Discovered cases that repeat "
+        "a hand-written case (same ref and input shapes) are reported; the hand-written one wins."))
+    parser.add_argument("package", metavar="PACKAGE", help="import name, e.g. kornia.filters")
+    parser.add_argument("--include", action="append", default=[], metavar="PATTERN",
+                        help="only objects whose dotted name equals, starts with or matches PATTERN (repeatable)")
+    parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                        help="skip objects whose dotted name equals, starts with or matches PATTERN (repeatable)")
+    parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                        help="per example (default 60)")
+    parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
+                        help="hand-written case sources to check for repeats (replaces `cases` of pyproject.toml)")
+    parser.add_argument("--no-cases", action="store_true", help="do not load any hand-written cases")
+    parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
+    parser.add_argument("--fresh", action="store_true",
+                        help="run the examples even when the discovery cache holds them, and replace its entry "
+                             "(KEXPORT_DISCOVERY_CACHE=off turns the cache off)")
+    return parser
+
+
+def _hand_written(args: Any) -> tuple[list[Any], str]:
+    """The configured hand-written cases and where they came from ("" when none are configured)."""
+    from ..survey.config import ConfigError, find_pyproject, read_table
+    from ..discover.docstrings import is_discovered
+    from ..cases.loader import load_cases, resolve_sources
+
+    cwd = Path.cwd()
+    if args.no_cases:
+        return [], ""
+    if args.cases:
+        entries, root = args.cases, cwd
+    else:
+        pyproject = Path(args.config).resolve() if args.config else find_pyproject(cwd)
+        if pyproject is None or not pyproject.is_file():
+            if args.config:
+                raise ConfigError(f"--config {args.config}: no such file")
+            return [], ""
+        table = read_table(pyproject)
+        entries = table.get("cases", [])
+        entries = [entries] if isinstance(entries, str) else list(entries)
+        root = pyproject.parent
+    if not entries:
+        return [], ""
+    specs = load_cases(resolve_sources([str(e) for e in entries], root))
+    return [s for s in specs if not is_discovered(s)], ", ".join(str(e) for e in entries)
+
+
+def _case_text(spec: Any) -> str:
+    shapes = ", ".join("(" + ",".join(str(d) for d in t.shape) + ")" for t in spec.inputs)
+    return f"{spec.name} -> {spec.ref} [{shapes}]{'' if spec.check else ' random'}"
+
+
+def run_discover(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from ..survey.config import ConfigError
+    from ..discover.docstrings import DEFAULT_TIME_LIMIT, DiscoveryError, discover, duplicate_of
+    from ..cases.loader import LoadError
+
+    if args.time_limit is not None and args.time_limit <= 0:
+        return report_failure(f"--time-limit must be a positive number of seconds, found {args.time_limit:g}")
+    try:
+        hand, where = _hand_written(args)
+    except (ConfigError, LoadError) as exc:
+        return report_failure(f"{exc}\n(the hand-written cases are loaded to find repeats; pass --no-cases to skip them)")
+    if args.fresh:  # after the hand-written cases: their modules' own discoveries may come from the cache
+        from ..discover.cache import refresh
+
+        refresh()
+    try:
+        found = discover(args.package, include=args.include, exclude=args.exclude,
+                         time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
+    except DiscoveryError as exc:
+        return report_failure(str(exc))
+    out = sys.stdout
+    kept = repeats = 0
+    for report in found.objects:
+        fresh, repeated = [], []
+        for spec in report.cases:
+            twin = duplicate_of(spec, hand)
+            (repeated if twin is not None else fresh).append((spec, twin))
+        if report.cases and not fresh:
+            report.skip = "duplicate"
+        kept += len(fresh)
+        repeats += len(repeated)
+        if report.skip and report.skip != "duplicate":
+            out.write(f"{report.ref}: no case: {SKIP_WORDS[report.skip]}: {report.detail}\n")
+            continue
+        out.write(f"{report.ref}: {len(fresh)} case{'s' if len(fresh) != 1 else ''}"
+                  f"{' (repeats hand-written cases)' if report.skip == 'duplicate' else ''}\n")
+        for spec, _ in fresh:
+            out.write(f"    {_case_text(spec)}\n")
+        for spec, twin in repeated:
+            out.write(f"    {_case_text(spec)}: repeats the hand-written {twin.name!r}, not kept\n")
+        for dropped in report.dropped:
+            out.write(f"    not a case: {dropped}\n")
+    skipped = found.skipped()
+    examples = sum(1 for r in found.objects if r.skip != "import failed")
+    reasons = ", ".join(f"{skipped[k]} {SKIP_WORDS[k]}" for k in SKIP_WORDS if skipped[k]) or "none"
+    out.write(f"\n{args.package}: {examples} objects with examples, {kept} cases"
+              f"{f' (+{repeats} repeating hand-written cases from {where})' if repeats else ''}; "
+              f"objects without a case: {reasons}; {found.seconds:.1f} s\n")
+    out.write(f"{found.cache}\n")
+    return EXIT_OK

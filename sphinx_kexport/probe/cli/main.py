@@ -1,0 +1,39 @@
+"""``python -m sphinx_kexport.probe [SUBCOMMAND]``: one module per subcommand, dispatched here.
+
+No subcommand refreshes the snapshot (:mod:`.probe`); ``merge``, ``diff``, ``repro`` and ``discover``
+are the others. Each module imports what it needs when it runs, so ``--help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .common import EXIT_USAGE
+
+SUBCOMMANDS = ("merge", "diff", "repro", "discover")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "merge":
+            from .merge import run_merge
+
+            return run_merge(argv[1:])
+        if argv and argv[0] == "diff":
+            from .diff import run_diff
+
+            return run_diff(argv[1:])
+        if argv and argv[0] == "repro":
+            from .repro import run_repro
+
+            return run_repro(argv[1:])
+        if argv and argv[0] == "discover":
+            from .discover import run_discover
+
+            return run_discover(argv[1:])
+        from .probe import probe_parser, run_probe
+
+        return run_probe(probe_parser().parse_args(argv))
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE

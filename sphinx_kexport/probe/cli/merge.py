@@ -1,0 +1,31 @@
+"""``merge OUT PART...``: combine shard outputs (and per-device runs) into one snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
+
+
+def run_merge(argv: list[str]) -> int:
+    parser = CliParser(prog=f"{PROG} merge", description=(
+        "Combine shard outputs (and per-device runs) into one snapshot. The parts must share the case "
+        "inventory, library and tool versions; a case no part measured is refused unless --allow-incomplete."))
+    parser.add_argument("out", metavar="OUT")
+    parser.add_argument("parts", nargs="+", metavar="PART")
+    parser.add_argument("--allow-incomplete", action="store_true",
+                        help="write the snapshot anyway, marked complete: false with the missing case names")
+    args = parser.parse_args(argv)
+    from ..survey.merge import MergeError, MergeGap, merge_command
+
+    try:
+        result = merge_command(Path(args.out), [Path(p) for p in args.parts], args.allow_incomplete)
+    except MergeGap as exc:
+        return report_failure(f"{exc} Nothing was written.", EXIT_REGRESSED)
+    except MergeError as exc:
+        return report_failure(f"{exc} Nothing was written.")
+    for note in result.notes:
+        print(f"note: {note}")
+    state = "complete" if not result.missing else f"incomplete: {len(result.missing)} cases missing"
+    print(f"wrote {args.out} ({len(result.snapshot['cases'])} cases from {len(args.parts)} parts, {state})")
+    return EXIT_OK

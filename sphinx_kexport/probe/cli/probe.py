@@ -1,0 +1,99 @@
+"""The probe's main command: refresh the snapshot, a thin wrapper around :func:`..survey.api.run_survey`.
+
+Exit status: 0 when the survey ran (failing cases are data, not errors),
+2 for a mistake in the configuration, the case modules or the command line
+(a message says what to fix; no traceback), 3 when the probe itself could
+not run, 4 when the survey ran and wrote the snapshot but some probed cases
+do not run eagerly (they are listed at the end and recorded as ``n/a`` at
+stage ``eager``), 130 when interrupted (rerun the same command to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ...snapshot.vocabulary import DEFAULT_OPSET, DEVICES
+from .common import (EXIT_EAGER, EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUS_HELP, EXIT_TOOL, PROG, CliParser,
+                     report_failure)
+
+
+def probe_parser() -> argparse.ArgumentParser:
+    parser = CliParser(prog=PROG, description=(
+        "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
+        "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
+        "out, devices, library, jobs, timeout, opset, dynamic). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
+        "`repro SNAPSHOT CASE --path onnx|export|compile [--device cpu|cuda]`, "
+        "`discover PACKAGE` (what its docstring examples yield as cases)."),
+        epilog="Interrupted or killed? Run the same command again: finished cases are not re-run. "
+               + EXIT_STATUS_HELP)
+    parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
+                        help="case module, .py file or directory (repeatable; replaces `cases`)")
+    parser.add_argument("--out", metavar="PATH", help="snapshot to write (replaces `out`)")
+    parser.add_argument("--device", action="append", choices=DEVICES,
+                        help="device to probe (repeatable; replaces `devices`); other devices' results "
+                             "already in the snapshot are kept")
+    parser.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: CPU count, max 8)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="per case; a case past it is recorded as failed (default 300)")
+    parser.add_argument("--only", action="append", metavar="PATTERN",
+                        help="probe only cases whose name equals or starts with PATTERN, or whose package is "
+                             "PATTERN (repeatable; * and ? are wildcards); the others keep their results")
+    parser.add_argument("--opset", type=int, metavar="N", help=f"ONNX opset (default {DEFAULT_OPSET})")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="probe the K-th of N deterministic slices of the cases and write a part for "
+                             "`merge` (default output: <out>.shard-K-of-N.json)")
+    parser.add_argument("--library", metavar="NAME",
+                        help="import name of the surveyed library (replaces `library`)")
+    parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
+    parser.add_argument("--fresh", action="store_true",
+                        help="measure every selected case again: ignore the results already in the snapshot and "
+                             "the finished records of an interrupted run, and run the docstring examples again "
+                             "(refreshing the discovery cache)")
+    parser.add_argument("--keep-work", action="store_true",
+                        help="keep the work directory of per-case records after writing the snapshot")
+    parser.add_argument("--no-dynamic", action="store_true",
+                        help="skip the dynamic-batch pass (each supported path captured again with a dynamic "
+                             "batch and run at another batch size); same as `dynamic = false`")
+    parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
+    return parser
+
+
+def run_probe(args: argparse.Namespace) -> int:
+    from ..run.progress import summary_table
+    from ..survey.api import SurveyError, ToolError, run_survey
+    from ..survey.config import ConfigError, build_config
+
+    try:
+        config = build_config(args, Path.cwd())
+    except ConfigError as exc:
+        return report_failure(str(exc))
+    try:
+        result = run_survey(config)
+    except SurveyError as exc:
+        return report_failure(str(exc))
+    except ToolError as exc:
+        return report_failure(str(exc), EXIT_TOOL)
+    except KeyboardInterrupt:
+        print("\ninterrupted: rerun the same command to resume (finished cases are kept)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    snapshot, counts = result.snapshot, result.counts
+    for note in result.notes:
+        print(f"note: {note}")
+    print()
+    print(summary_table(snapshot["cases"], list(snapshot["environments"])), end="")
+    state = "complete" if snapshot["complete"] else f"incomplete: {len(snapshot['missing'])} cases missing"
+    print(f"\nmeasured {counts.measured}, reused {counts.reused_snapshot + counts.reused_work} (unchanged since the "
+          f"snapshot: {counts.reused_snapshot}, from the interrupted run: {counts.reused_work}), skipped {counts.skipped}")
+    if result.written:
+        print(f"wrote {config.out} ({len(snapshot['cases'])} cases, {state})")
+    else:  # a rerun that measured nothing: no diff of timestamps in the committed file
+        print(f"nothing was measured and nothing changed: left {config.out} as it was ({len(snapshot['cases'])} "
+              f"cases, {state})")
+    if result.eager_failures:
+        print("\n" + "\n".join(result.eager_failures))
+        return report_failure(f"{result.eager_failures[0].split(' failed eagerly')[0]} failed eagerly: fix the case or "
+                              f"the environment (see the list above); the snapshot "
+                              f"{'was written' if result.written else 'is unchanged'}", EXIT_EAGER)
+    return EXIT_OK

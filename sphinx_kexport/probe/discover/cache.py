@@ -1,0 +1,328 @@
+"""The discovery cache: a rerun with nothing changed loads the docstring cases instead of running the examples.
+
+``cases_from_docstrings`` (and ``discover``) run every docstring example of a
+package, which for all of Kornia takes minutes and gigabytes, on every import
+of the case modules. Their result only depends on what is in :func:`cache_key`:
+the package and the arguments, the source of the library (every ``.py`` file
+of its top-level package, so an edit anywhere in the library invalidates), the
+versions of Python, torch, numpy, the library and its direct requirements, and
+the source of the probe's discovery code (``docstrings.py`` and every probe
+module it imports, directly or not). One file per package and arguments is
+kept in :func:`cache_dir`; writing a new key removes the file of the old one.
+
+Each object's report (its cases, or why it has none) is pickled on its own and
+unpickled once to check that it gives the same fingerprints. A report that does
+not pickle (a baked argument that is a lambda, say) or does not come back equal
+is stored as "run again", with the base names its cases used so that later names stay
+the same; loading then runs only those examples (:mod:`docstrings` does).
+
+The cache is read with :mod:`pickle`, so it is trusted like the code it was
+made from: it lives in the user's own cache directory.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import pickle
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from functools import lru_cache
+from typing import Any, Callable
+
+ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
+OFF_VALUES = ("off", "0", "no", "false", "none")
+CACHE_FORMAT = 1  # bump when what a cache file holds changes
+_REFRESH = {"on": False}
+_PROBE_DIR = Path(__file__).resolve().parent.parent
+_PACKAGE_DIR = _PROBE_DIR.parent  # sphinx_kexport/
+
+
+def cache_dir() -> Path | None:
+    """Where cache files live; None when ``KEXPORT_DISCOVERY_CACHE=off``.
+
+    ``KEXPORT_DISCOVERY_CACHE`` names the directory; by default it is
+    ``$XDG_CACHE_HOME/sphinx-kexport/discovery`` (``~/.cache/...`` without XDG_CACHE_HOME).
+    """
+    value = os.environ.get(ENV_VAR, "").strip()
+    if value.lower() in OFF_VALUES:
+        return None
+    if value:
+        return Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "sphinx-kexport" / "discovery"
+
+
+def refresh(on: bool = True) -> None:
+    """From now on in this process, discovery runs the examples again and replaces the cache files (``--fresh``)."""
+    _REFRESH["on"] = bool(on)
+
+
+def refreshing() -> bool:
+    return _REFRESH["on"]
+
+
+# --------------------------------------------------------------------------
+# the key
+
+
+def _digest_files(files: list[Path], root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"<unreadable>")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def library_source_digest(top: str) -> str:
+    """sha256 of every ``.py`` file of the top-level package ``top`` (its path and bytes); "" when not found.
+
+    Read once per process: the probe's parent discovers a dozen areas of one library.
+    """
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return ""
+    if spec is None:
+        return ""
+    if spec.submodule_search_locations:
+        roots = [Path(p) for p in spec.submodule_search_locations]
+        files = [(root, p) for root in roots if root.is_dir() for p in root.rglob("*.py")]
+        digest = hashlib.sha256()
+        for root in roots:
+            digest.update(_digest_files([p for r, p in files if r == root], root).encode())
+        return digest.hexdigest()
+    if spec.origin and os.path.isfile(spec.origin):
+        origin = Path(spec.origin)
+        return _digest_files([origin], origin.parent)
+    return ""
+
+
+def _imported_files(path: Path) -> tuple[set[Path], set[Path]]:
+    """(files of ``sphinx_kexport`` that ``path`` imports, relative at any level or absolute, lazy imports
+    included; the ``__init__.py`` of their packages, which run too)."""
+    package_parts = list(path.relative_to(_PACKAGE_DIR.parent).with_suffix("").parts[:-1])
+    found: set[Path] = set()
+    inits: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package_parts[: len(package_parts) - node.level + 1]
+            elif (node.module or "").split(".")[0] == _PACKAGE_DIR.name:
+                base = []
+            else:
+                continue
+            module = base + (node.module.split(".") if node.module else [])
+            candidates = [module] + [module + [alias.name] for alias in node.names]
+        elif isinstance(node, ast.Import):
+            candidates = [a.name.split(".") for a in node.names if a.name.split(".")[0] == _PACKAGE_DIR.name]
+        else:
+            continue
+        for parts in candidates:
+            target = _PACKAGE_DIR.parent.joinpath(*parts)
+            for file in (target.with_suffix(".py"), target / "__init__.py"):
+                if file.is_file():
+                    found.add(file.resolve())
+                    inits.update(init.resolve() for init in (target.parents[i] / "__init__.py"
+                                                             for i in range(len(parts) - 1)) if init.is_file())
+    return found, inits
+
+
+def discovery_code_files() -> list[Path]:
+    """The discovery module and every module of the package it imports, directly or through another, at any
+    depth (read from the source, so a module moved to another folder is still followed), with the
+    ``__init__.py`` of their packages (hashed, not followed: their lazy imports are not discovery's code)."""
+    start = (_PROBE_DIR / "discover" / "docstrings.py").resolve()
+    seen: set[Path] = set()
+    hashed: set[Path] = set()
+    todo = [start]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        found, inits = _imported_files(path)
+        hashed |= inits
+        # the probe imports nothing of the package but itself and the snapshot contract (tests/test_design.py)
+        todo += sorted(f for f in found - seen if f.is_relative_to(_PROBE_DIR)
+                       or f.is_relative_to(_PACKAGE_DIR / "snapshot"))
+    return sorted(seen | {f for f in hashed if f.is_relative_to(_PROBE_DIR)})
+
+
+@lru_cache(maxsize=None)
+def _distribution_versions(top: str) -> dict[str, str]:
+    """Versions of the distributions that provide ``top`` and of their direct requirements (read once per process)."""
+    try:
+        names = importlib.metadata.packages_distributions().get(top, [])
+    except Exception:  # broken metadata: the source digest still covers the library
+        names = []
+    versions: dict[str, str] = {}
+    for name in sorted(set(names)):
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        versions[name] = dist.version
+        for requirement in dist.requires or []:
+            if "extra ==" in requirement:
+                continue  # optional extras are not what the examples ran with
+            required = re.split(r"[\s;<>=!~\[(]", requirement.strip(), maxsplit=1)[0]
+            try:
+                versions[required] = importlib.metadata.version(required)
+            except importlib.metadata.PackageNotFoundError:
+                versions[required] = "not installed"
+    return versions
+
+
+def _version(module_name: str) -> str:
+    module = sys.modules.get(module_name)
+    if module is not None and getattr(module, "__version__", None):
+        return str(module.__version__)
+    try:
+        return importlib.metadata.version(module_name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def cache_key(package: str, include: list[str], exclude: list[str], time_limit: float) -> dict[str, Any] | None:
+    """Everything the result of discovering ``package`` depends on; None when the library's source is not found."""
+    top = package.split(".")[0]
+    source = library_source_digest(top)
+    if not source:
+        return None
+    code = discovery_code_files()
+    return {
+        "format": CACHE_FORMAT,
+        "package": package, "include": list(include), "exclude": list(exclude), "time_limit": float(time_limit),
+        "library_source": source,
+        "versions": {"python": sys.version, "torch": _version("torch"), "numpy": _version("numpy"),
+                     **dict(_distribution_versions(top))},
+        "discovery_code": _digest_files(code, _PACKAGE_DIR),
+    }
+
+
+# --------------------------------------------------------------------------
+# the file
+
+
+@dataclass
+class Entry:
+    """One example's report: ``blob`` is the pickled report, or None when it must run again."""
+
+    name: str
+    bases: list[str]  # case base names its cases used, in order (they number the later cases)
+    blob: bytes | None
+
+
+@dataclass
+class Stored:
+    key: dict[str, Any]
+    created: float
+    seconds: float  # how long the discovery that made it took
+    entries: list[Entry] = field(default_factory=list)  # in the order the examples ran
+    failures: bytes = b""  # the pickled "import failed" reports
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:80]
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class DiscoveryCache:
+    """The cache file of one package and argument set."""
+
+    def __init__(self, directory: Path, key: dict[str, Any]):
+        self.directory = directory
+        self.key = key
+        arguments = {k: key[k] for k in ("package", "include", "exclude", "time_limit")}
+        self.stem = f"{_safe(key['package'])}-{_digest(arguments)[:12]}"
+        self.path = directory / f"{self.stem}-{_digest(key)[:20]}.pickle"
+
+    @classmethod
+    def open(cls, package: str, include: list[str], exclude: list[str], time_limit: float) -> DiscoveryCache | None:
+        """The cache for these arguments; None when caching is off or the library's source cannot be found."""
+        directory = cache_dir()
+        if directory is None:
+            return None
+        key = cache_key(package, include, exclude, time_limit)
+        return None if key is None else cls(directory, key)
+
+    def load(self) -> Stored | None:
+        """The stored discovery, or None when there is none for this key (or it cannot be read)."""
+        try:
+            with open(self.path, "rb") as handle:
+                stored = pickle.load(handle)
+        except FileNotFoundError:
+            return None
+        except Exception:  # a damaged or foreign file is rebuilt, not trusted
+            return None
+        if not isinstance(stored, Stored) or stored.key != self.key:
+            return None
+        return stored
+
+    def save(self, reports: list[Any], failures: list[Any], seconds: float,
+             base_name: Callable[[str], str]) -> int:
+        """Store the reports (in run order); returns how many will run again on load (they do not pickle).
+
+        A cache that cannot be written (read-only home, full disk) is skipped:
+        discovery's result does not depend on it.
+        """
+        entries, unpicklable = [], 0
+        for report in reports:
+            bases = [base_name(spec.ref) for spec in report.cases]
+            try:
+                blob = pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
+                if not _round_trips(report, blob):
+                    blob = None  # it pickles, but not into an equal case (a class whose pickling drops state)
+            except Exception:  # a closure, a lambda baked into a call: this example runs again on load
+                blob = None
+            unpicklable += blob is None
+            entries.append(Entry(report.ref, bases, blob))
+        stored = Stored(self.key, time.time(), seconds, entries,
+                        pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL))
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    pickle.dump(stored, out, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(temporary, self.path)  # readers (the probe's workers) see a whole file or none
+            except BaseException:
+                os.unlink(temporary)
+                raise
+            for old in self.directory.glob(f"{self.stem}-*.pickle"):
+                if old != self.path:
+                    old.unlink(missing_ok=True)  # the same package and arguments under an older key
+        except OSError:
+            pass
+        return unpicklable
+
+
+def _definition(spec: Any) -> str:
+    """What the fingerprint covers, plus where the case is listed and its repro."""
+    from ..cases.fingerprint import case_definition
+
+    return json.dumps([case_definition(spec), spec.name, spec.ref, spec.package, spec.section, spec.code],
+                      sort_keys=True, default=str)
+
+
+def _round_trips(report: Any, blob: bytes) -> bool:
+    """Unpickling ``blob`` gives cases with the fingerprints, names and code of ``report``'s."""
+    loaded = pickle.loads(blob)
+    return [_definition(s) for s in loaded.cases] == [_definition(s) for s in report.cases]

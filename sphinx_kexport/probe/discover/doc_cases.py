@@ -1,0 +1,399 @@
+"""Turn one recorded docstring call into a probe case: tensors live, everything else baked.
+
+The arguments are bound to the callee's signature. When the tensor arguments
+are its leading parameters the callee itself is the target (``fn(*tensors,
+**baked)`` is the example's call); otherwise a small by-keyword adapter is.
+``code`` rebuilds the target and inputs from the example's own lines, so a
+repro runs as pasted.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import doctest
+import functools
+import inspect
+from typing import Any
+
+from .doc_run import EXAMPLE_SEED, Call, seed_everything
+from ...snapshot.vocabulary import ORIGIN_DOCSTRING
+from ..cases.registry import CaseSpec, case
+
+DOC_NOTE_PREFIX = "from the docstring example of"
+RANDOM_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8)  # deterministic callables run under each of them
+MAX_VALUE_TEXT = 40
+
+
+class UnsupportedCall(Exception):
+    """A recorded call that cannot be replayed as a case; the message says why."""
+
+
+class KeywordCall:
+    """``fn(name0=t0, name1=t1, **baked)`` for tensors that are not the leading parameters."""
+
+    def __init__(self, function: Any, names: list[str]):
+        self.function = function
+        self.names = list(names)
+        # the fingerprint names a target by __module__/__qualname__: make it say what is called and how
+        self.__module__ = getattr(function, "__module__", "")
+        self.__qualname__ = f"{getattr(function, '__qualname__', type(function).__name__)}[{', '.join(names)}]"
+
+    def __call__(self, *tensors: Any, **baked: Any) -> Any:
+        return self.function(**dict(zip(self.names, tensors)), **baked)
+
+
+@functools.lru_cache(maxsize=None)
+def _keyword_module_class() -> type:
+    import torch
+
+    class KeywordModuleCall(torch.nn.Module):
+        """A module called with its tensors by keyword; the module stays a submodule (its weights are captured)."""
+
+        def __init__(self, inner: Any, names: list[str]):
+            super().__init__()
+            self.inner = inner
+            self.names = list(names)
+
+        def forward(self, *tensors: Any, **baked: Any) -> Any:
+            return self.inner(**dict(zip(self.names, tensors)), **baked)
+
+        def extra_repr(self) -> str:
+            return f"tensors by keyword: {', '.join(self.names)}"
+
+        def __reduce__(self) -> tuple:
+            # the class is made here (torch is imported on first use), so pickle (the discovery cache) cannot
+            # find it by name: it is rebuilt through a module-level function instead
+            return keyword_module_call, (self.inner, self.names, self.training)
+
+    return KeywordModuleCall
+
+
+def keyword_module_call(inner: Any, names: list[str], training: bool = True) -> Any:
+    """A ``KeywordModuleCall`` around ``inner`` (how a pickled one is rebuilt)."""
+    module = _keyword_module_class()(inner, names)
+    module.training = training  # its own flag only: the inner module keeps the modes it was pickled with
+    return module
+
+
+def is_tensor(value: Any) -> bool:
+    import torch
+
+    return isinstance(value, torch.Tensor)
+
+
+def _signature(callee: Any) -> inspect.Signature:
+    import torch
+
+    target = callee.forward if isinstance(callee, torch.nn.Module) else callee
+    try:
+        return inspect.signature(target)
+    except (TypeError, ValueError) as exc:
+        raise UnsupportedCall(f"its signature cannot be read ({exc})") from None
+
+
+def split_arguments(call: Call) -> tuple[list[str], list[Any], dict[str, Any], bool]:
+    """(tensor parameter names, tensors, baked kwargs, tensors are the leading parameters)."""
+    signature = _signature(call.callee)
+    try:
+        bound = signature.bind(*call.args, **call.kwargs)
+    except TypeError as exc:
+        raise UnsupportedCall(f"its arguments do not bind to the signature ({exc})") from None
+    names, tensors, baked = [], [], {}
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            for key, item in value.items():
+                if is_tensor(item):
+                    names.append(key)
+                    tensors.append(item)
+                else:
+                    baked[key] = item
+            continue
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            if not value:
+                continue
+            if any(not is_tensor(v) for v in value) or names or baked:
+                raise UnsupportedCall(f"*{name} holds Python values or follows other arguments, so the call "
+                                      "cannot be replayed with its Python values baked")
+            names += [f"{name}[{i}]" for i in range(len(value))]  # tensors only, first: passed positionally
+            tensors += list(value)
+            continue
+        if kind is inspect.Parameter.POSITIONAL_ONLY and not is_tensor(value):
+            raise UnsupportedCall(f"parameter {name!r} is positional-only, so the call cannot be replayed with "
+                                  "its Python value baked")
+        if is_tensor(value):
+            names.append(name)
+            tensors.append(value)
+        else:
+            baked[name] = value
+    varargs = [p for p in signature.parameters.values() if p.kind is inspect.Parameter.VAR_POSITIONAL]
+    if varargs and names and names[0].startswith(varargs[0].name + "["):
+        passed = [n for n in names if not n.startswith(varargs[0].name + "[")]
+        if passed:  # fn(*tensors, other=tensor): neither positional nor by keyword alone
+            raise UnsupportedCall(f"tensors in *{varargs[0].name} and in {', '.join(passed)}: the call cannot be "
+                                  "replayed as fn(*tensors, **baked)")
+        return names, tensors, baked, True
+    leading = list(signature.parameters)[: len(names)] == names and all(
+        signature.parameters[n].kind is not inspect.Parameter.KEYWORD_ONLY for n in names)
+    return names, tensors, baked, leading
+
+
+def _value_text(value: Any) -> str:
+    if is_tensor(value):
+        return f"tensor{tuple(value.shape)}"
+    text = repr(value)
+    return text if len(text) <= MAX_VALUE_TEXT else text[: MAX_VALUE_TEXT - 3] + "..."
+
+
+def _shape(tensor: Any) -> str:
+    return "(" + ",".join(str(d) for d in tensor.shape) + ")"
+
+
+def _outputs_differ(first: list[Any], second: list[Any]) -> bool:
+    import torch
+
+    if len(first) != len(second):
+        return True
+    for a, b in zip(first, second):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return True
+        if not torch.equal(a, b) and not (a.is_floating_point() and torch.allclose(a, b, equal_nan=True,
+                                                                                   rtol=0, atol=0)):
+            return True
+    return False
+
+
+def returns_tensors(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
+    """The call's result holds a tensor (one that raises here is kept: the probe reports it)."""
+    from ..measure.compare_outputs import flatten_outputs
+
+    import torch
+
+    callee = copy.deepcopy(target).eval() if isinstance(target, torch.nn.Module) else target
+    seed_everything(RANDOM_SEEDS[0])
+    try:
+        with torch.no_grad():
+            return bool(flatten_outputs(callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))))
+    except Exception:
+        return True
+
+
+def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
+    """The call draws random numbers, or runs under different seeds give different outputs (an
+    exception counts as not random).
+
+    Up to ``len(RANDOM_SEEDS)`` runs, stopping at the first that differs from
+    the first run: an augmentation applied with probability 0.5 to a batch of
+    one gives the same output under two seeds half the time (kornia's
+    ``RandomClahe`` example did under seeds 1 and 2, and its ONNX check then
+    reported a mismatch).
+    """
+    from ..measure.compare_outputs import flatten_outputs
+
+    import torch
+
+    first = None
+    for seed in RANDOM_SEEDS:
+        try:
+            callee = copy.deepcopy(target).eval() if isinstance(target, torch.nn.Module) else target
+            draws, result = _run_watching_draws(callee, tensors, baked, seed)
+            outputs = flatten_outputs(result)
+        except Exception:
+            return False
+        if draws:
+            return True
+        if first is None:
+            first = outputs
+        elif _outputs_differ(first, outputs):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=None)
+def _random_draws_class() -> type:
+    """A dispatch mode that notes whether a seeded random aten op (rand, bernoulli, randperm, ...) ran;
+    built once (torch is imported only when discovery runs)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class RandomDraws(TorchDispatchMode):
+        seen = False
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            if torch.Tag.nondeterministic_seeded in getattr(func, "tags", ()):
+                self.seen = True
+            return func(*args, **(kwargs or {}))
+
+    return RandomDraws
+
+
+def _run_watching_draws(callee: Any, tensors: list[Any], baked: dict[str, Any], seed: int) -> tuple[bool, Any]:
+    """(whether the call ran a seeded random aten op, its result) under ``seed``.
+
+    Outputs alone miss a draw that happened to change nothing: kornia's RandomChannelShuffle on two
+    channels kept their order under every seed tried, was registered checked, and its ONNX graph (which
+    draws with onnxruntime's own generator) then read as a mismatch. A call that fails under the
+    dispatch mode is run plainly (outputs decide then)."""
+    import torch
+
+    def call() -> Any:
+        seed_everything(seed)
+        with torch.no_grad():
+            return callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))
+
+    try:
+        with _random_draws_class()() as mode:
+            result = call()
+        return mode.seen, result
+    except Exception:
+        return False, call()
+
+
+def build_case(call: Call, *, name: str, package: str, section: str, source_ref: str, test: Any) -> CaseSpec:
+    """The case for ``call``, recorded in the example of ``source_ref`` (raises UnsupportedCall)."""
+    import torch
+
+    names, tensors, baked, leading = split_arguments(call)
+    if not tensors:
+        raise UnsupportedCall("no tensor argument")
+    callee = call.callee
+    if leading:
+        target = callee
+    elif isinstance(callee, torch.nn.Module):
+        target = keyword_module_call(callee, names)
+    else:
+        target = KeywordCall(callee, names)
+    if not returns_tensors(target, tensors, baked):
+        raise UnsupportedCall("it returns no tensor (a check, a Python object), so there is no output to compare")
+    random_op = is_random(target, tensors, baked)
+    live = ", ".join(f"{n} {_shape(t)}" for n, t in zip(names, tensors))
+    held = "nn.Module built in the example; " if isinstance(callee, torch.nn.Module) else ""
+    owner = getattr(callee, "__self__", None)
+    if owner is not None and not inspect.isclass(owner) and not inspect.ismodule(owner):
+        held = f"the {type(owner).__name__} built in the example is baked; "
+    baked_text = ", ".join(f"{k}={_value_text(v)}" for k, v in baked.items())
+    note = (f"{DOC_NOTE_PREFIX} `{source_ref}`; {held}{live} live"
+            + (f"; {baked_text} baked" if baked_text else "")
+            + ("; random: outputs compared on count, shapes and finiteness only" if random_op else ""))
+    spec = case(name, target, tensors, baked, package=package, section=section, note=note,
+                check=not random_op, ref=call.ref, code=example_code(call, test, names, leading))
+    spec.origin = ORIGIN_DOCSTRING
+    return spec
+
+
+# --------------------------------------------------------------------------
+# code: the example's own lines that build the target and inputs
+
+
+def _call_node(call: Call, source: str) -> ast.Call | None:
+    if call.span is None:
+        return None
+    line, end_line, col, end_col = call.span
+    lines = source.splitlines()
+    if not (1 <= line <= end_line <= len(lines)):
+        return None
+    # positions count UTF-8 bytes
+    chunk = [text.encode() for text in lines[line - 1:end_line]]
+    if line == end_line:
+        text = chunk[0][col:end_col]
+    else:
+        text = b"\n".join([chunk[0][col:], *chunk[1:-1], chunk[-1][:end_col]])
+    try:
+        node = ast.parse(text.decode(), mode="eval").body
+    except (SyntaxError, UnicodeDecodeError):
+        return None
+    return node if isinstance(node, ast.Call) else None
+
+
+def _argument_sources(node: ast.Call, call: Call, names: list[str]) -> list[str] | None:
+    """Source text of each live tensor argument, in ``names`` order; None when it cannot be told."""
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    if len(node.args) != len(call.args) or {k.arg for k in node.keywords} != set(call.kwargs):
+        return None  # the span is another call (e.g. map(fn, ...)): do not guess
+    signature = _signature(call.callee)
+    positional = list(signature.parameters)[: len(node.args)]
+    by_name = {p: ast.unparse(a) for p, a in zip(positional, node.args)}
+    by_name.update({k.arg: ast.unparse(k.value) for k in node.keywords})
+    if any(n not in by_name for n in names):
+        return None
+    return [by_name[n] for n in names]
+
+
+def _free_names(source: str) -> list[str]:
+    tree = ast.parse(source)
+    assigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            assigned.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            assigned.add(node.name)
+        elif isinstance(node, ast.arg):
+            assigned.add(node.arg)
+    loaded = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return [n for n in dict.fromkeys(loaded) if n not in assigned and not hasattr(builtins, n)]
+
+
+def _imports(names: list[str], globs: dict[str, Any]) -> list[str] | None:
+    lines, from_home = [], []
+    home = globs.get("__name__", "")
+    for name in names:
+        if name == "torch":
+            continue
+        if name not in globs:
+            return None  # a name the example did not define and the module does not hold: cannot rebuild
+        value = globs[name]
+        if inspect.ismodule(value):
+            lines.append(f"import {value.__name__}" if value.__name__ == name else f"import {value.__name__} as {name}")
+        else:
+            from_home.append(name)  # the docstring's module holds it (defined or re-exported there)
+    if from_home:
+        lines.append(f"from {home} import {', '.join(from_home)}")
+    return lines
+
+
+def example_code(call: Call, test: Any, names: list[str], leading: bool) -> str:
+    """Statements that define ``target`` and ``inputs`` as the example built them; "" when unsure."""
+    node = _call_node(call, test.examples[call.statement].source)
+    if node is None:
+        return ""
+    arguments = _argument_sources(node, call, names)
+    statement = ast.parse(test.examples[call.statement].source)
+    if arguments is None or not all(isinstance(s, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign))
+                                    for s in statement.body):
+        return ""  # a call inside a loop, a def or a comprehension: its arguments are not top-level names
+    callee = ast.unparse(node.func)
+    body = [e.source.rstrip("\n") for e in test.examples[: call.statement]
+            if e.exc_msg is None and not e.options.get(doctest.SKIP)]
+    # one assignment, so that the example's own names (torchmetrics' `target` tensor) are read before
+    # `target` is bound; a lambda calls the callee it was given, whatever the snippet binds later
+    packed = "(" + ", ".join(arguments) + ("," if len(arguments) == 1 else "") + ")"
+    if leading:
+        tail = [f"target, inputs = {callee}, {packed}"]
+    else:
+        params = ", ".join(f"t{i}" for i in range(len(names)))
+        passed = ", ".join(f"{n}=t{i}" for i, n in enumerate(names))
+        tail = [f"_kx_callee, inputs = {callee}, {packed}",
+                f"target = lambda {params}, **baked: _kx_callee({passed}, **baked)"]
+    text = "\n".join(body + tail)
+    try:
+        free = _free_names(text)
+        imports = _imports(free, test.globs)
+    except SyntaxError:
+        return ""
+    if imports is None:
+        return ""
+    return "\n".join(imports + _seed_lines(free) + body + tail) + "\n"
+
+
+def _seed_lines(free: list[str]) -> list[str]:
+    """The seeds the probe ran the example under (doc_run.seed_everything), so its random values match."""
+    lines = [f"torch.manual_seed({EXAMPLE_SEED})  # the seed the probe ran the example under"]
+    if "random" in free:
+        lines.append(f"random.seed({EXAMPLE_SEED})")
+    numpy_name = next((n for n in ("np", "numpy") if n in free), None)
+    if numpy_name:
+        lines.append(f"{numpy_name}.random.seed({EXAMPLE_SEED})")
+    return lines

@@ -1,0 +1,393 @@
+"""Cases from a library's own docstring examples: ``cases_from_docstrings("kornia.filters")``.
+
+Every public object of the package and of its public submodules (functions,
+classes, their methods) with a doctest example is run the way pytest's
+doctest run would run it (the module's globals plus ``torch`` and the
+top-level package, a fixed seed, output swallowed). Each call the example's
+own code makes to a public function of the package, or to a module instance
+of a public class, with at least one tensor argument becomes a case.
+:func:`discover` also says, per object, why an example yields nothing.
+
+Determinism: objects run in the order of their dotted names, each example
+from the same seed, so every process (the probe's workers import case modules
+separately) gets the same names, inputs and fingerprints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+import fnmatch
+import gc
+import importlib
+import inspect
+import pickle
+import pkgutil
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+from .doc_cases import UnsupportedCall, build_case, is_tensor
+from .doc_run import recording, run_example
+from .cache import DiscoveryCache, Stored, cache_dir, refreshing
+from ..cases.inventory import DiscoveryRef
+from ..cases.registry import CaseSpec, public_path
+
+DEFAULT_TIME_LIMIT = 60.0  # seconds per example
+SKIP_KINDS = ("no tensor call", "raised", "download", "time limit", "duplicate", "import failed")
+
+
+class DiscoveryError(Exception):
+    """The package cannot be surveyed at all (it does not import); the message says what to do."""
+
+
+@dataclass
+class ObjectReport:
+    """One object with a docstring example: the cases it yields, or why none."""
+
+    ref: str
+    cases: list[CaseSpec] = field(default_factory=list)
+    skip: str = ""  # one of SKIP_KINDS when it yields no case
+    detail: str = ""
+    dropped: list[str] = field(default_factory=list)  # calls that could not become cases, with why
+    seconds: float = 0.0
+
+
+@dataclass
+class Discovery:
+    package: str
+    objects: list[ObjectReport]
+    seconds: float
+    cache: str = ""  # how the discovery cache was used, said to people
+    examples_run: int = 0  # examples this call ran (0 when every report came from the cache)
+
+    @property
+    def cases(self) -> list[CaseSpec]:
+        return [spec for report in self.objects for spec in report.cases]
+
+    def skipped(self) -> Counter[str]:
+        return Counter(report.skip for report in self.objects if report.skip)
+
+
+def is_discovered(spec: CaseSpec) -> bool:
+    return spec.from_docstring
+
+
+def _matches(ref: str, patterns: Iterable[str]) -> bool:
+    return any(ref == p or ref.startswith(p + ".") or fnmatch.fnmatchcase(ref, p) for p in patterns)
+
+
+def _public_modules(package: str) -> tuple[list[Any], list[ObjectReport]]:
+    try:
+        root = importlib.import_module(package)
+    except Exception as exc:
+        raise DiscoveryError(f"cannot import {package!r} ({type(exc).__name__}: {exc}). Give the import name of "
+                             "an installed package, e.g. kornia.filters.") from None
+    modules, failures = [root], []
+    for info in pkgutil.walk_packages(getattr(root, "__path__", []), prefix=package + "."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        try:
+            modules.append(importlib.import_module(info.name))
+        except Exception as exc:  # reported: its examples are not surveyed
+            failures.append(ObjectReport(info.name, skip="import failed", detail=f"{type(exc).__name__}: {exc}"))
+    return sorted(modules, key=lambda m: m.__name__), failures
+
+
+def _public_objects(modules: list[Any], top: str, package: str) -> dict[str, Any]:
+    """ref -> function or class defined in the library and reachable under a public name."""
+    found: dict[int, Any] = {}
+    for module in modules:
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+        for name in names:
+            obj = getattr(module, name, None)
+            home = getattr(obj, "__module__", "") or ""
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and (home == top or home.startswith(top + ".")):
+                found.setdefault(id(obj), obj)
+    refs: dict[str, Any] = {}
+    for obj in found.values():
+        ref = public_path(obj, package)
+        if ref.startswith(package + ".") and not any(p.startswith("_") for p in ref.split(".")):
+            refs.setdefault(ref, obj)
+    return dict(sorted(refs.items()))
+
+
+def _place(ref: str, package: str) -> tuple[str, str]:
+    """(package, section) of a ref: the surveyed package (at least two levels) and the submodule after it."""
+    module_parts = ref.split(".")[:-1]
+    while module_parts and module_parts[-1][:1].isupper():  # a method's class
+        module_parts.pop()
+    depth = max(len(package.split(".")), 2)
+    group = ".".join(module_parts[:depth]) or package
+    rest = module_parts[depth:]
+    return group, (rest[0] if rest else "")
+
+
+def _examples(ref: str, obj: Any) -> list[doctest.DocTest]:
+    finder = doctest.DocTestFinder(recurse=True, exclude_empty=True)
+    module = sys.modules.get(getattr(obj, "__module__", ""), None)
+    try:
+        tests = finder.find(obj, name=ref, module=module if module is not None else False)
+    except Exception:  # an object doctest cannot inspect has no examples we can run
+        return []
+    return sorted((t for t in tests if t.examples), key=lambda t: t.name)
+
+
+def _globals(test: doctest.DocTest, top: str) -> dict[str, Any]:
+    import torch
+
+    module = sys.modules.get(test.globs.get("__name__", ""))
+    globs = dict(vars(module)) if module is not None else dict(test.globs)  # read now: the proxies are in
+    globs.setdefault("torch", torch)
+    try:  # the usual doctest namespace (kornia's conftest, numpy's own) also offers numpy as np
+        import numpy
+
+        globs.setdefault("np", numpy)
+    except ImportError:
+        pass
+    globs.setdefault(top, importlib.import_module(top))
+    test.globs = globs
+    return globs
+
+
+def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str] = (),
+             time_limit: float = DEFAULT_TIME_LIMIT) -> Discovery:
+    """Run the docstring examples of ``package`` and report, per object, its cases or why none.
+
+    The result comes from the discovery cache (:mod:`.discovery_cache`) when
+    nothing it depends on changed; either way the global random state is left
+    as it was, so code after the call sees the same random numbers.
+    """
+    began = time.monotonic()
+    include, exclude = list(include), list(exclude)
+    with _random_state_kept():
+        store = DiscoveryCache.open(package, include, exclude, time_limit)
+        if store is not None and not refreshing():
+            stored = store.load()
+            found = _from_cache(store, stored, package, include, exclude, time_limit, began) if stored else None
+            if found is not None:
+                return found
+        reports, failures = _run(package, include, exclude, time_limit)
+        _stamp(reports, package, include, exclude, time_limit)
+        seconds = time.monotonic() - began
+        if store is None:
+            note = ("discovery cache off" if cache_dir() is None
+                    else f"not cached: the source of {package.split('.')[0]!r} was not found")
+        else:
+            again = store.save(reports, failures, seconds, case_base_name)
+            note = f"ran the examples and stored them in the discovery cache {store.path}" + (
+                f" ({again} example(s) will run again: their cases do not pickle)" if again else "")
+    return Discovery(package, sorted(failures + reports, key=lambda r: r.ref), seconds, note, len(reports))
+
+
+def _stamp(reports: list[ObjectReport], package: str, include: list[str], exclude: list[str],
+           time_limit: float) -> None:
+    """Tell each case which call and example made it (not stored in the cache: it is the cache's key)."""
+    for report in reports:
+        for spec in report.cases:
+            spec.discovery = DiscoveryRef(package, tuple(include), tuple(exclude), float(time_limit), report.ref)
+
+
+def discovered_case(ref: DiscoveryRef, name: str) -> CaseSpec | None:
+    """The case ``name`` that ``ref``'s example made, built alone: unpickled from its discovery cache entry, or
+    by running that one example again. None when the cache holds no discovery for these arguments (or the
+    example no longer makes ``name``): the caller builds it the long way, through its case module."""
+    include, exclude = list(ref.include), list(ref.exclude)
+    with _random_state_kept():
+        store = DiscoveryCache.open(ref.package, include, exclude, ref.time_limit)
+        stored = store.load() if store is not None else None
+        if stored is None:
+            return None
+        used: Counter[str] = Counter()
+        for entry in stored.entries:
+            if entry.name == ref.example:
+                break
+            used.update(entry.bases)
+        else:
+            return None
+        try:
+            if entry.blob is not None:
+                reports = [pickle.loads(entry.blob)]
+            else:
+                reports = _run(ref.package, include, exclude, ref.time_limit, only={entry.name: used})[0]
+        except Exception:  # a class it names moved or changed: the long way
+            return None
+    _stamp(reports, ref.package, include, exclude, ref.time_limit)
+    return next((spec for report in reports for spec in report.cases if spec.name == name), None)
+
+
+@contextlib.contextmanager
+def docstring_cases_left_out() -> Iterator[None]:
+    """While active, ``cases_from_docstrings`` returns no cases: a worker importing a case module for one of its
+    hand-written cases does not build (or load) every docstring case of the package as well."""
+    _LEFT_OUT["on"] = True
+    try:
+        yield
+    finally:
+        _LEFT_OUT["on"] = False
+
+
+_LEFT_OUT = {"on": False}
+
+
+def _run(package: str, include: list[str], exclude: list[str], time_limit: float,
+         only: dict[str, Counter[str]] | None = None) -> tuple[list[ObjectReport], list[ObjectReport]]:
+    """(reports in the order the examples ran, modules that failed to import).
+
+    ``only`` maps the names of the examples to run to the case base names used
+    before each (so its cases get the names a full run gives them).
+    """
+    import torch
+
+    top = package.split(".")[0]
+    modules, failures = _public_modules(package)
+    objects = _public_objects(modules, top, package)
+    functions = {id(o): (o, r) for r, o in objects.items() if inspect.isfunction(o)}
+    module_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and issubclass(o, torch.nn.Module)}
+    method_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and o not in module_classes
+                      and not issubclass(o, BaseException)}
+    tests = [t for ref, obj in objects.items() for t in _examples(ref, obj)]
+    tests = [t for t in tests if (not include or _matches(t.name, include)) and not _matches(t.name, exclude)]
+    if only is not None:
+        tests = [t for t in tests if t.name in only]
+    used: Counter[str] = Counter()
+    reports: list[ObjectReport] = []
+    with recording(functions, module_classes, top, method_classes):
+        for test in tests:
+            try:
+                counter = Counter(only[test.name]) if only is not None else used
+                reports.append(_survey_one(test, package, top, time_limit, counter))
+            finally:
+                release(test)
+    return reports, failures
+
+
+def _from_cache(store: DiscoveryCache, stored: Stored, package: str, include: list[str], exclude: list[str],
+                time_limit: float, began: float) -> Discovery | None:
+    """The stored discovery, running again only the examples whose cases did not pickle; None if it is unusable."""
+    try:
+        failures = pickle.loads(stored.failures)
+        loaded: dict[int, ObjectReport] = {}
+        again: dict[str, Counter[str]] = {}
+        used: Counter[str] = Counter()
+        for index, entry in enumerate(stored.entries):
+            if entry.blob is None:
+                again[entry.name] = Counter(used)
+            else:
+                loaded[index] = pickle.loads(entry.blob)
+            used.update(entry.bases)
+    except Exception:  # a class it names moved or changed: run the examples (and store them again)
+        return None
+    rerun = {r.ref: r for r in _run(package, include, exclude, time_limit, only=again)[0]} if again else {}
+    if set(rerun) != set(again):
+        return None  # an example that ran before is not found now: run them all
+    reports = [loaded[i] if i in loaded else rerun[e.name] for i, e in enumerate(stored.entries)]
+    _stamp(reports, package, include, exclude, time_limit)
+    note = (f"loaded from the discovery cache {store.path} (made in {stored.seconds:.1f} s)"
+            + (f"; ran again the {len(again)} example(s) whose cases do not pickle" if again else ""))
+    return Discovery(package, sorted(failures + reports, key=lambda r: r.ref), time.monotonic() - began, note,
+                     len(again))
+
+
+@contextlib.contextmanager
+def _random_state_kept() -> Iterator[None]:
+    """Restore Python's, torch's and numpy's global random state (the examples seed them) afterwards."""
+    import torch
+
+    python_state, torch_state = random.getstate(), torch.get_rng_state()
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    numpy_state = numpy.random.get_state() if numpy is not None else None
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        torch.set_rng_state(torch_state)
+        if numpy is not None:
+            numpy.random.set_state(numpy_state)
+
+
+def case_base_name(ref: str) -> str:
+    """``pkg.mod.blur`` -> ``blur``; a method keeps its class: ``pkg.Quaternion.from_axis_angle`` -> ``Quaternion.from_axis_angle``."""
+    parts = ref.split(".")
+    return ".".join(parts[-2:]) if len(parts) > 2 and parts[-2][:1].isupper() else parts[-1]
+
+
+def release(test: doctest.DocTest) -> None:
+    """Free what an example built (its images, its models) before the next one runs.
+
+    The example's namespace is the only thing that keeps them: a case holds
+    copies of its own target and inputs. Without this, surveying all of Kornia
+    kept every example's globals alive and peaked near 10 GB. The namespace is
+    dropped, not emptied: a function the example defined (a lambda passed to
+    ``kornia.contrib.Lambda``) still reads its globals when the case runs.
+    """
+    test.globs = {}
+    gc.collect()
+
+
+def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, used: Counter[str]) -> ObjectReport:
+    report = ObjectReport(test.name)
+    began = time.monotonic()
+    globs = _globals(test, top)
+    run = run_example(test, globs, limit)
+    report.seconds = time.monotonic() - began
+    if run.failure:
+        report.skip, report.detail = run.failure, run.detail
+        return report
+    in_package = [c for c in run.calls if c.ref.startswith(package + ".")]
+    for call in in_package:
+        if not any(is_tensor(v) for v in (*call.args, *call.kwargs.values())):
+            continue  # a call with Python values only (a kernel factory, a config): nothing to probe
+        base = case_base_name(call.ref)
+        used[base] += 1
+        name = f"{base}[doc]" if used[base] == 1 else f"{base}[doc {used[base]}]"
+        group, section = _place(call.ref, package)
+        try:
+            report.cases.append(build_case(call, name=name, package=group, section=section, source_ref=test.name,
+                                           test=test))
+        except UnsupportedCall as exc:
+            used[base] -= 1
+            report.dropped.append(f"{call.ref}: {exc}")
+        except Exception as exc:  # e.g. case() refusing the target: said, not hidden
+            used[base] -= 1
+            report.dropped.append(f"{call.ref}: {type(exc).__name__}: {exc}")
+    if not report.cases:
+        report.skip = "no tensor call"
+        called = sorted({c.ref for c in in_package})
+        report.detail = ("calls " + ", ".join(called) + " only with Python values" if called and not report.dropped
+                         else "; ".join(report.dropped) if report.dropped
+                         else f"the example calls no public callable of {package}")
+    return report
+
+
+def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude: Iterable[str] = (),
+                          time_limit: float = DEFAULT_TIME_LIMIT) -> list[CaseSpec]:
+    """The cases of every docstring example in ``package``: ``CASES = HAND + cases_from_docstrings("pkg")``.
+
+    ``include`` / ``exclude``: dotted names, name prefixes or ``*`` patterns of
+    the objects whose examples run. Run ``python -m sphinx_kexport.probe
+    discover PACKAGE`` to see what each object yields and why some yield nothing.
+    """
+    if _LEFT_OUT["on"]:
+        return []
+    return discover(package, include=include, exclude=exclude, time_limit=time_limit).cases
+
+
+def _shapes(spec: CaseSpec) -> tuple:
+    return tuple(tuple(int(d) for d in t.shape) for t in spec.inputs)
+
+
+def duplicate_of(spec: CaseSpec, hand: list[CaseSpec]) -> CaseSpec | None:
+    """The hand-written case that ``spec`` repeats: same ``ref`` and the same input shapes."""
+    return next((h for h in hand if h.ref == spec.ref and h.ref and _shapes(h) == _shapes(spec)), None)
+
+
+def merge_cases(hand: list[CaseSpec], discovered: list[CaseSpec]) -> list[CaseSpec]:
+    """``hand`` then the discovered cases that do not repeat a hand-written one (the hand-written one wins)."""
+    return list(hand) + [spec for spec in discovered if duplicate_of(spec, hand) is None]

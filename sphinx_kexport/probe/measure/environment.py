@@ -1,0 +1,105 @@
+"""What the snapshot header says about the machine and the surveyed library.
+
+``device_environment`` runs in the probing (worker) process, so the header
+describes the interpreter that measured, not the one that merged.
+``library_info`` names the surveyed library's version and, when it is a git
+checkout, its revision.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+import platform
+import subprocess
+from ...snapshot.timestamps import utc_now
+from typing import Any
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        module = importlib.import_module(dist)
+        return str(getattr(module, "__version__", ""))
+
+
+def tool_versions() -> dict[str, str]:
+    """Versions that decide what a probe measures (cheap: no torch import)."""
+    return {name: _version(name) for name in ("torch", "onnx", "onnxruntime", "onnxscript")} | {
+        "python": platform.python_version()}
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _nvidia_driver() -> str | None:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20, check=True).stdout.strip()
+        return out.splitlines()[0].strip() if out else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def device_environment(device: str, opset: int) -> dict[str, Any]:
+    """The header entry for ``device``, read in the process that probes it."""
+    import onnx
+    import onnxruntime
+    import onnxscript
+    import torch
+
+    from .onnx_runtime import onnx_provider
+
+    env: dict[str, Any] = {
+        "torch": str(torch.__version__), "onnx": str(onnx.__version__), "onnxruntime": onnxruntime.__version__,
+        "onnxscript": onnxscript.__version__, "python": platform.python_version(),
+        "platform": platform.platform(), "device_name": cpu_model(), "cuda": None, "driver": None,
+        "onnxruntime_provider": onnx_provider(device, onnxruntime), "opset": int(opset), "probed_at": utc_now(),
+    }
+    if device == "cuda":
+        env["device_name"] = torch.cuda.get_device_name(0)
+        env["cuda"] = torch.version.cuda
+        env["driver"] = _nvidia_driver()
+    return env
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def _git(directory: str, *args: str) -> str:
+    return subprocess.run(["git", "-C", directory, *args], capture_output=True, text=True, timeout=30,
+                          check=True).stdout.strip()
+
+
+def library_info(name: str, directory: str) -> dict[str, str]:
+    """``{"name", "version", "revision"}``; revision = git commit (+"-dirty") of a checkout, else the version."""
+    version = ""
+    if name:
+        try:
+            version = _version(name)
+        except Exception:  # not installed as a distribution and no __version__: leave it empty
+            version = ""
+    revision = version
+    if directory and os.path.isdir(directory):
+        try:
+            # only a package tracked by the checkout counts: a venv inside a repo is not the library's checkout
+            _git(directory, "ls-files", "--error-unmatch", os.path.join(directory, "__init__.py"))
+            revision = _git(directory, "rev-parse", "--short", "HEAD")
+            if _git(directory, "status", "--porcelain", "--", directory):
+                revision += "-dirty"
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return {"name": name, "version": version, "revision": revision}

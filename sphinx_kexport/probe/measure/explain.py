@@ -1,0 +1,315 @@
+"""Turn an exception (or a dynamo break reason) into a reason a user understands.
+
+The probe sees torch's internal error text; the page must show the *cause*
+("no ONNX lowering for torch.linalg.svd"), not a stack trace. A table of known
+causes is matched against the whole exception chain (torch wraps the real
+cause one or two levels deep); anything unknown falls back to the root cause's
+first line, cleaned of internal paths and newlines and cut to ~160 chars.
+
+Pure Python: torch is consulted only if it is already imported, to turn an
+aten overload name into the public torch name.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+MAX_REASON = 160
+
+# aten names whose public spelling the generic rule below would get wrong
+ATEN_PUBLIC_NAMES = {
+    "_linalg_svd": "torch.linalg.svd",
+    "_linalg_solve_ex": "torch.linalg.solve",
+    "linalg_lu_factor_ex": "torch.linalg.lu_factor",
+    "_linalg_eigh": "torch.linalg.eigh",
+    "linalg_qr": "torch.linalg.qr",
+    "linalg_inv_ex": "torch.linalg.inv",
+    "_linalg_det": "torch.linalg.det",
+    "_linalg_slogdet": "torch.linalg.slogdet",
+    "linalg_cholesky_ex": "torch.linalg.cholesky",
+    "linalg_eig": "torch.linalg.eig",
+    "_conj": "complex conj (torch.fft)",
+    "_fft_c2c": "torch.fft (complex)",
+    "_fft_r2c": "torch.fft.rfft",
+    "_fft_c2r": "torch.fft.irfft",
+    "_local_scalar_dense": "Tensor.item()",
+    "_unique2": "torch.unique",
+    "_unique": "torch.unique",
+    "unique_dim": "torch.unique",
+    "grid_sampler_3d": "torch.nn.functional.grid_sample (5-D)",
+    "upsample_bicubic2d_aa": "torch.nn.functional.interpolate(mode='bicubic', antialias=True)",
+    "_upsample_bicubic2d_aa": "torch.nn.functional.interpolate(mode='bicubic', antialias=True)",
+    "_upsample_bilinear2d_aa": "torch.nn.functional.interpolate(mode='bilinear', antialias=True)",
+}
+
+_NAMESPACES = (("linalg_", "torch.linalg."), ("fft_", "torch.fft."), ("special_", "torch.special."))
+
+
+def torch_name(op: str) -> str:
+    """``_linalg_svd`` -> ``torch.linalg.svd``; ``aten.nonzero.default`` -> ``torch.nonzero``."""
+    op = op.split(".")[1] if op.startswith("aten.") else op.split(".")[0]
+    if op in ATEN_PUBLIC_NAMES:
+        return ATEN_PUBLIC_NAMES[op]
+    base = op.lstrip("_")
+    for suffix in ("_ex", "_out"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+    for prefix, namespace in _NAMESPACES:
+        if base.startswith(prefix):
+            return namespace + base[len(prefix):]
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return f"torch.{base}"
+    for owner, label in ((torch, "torch"), (torch.nn.functional, "torch.nn.functional"),
+                         (torch.Tensor, "Tensor")):
+        if hasattr(owner, base):
+            return f"{label}.{base}"
+    return f"aten.{op}"
+
+
+# (pattern over the whole chain text, reason or builder). First match wins, so
+# specific causes come before generic ones.
+Rule = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]"]
+
+_RULES: list[Rule] = [
+    # the exporter's dispatcher names the op, then why: keep the why when it is complex-valued tensors
+    (re.compile(r"No ONNX function found for <OpOverload\(op='(?:aten|prims)\.(\w+)'[^\n]*complex-valued"),
+     lambda m: f"no ONNX lowering for {torch_name(m.group(1))} of a complex-valued tensor (the ONNX exporter "
+               "supports complex tensors in few operators)"),
+    (re.compile(r"No ONNX function found for <OpOverload\(op='(?:aten|prims)\.(\w+)'"),
+     lambda m: f"no ONNX lowering for {torch_name(m.group(1))}"),
+    (re.compile(r"aten_(\w+) (with .*?) is not supported in this export path"),
+     lambda m: f"no ONNX lowering for {torch_name(m.group(1))} {m.group(2)}"),
+    (re.compile(r"Could not find an implementation for (\w+)\((\d+)\)"),
+     lambda m: f"onnxruntime has no kernel for ONNX {m.group(1)} (opset {m.group(2)}) with the input types "
+               "used here (often float64 or bfloat16)"),
+    (re.compile(r"Could not extract specialized integer from data-dependent expression"),
+     "a Python integer (an index, loop count or size) is computed from tensor values at run time"),
+    (re.compile(r"Dynamic shape operator[\s\S]*?Operator `([\w.]+)`"),
+     lambda m: f"the output shape depends on tensor values ({torch_name(m.group(1))})"),
+    (re.compile(r"depends on input Tensor data|Dynamic shape operator"),
+     "the output shape depends on tensor values (nonzero / boolean indexing)"),
+    (re.compile(r"Tensor\.tolist\(\)"),
+     "a tensor is read back into a Python list (.tolist()) during the forward"),
+    (re.compile(r"Could not guard on data-dependent expression|GuardOnDataDependentSymNode|"
+                r"Data-dependent branching|generic_jump"),
+     "a Python branch (if / while) tests tensor values at run time"),
+    # fake tensors have no data: a C++ kernel that reads values (torch.as_tensor / torch.tensor of a sequence
+    # of 0-d tensors, a custom kernel) fails with this; it is not an .item()
+    (re.compile(r"its data is not allocated"),
+     "builds a tensor from the values of other tensors (e.g. torch.as_tensor of a sequence of 0-d tensors) or "
+     "runs a kernel that reads raw data, which capture cannot do: its fake tensors hold no data"),
+    (re.compile(r"Tensor\.item\(\)|_local_scalar_dense|value out of a tracing tensor with aten\.item"),
+     "a tensor value is read back into Python (.item() / bool()) during the forward"),
+    (re.compile(r"Creating a new Tensor subclass (\w+) but the raw Tensor object is already associated to a "
+                r"python object of type FakeTensor"),
+     lambda m: f"wraps the traced tensor in the library's Tensor subclass {m.group(1)}, which capture cannot do "
+               "(the tensor it traces is already a FakeTensor)"),
+    (re.compile(r"DataDependentOutputException\s*:?\s*(?:<-\s*)?aten\.(\w+)"),
+     lambda m: f"{torch_name(m.group(1))} produces a Python value from tensor values (no graph output)"),
+    # dynamo's graph break for the same cause: "Data dependent operator / Operator `aten.equal.default` has a
+    # non-Tensor output whose value is dependent on the data of Tensor inputs"
+    (re.compile(r"Data dependent operator[\s\S]*?Operator `(?:aten|prims)\.(\w+)[\w.]*` has a non-Tensor output"),
+     lambda m: f"{torch_name(m.group(1))} produces a Python value from tensor values (no graph output)"),
+    (re.compile(r"torch\._C\.Generator|'Optional\[Generator\]'|Generator as (an )?input"),
+     "a torch.Generator argument cannot be captured"),
+    (re.compile(r"is mutated in the forward method|mutating a buffer|Mutating module attribute"),
+     "a constant buffer is mutated in place during the forward"),
+    # the ONNX exporter writes some operator arguments (a convolution's groups, a padding) as ONNX attributes,
+    # which must be constants; with a dynamic batch the argument became a symbol
+    (re.compile(r"Unsupported attribute type: '?<class '[\w.]*SymbolicTensor'>"),
+     "the ONNX exporter needs an operator argument (such as a convolution's groups) as a constant, but here it "
+     "is computed from a dynamic size"),
+    (re.compile(r"Nodes in a graph must be topologically sorted"),
+     "exporter bug: onnxscript emits an unsorted graph (the eager result is correct)"),
+    (re.compile(r"No conversion available yet when dim is None"),
+     "no ONNX lowering for the dim=None reduction the operator uses"),
+    (re.compile(r"Cannot find a compatible OpOverload for (?:aten|prims)\.(\w+)"),
+     lambda m: f"the ONNX exporter finds no ONNX overload of {torch_name(m.group(1))} for the argument types "
+               "used (e.g. Python numbers mixed with tensors or sizes)"),
+    (re.compile(r"Overloaded torch operator invoked from Python failed to match"),
+     "the exporter cannot resolve the torch overload the operator calls"),
+    (re.compile(r"Cannot access data pointer of Tensor|Cannot access storage of"),
+     "the operator reads raw tensor memory (numpy / data_ptr / deepcopy), which capture cannot trace"),
+    (re.compile(r"(InductorError|BackendCompilerFailed)[\s\S]*(CalledProcessError|g\+\+|C\+\+ compile error)"),
+     "inductor C++ codegen bug in this torch version (the generated kernel does not compile)"),
+    (re.compile(r"BackendCompilerFailed[\s\S]*UntypedStorage"),
+     "inductor bug in this torch version (KeyError on a tensor storage while lowering the graph)"),
+    (re.compile(r"Skip calling `torch\.compiler\.disable\(\)`d function|torch\.compiler\.disable"),
+     "calls a function marked torch.compiler.disable, which runs in Python"),
+    # dynamo (torch.compile) graph breaks, by the graph-break type dynamo names in its message
+    (re.compile(r"Attempted to (?:call|inline) function marked as skipped[\s\S]*?(?:builtin|function) `([^`]+?)\.?`"),
+     lambda m: f"calls {m.group(1)}, which dynamo does not trace (a Python builtin, a C extension or a function "
+               "it skips on purpose)"),
+    (re.compile(r"Dynamo does not know how to trace builtin operator `(\w+)`"),
+     lambda m: f"calls the Python builtin {m.group(1)}(), which dynamo cannot trace with these arguments"),
+    (re.compile(r"An opaque object was created in the middle of the program"),
+     "creates an object dynamo cannot trace (such as a torch.Generator) inside the function"),
+    (re.compile(r"Attempted to copy\.deepcopy a tensor|Dynamo does not support copy\.deepcopy"),
+     "calls copy.deepcopy, which dynamo cannot trace"),
+    (re.compile(r"Unsupported context manager[\s\S]*?enter a `([^`]+)` context manager"),
+     lambda m: f"enters a {m.group(1)} context manager, which dynamo cannot trace"),
+    (re.compile(r"Graph break under GenericContextWrappingVariable"),
+     "a graph break inside a context manager that dynamo cannot split"),
+    (re.compile(r"Observed exception|Exception with bad expected type|Caught non-Exception value"),
+     "raises or catches an exception in a way dynamo cannot trace"),
+    # dynamo's "Missing tp_iternext" / "missing tp_iter": next() on, or a for loop over, an iterator it cannot step
+    (re.compile(r"Dynamo does not support next\(\) on (\w+)"),
+     lambda m: f"calls next() on a Python {m.group(1).replace('_', ' ')}, which dynamo cannot trace"),
+    (re.compile(r"Dynamo does not know how to iterate over `\w*\((\w+)\)`"),
+     lambda m: f"loops over a Python {m.group(1).replace('_', ' ')} object, which dynamo cannot trace"),
+    (re.compile(r"Dynamo recompile limit exceeded|exceeding the \w+ cache size limit"),
+     "dynamo recompiled the same code more times than its recompile limit allows (a guard failed on each call, "
+     "e.g. on a Python number that changes) and runs that code eagerly from then on"),
+    (re.compile(r"Attempt to trace generator|call_method on generator|Generator reconstruction"),
+     "uses a Python generator in a way dynamo cannot trace"),
+    (re.compile(r"CUDA out of memory|DefaultCPUAllocator: can't allocate memory|OutOfMemoryError"),
+     "ran out of memory with the probed inputs"),
+    # onnx.checker (full_check runs ONNX's own shape inference over the exported graph)
+    (re.compile(r"op_type:(\w+)[^\n]*?Inferred shape and existing shape differ in dimension (\d+): "
+                r"\((\d+)\) vs \((\d+)\)"),
+     lambda m: f"ONNX shape inference disagrees with torch on the output shape of {m.group(1)} "
+               f"(dimension {m.group(2)}: ONNX {m.group(3)}, torch {m.group(4)})"),
+    (re.compile(r"op_type:(\w+)[^\n]*?has unsupported type: tensor\((\w+)\)"),
+     lambda m: f"ONNX {m.group(1)} does not accept {m.group(2)} tensors, yet the exporter emits it with one"),
+    # onnxruntime refuses an input shape the exported model fixed (a symbolic batch baked to its traced size)
+    (re.compile(r"Got invalid dimensions for input: (\w+) for the following indices\s+index: (\d+) Got: (\d+) "
+                r"Expected: (\d+)"),
+     lambda m: f"the exported model accepts only {m.group(4)} in dimension {m.group(2)} of {m.group(1)} "
+               f"(got {m.group(3)})"),
+    # onnxruntime at run time: "Non-zero status code returned while running Expand node ... Status Message: ..."
+    (re.compile(r"while running (\w+) node[\s\S]*?Failed to allocate memory for requested buffer of size (\d+)"),
+     lambda m: f"cannot allocate {human_bytes(int(m.group(2)))} for ONNX {m.group(1)}"
+               + (" (ONNX Expand materialises a broadcast that torch keeps as a view)"
+                  if m.group(1) == "Expand" else "")),
+    (re.compile(r"while running (\w+) node[^\n]*?Status Message: (?:\S+\.(?:cc|h):\d+ )?(?:[^\n(]*\([^\n)]*\) )?"
+                r"([^\n]+)"),
+     lambda m: f"ONNX {m.group(1)} fails: {clean_line(m.group(2), 110)}"),
+]
+
+
+def human_bytes(size: int) -> str:
+    """18014398509481984 -> "16 PiB"."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = size / 1024
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        if value < 1024:
+            return f"{value:.3g} {unit}"
+        value /= 1024
+    return f"{value:.3g} PiB"
+
+
+# internal noise to drop from a fallback line
+_PATH_IN_TEXT = re.compile(r"""(?:[A-Za-z]:)?(?:[\w.~-]*[/\\])+(?:site-packages|dist-packages|lib)[/\\][^\s"',)]*""")
+_TORCH_PATH = re.compile(  # "(_export/non_strict_utils.py:1205 in __torch_function__)" and the like
+    r"""\(?[\w./\\-]*(?:torch|onnxscript|onnx|onnxruntime|_export|_dynamo|_inductor)[/\\][\w./\\-]+\.py"""
+    r"""(?::\d+)?(?: in \w+)?\)?""")
+_OBJECT_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_HINT_TAIL = re.compile(
+    r"\s*(Set TORCHDYNAMO_VERBOSE|For more information|Caused by|Explanation:|Hint:|Developer debug).*$")
+
+
+def clean_line(text: str, limit: int = MAX_REASON) -> str:
+    """One readable line: no internal paths, no object addresses, no newlines, at most ``limit`` chars."""
+    line = ""
+    for candidate in text.splitlines():
+        if candidate.strip():
+            line = candidate.strip()
+            break
+    line = _HINT_TAIL.sub("", line)
+    line = _TORCH_PATH.sub("", line)
+    line = _PATH_IN_TEXT.sub("", line)
+    line = _OBJECT_ADDRESS.sub("", line)
+    line = re.sub(r"\s+", " ", line).strip(" :;,")
+    if len(line) > limit:
+        line = line[: limit - 1].rstrip() + "…"
+    return line
+
+
+def exception_chain(exc: BaseException) -> list[BaseException]:
+    """The exception and its causes, outermost first (cycles cut)."""
+    chain: list[BaseException] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        chain.append(current)
+        seen.add(id(current))
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    return chain
+
+
+def _chain_text(chain: list[BaseException]) -> str:
+    return "\n".join(f"{type(e).__name__}: {e}" for e in chain)
+
+
+def known_cause(text: str) -> str:
+    """The table's reason for ``text``, or "" when no rule matches."""
+    for pattern, reason in _RULES:
+        match = pattern.search(text)
+        if match:
+            return reason if isinstance(reason, str) else reason(match)
+    return ""
+
+
+def _root_line(chain: list[BaseException]) -> str:
+    # the root cause, unless its message is empty (then the nearest one that says something)
+    for exc in reversed(chain):
+        line = clean_line(str(exc))
+        if line:
+            return f"{type(exc).__name__}: {line}" if type(exc).__name__ not in line else line
+    return type(chain[-1]).__name__
+
+
+def explain_exception(exc: BaseException) -> str:
+    """The user-facing reason for a failure."""
+    chain = exception_chain(exc)
+    return known_cause(_chain_text(chain)) or clean_line(_root_line(chain))
+
+
+# a dynamo graph-break message: "<graph-break type>\n  Explanation: <what dynamo could not do>\n  Hint: ..."
+_DYNAMO_EXPLANATION = re.compile(r"^\s*([^\n]+)\n\s*Explanation:\s*([^\n]+)")
+
+
+def explain_text(text: str) -> str:
+    """The user-facing reason for a message that is not an exception (a dynamo break reason).
+
+    A dynamo message no rule knows keeps dynamo's own explanation, which says more than its type line."""
+    known = known_cause(text)
+    if known:
+        return known
+    match = _DYNAMO_EXPLANATION.match(text)
+    if match:
+        return clean_line(f"{match.group(1).strip().rstrip('.')}: {match.group(2)}")
+    return clean_line(text)
+
+
+# How a batch size became a constant, recognised from the source line that did it, else from the torch
+# functions on the stack at that moment. (kind, pattern over the line, torch function names)
+_SPECIALISERS: list[tuple[str, re.Pattern[str], tuple[str, ...]]] = [
+    ("a Python loop over it", re.compile(r"^\s*for\b|\bfor\b.+\bin\b|\brange\("), ("call_range",)),
+    ("a Python branch on it", re.compile(r"^\s*(if|elif|while|assert)\b|\bif\b.+\belse\b"),
+     ("__bool__", "guard_bool", "generic_jump")),
+    ("a conversion to a Python number", re.compile(r"\b(int|float|round)\(|\bmath\.\w+\(|\.(item|tolist)\("),
+     ("__int__", "__index__", "guard_int", "__float__", "guard_float")),
+    ("a view or reshape of fixed size",
+     re.compile(r"\.(view|reshape|expand|expand_as|view_as|unflatten|flatten|repeat|tile|unfold)\(|"
+                r"\btorch\.(reshape|broadcast_to)\("),
+     ("_reshape_view_helper", "infer_size", "view", "reshape", "expand")),
+    ("a constant of fixed size",
+     re.compile(r"\btorch\.(full|zeros|ones|empty|arange|tensor|eye|linspace|as_tensor)\w*\(|\bnew_\w+\("), ()),
+]
+
+
+def batch_specialisation(line: str, torch_functions: list[str]) -> str:
+    """Why a batch size became a constant: "the batch size is specialised by a Python loop over it
+    (`for i in range(x.shape[0])`)", from the user's source line and the torch functions on the stack."""
+    kind = next((k for k, pattern, _ in _SPECIALISERS if line and pattern.search(line)), "")
+    if not kind:
+        names = set(torch_functions)
+        kind = next((k for k, _, functions in _SPECIALISERS if names & set(functions)), "")
+    text = "the batch size is specialised by " + (kind or "the traced code")
+    if line:
+        text += f" (`{clean_line(line, 80)}`)"
+    return text

@@ -1,0 +1,292 @@
+"""Measure one case on one device: the eager reference, then ONNX, torch.export and torch.compile.
+
+Every path starts from fresh copies of the inputs (and of a module target), so
+an operator that mutates its inputs or buffers cannot leak state from one path
+into the next. A failure is recorded with the stage it happened in, a reason a
+user understands and the deepest frame inside the surveyed library.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import warnings
+from typing import Any, Callable
+
+import torch
+
+from ...snapshot.result_records import result, skipped_results, with_breaks
+from ...snapshot.vocabulary import PATHS, STAGE_EAGER, STAGE_NO_TENSOR
+from ..cases.batch_dim import DYNAMIC_STEP
+from ..cases.registry import CaseSpec
+from . import compare_outputs, graph_breaks
+from .case_run import CaseRun, seeded
+from .dynamic_batch import DynamicBatch, outcome
+from .explain import clean_line, exception_chain, explain_exception
+from .locate import LibraryRoot, deepest_frame, where_exception
+from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_provider, onnx_session
+
+MAX_BREAK_REASONS = 5
+
+class LibraryWarnings:
+    """Collects the warnings the library itself issues inside the block: (message, its library frame).
+
+    The frame comes from the stack at the moment of the warning, not from the warning's own filename:
+    a library warns with ``stacklevel=2``, which points into torch's module call."""
+
+    def __init__(self, root: LibraryRoot):
+        self.root = root
+        self.found: list[tuple[str, str]] = []
+        self._saved = warnings.catch_warnings()
+
+    def __enter__(self) -> LibraryWarnings:
+        self._saved.__enter__()
+        warnings.simplefilter("always")
+        warnings.showwarning = self._show
+        return self
+
+    def _show(self, message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+              line: Any = None) -> None:
+        where = deepest_frame([(f.filename, f.lineno or 0) for f in traceback.extract_stack()], self.root)
+        if where:
+            self.found.append((str(message), where))
+
+    def __exit__(self, *exc: Any) -> None:
+        self._saved.__exit__(*exc)
+
+# --------------------------------------------------------------------------
+# the probe
+
+class Measurement:
+    def __init__(self, spec: CaseSpec, device: str, opset: int, root: LibraryRoot, dynamic: bool = True):
+        self.dynamic = dynamic  # also probe each supported path with a dynamic batch (dynamic_batch.py)
+        self.spec = spec
+        self.device = device
+        self.opset = opset
+        self.root = root
+        self.run = CaseRun(spec, device)
+        self.reference: tuple[torch.Tensor, ...] = ()
+        self._dynamic: Any = None  # the DynamicBatch pass, made on first use
+
+    # -- helpers
+
+    def _failure(self, status: str, stage: str, exc: BaseException, prefix: str = "", **extra: Any) -> dict:
+        return result(status, prefix + explain_exception(exc), stage, where_exception(exc, self.root), **extra)
+
+    def _judge(self, path: str, outputs: list[Any], **extra: Any) -> dict[str, Any]:
+        """Compare a path's outputs with eager (stage compare)."""
+        if not self.spec.check:
+            verdict = compare_outputs.check_shapes_and_finite(self.reference, outputs)
+            if verdict.same:  # the status says it all (the page's legend explains ok-unverified)
+                return result("ok-unverified", **extra)
+            return result("mismatch", "random operator, and even the output count, shapes or finiteness "
+                          f"differ from eager: {verdict.detail}", "compare", **extra)
+        verdict = compare_outputs.compare(self.reference, outputs, self.spec.atol, self.spec.rtol)
+        if verdict.same:
+            return result("ok", **extra)
+        return result("mismatch", f"runs, but the result differs from eager: {verdict.detail}", "compare",
+                      max_abs_diff=verdict.max_abs_diff, **extra)
+
+    # -- eager
+
+    def eager(self) -> dict[str, dict[str, Any]] | None:
+        """Run the reference; on failure return the n/a record for every path."""
+        try:
+            wrapper, inputs = self.run.wrapper(), self.run.inputs()
+            self.reference = tuple(t.detach() for t in seeded(lambda: wrapper(*inputs)))
+        except Exception as exc:  # the case itself does not run: nothing to capture
+            failed = self._failure("n/a", STAGE_EAGER, exc, "does not run eagerly with the probed inputs: ")
+            return {path: with_breaks(path, dict(failed)) for path in PATHS}
+        if not self.reference:
+            na = result("n/a", "returns no tensor (a Python object), nothing to capture", STAGE_NO_TENSOR)
+            return {path: with_breaks(path, dict(na)) for path in PATHS}
+        return None
+
+    # -- ONNX
+
+    def onnx(self) -> dict[str, Any]:
+        import onnx
+        import onnxruntime
+
+        wrapper, inputs = self.run.wrapper(), self.run.inputs()
+        try:
+            with LibraryWarnings(self.root) as caught:
+                program = seeded(lambda: torch.onnx.export(
+                    wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))
+            model = program.model_proto
+        except Exception as exc:
+            # the exporter wraps torch.export failures in TorchExportError, translation ones in ConversionError
+            return self._failure("fail", "capture" if type(exc).__name__ == "TorchExportError" else "translate",
+                                 exc)
+        try:
+            onnx.checker.check_model(model, full_check=True)
+        except Exception as exc:
+            return self._failure("fail", "check", exc, "onnx.checker rejects the exported graph: ")
+        provider = onnx_provider(self.device, onnxruntime)
+        try:
+            session, provider = onnx_session(model, self.device, onnxruntime)
+        except Exception as exc:
+            return self._failure("fail", "load", exc, provider=provider)
+        names = [i.name for i in session.get_inputs()]
+        feed, folded, problem = map_onnx_inputs(names, self.run.inputs())  # fresh: export saw the others
+        if problem:
+            return result("fail", problem, "run", provider=provider)
+        try:
+            outputs = session.run(None, feed)
+        except Exception as exc:
+            return self._failure("fail", "run", exc, "onnxruntime cannot run the exported graph: ",
+                                 provider=provider)
+        judged = self._judge("onnx", list(outputs), provider=provider)
+        if judged["status"] == "mismatch":
+            judged = self._with_library_warning(judged, caught)
+        if folded and judged["status"] == "ok":
+            judged["detail"] = (f"the exporter folded input{'s' if len(folded) > 1 else ''} "
+                                f"{', '.join(folded)} into constants: the graph ignores "
+                                f"{'them' if len(folded) > 1 else 'it'}")
+        return judged
+
+    @staticmethod
+    def _with_library_warning(judged: dict[str, Any], caught: LibraryWarnings) -> dict[str, Any]:
+        """A mismatch the library announced while it was exported says so: kornia's ResizePostProcessor
+        returns its input unchanged when ``torch.onnx.is_in_onnx_export()``, and warns."""
+        if not caught.found:
+            return judged
+        message, where = caught.found[0]
+        return dict(judged, detail=f"{judged['detail']}; while it was exported, the library warned: "
+                                   f"{clean_line(message)}", where=judged.get("where") or where)
+
+    # -- torch.export
+
+    def export(self) -> dict[str, Any]:
+        wrapper, inputs = self.run.wrapper(), self.run.inputs()
+        try:
+            program = seeded(lambda: torch.export.export(wrapper, inputs))
+        except Exception as exc:
+            return self._failure("fail", "capture", exc)
+        try:
+            module = program.module()
+            outputs = seeded(lambda: module(*self.run.inputs()))
+        except Exception as exc:
+            return self._failure("fail", "run", exc, "the exported program does not run: ")
+        return self._judge("export", list(compare_outputs.flatten_outputs(outputs)))
+
+    # -- torch.compile
+
+    def compile(self) -> dict[str, Any]:
+        """fullgraph=True first (the first break), then the ordinary compile (breaks, outputs)."""
+        try:
+            first, whole = graph_breaks.first_break(self.run.wrapper(), self.run.inputs(), seeded)
+            graph_breaks.start_recording()
+            compiled = torch.compile(self.run.wrapper())
+            inputs = self.run.inputs()
+            try:
+                outputs = seeded(lambda: compiled(*inputs))
+            except Exception as exc:
+                record = graph_breaks.recorded()
+                extra = self._break_fields(first, record)
+                return self._failure("fail", compile_stage(exc), exc, **extra)
+            record = graph_breaks.recorded()
+            if first is None and (record.messages or record.graphs != 1 or record.skipped_frames):
+                # fullgraph=True captured it (it turns .item() into a symbol), the ordinary compile did not
+                first = graph_breaks.locate_ordinary_break(self.run.wrapper(), self.run.inputs(), seeded)
+            extra = self._break_fields(first, record)
+            judged = self._judge("compile", list(outputs), **extra)
+            breaks, reasons = extra["graph_breaks"], extra.get("break_reasons", [])
+            if not breaks or judged["status"] not in ("ok", "ok-unverified"):
+                return judged
+            reason = reasons[0] if reasons else "dynamo records no reason"
+            if record.graphs == 0:
+                summary = f"dynamo compiled no graph: the whole function runs eagerly ({reason}"
+                if record.skipped_frames:
+                    summary += "; dynamo cannot resume after this break there, e.g. inside a try block or a loop"
+                summary += ")"
+            else:
+                summary = f"{breaks} graph break{'s' if breaks > 1 else ''}: {reason}"
+            if whole:
+                summary += self._fullgraph_claim()
+            judged.update(detail=summary, where=self._where(first) or judged["where"])
+            if judged["status"] == "ok":
+                judged["status"] = "ok-breaks"
+            return judged
+        finally:
+            torch._dynamo.reset()
+
+    def _fullgraph_claim(self) -> str:
+        """What ``torch.compile(fn, fullgraph=True)`` does, for a call dynamo captured whole (eager backend)
+        although the ordinary compile breaks: checked with the default backend before it is claimed."""
+        rejected = graph_breaks.default_backend_whole(self.run.wrapper(), self.run.inputs(), seeded)
+        if rejected is None:
+            return "; torch.compile(fn, fullgraph=True) compiles it as one graph"
+        return ("; with fullgraph=True dynamo captures it as one graph, but inductor (the default backend) "
+                f"rejects that graph: {explain_exception(rejected)}")
+
+    def _where(self, exc: BaseException | None) -> str:
+        return where_exception(exc, self.root) if exc is not None else ""
+
+    def _break_fields(self, first: BaseException | None, record: graph_breaks.CompileRecord) -> dict[str, Any]:
+        reasons = graph_breaks.reasons(first, record)
+        extra: dict[str, Any] = {"graph_breaks": graph_breaks.count(first, record)}
+        if reasons:
+            extra["break_reasons"] = reasons[:MAX_BREAK_REASONS]
+        return extra
+
+    def measure(self, paths: tuple[str, ...] | list[str] = PATHS,
+                started: Callable[[str], None] | None = None,
+                finished: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
+        """Measure ``paths`` (eager first); ``started``/``finished`` report progress as it happens,
+        so that a crash later in the case does not lose the paths already measured."""
+        started = started or (lambda path: None)
+        finished = finished or (lambda path, result: None)
+        out: dict[str, dict[str, Any]] = {}
+        if self.spec.skip:
+            out = {path: skipped_results(self.spec.skip or "")[path] for path in paths}
+        else:
+            started("eager")
+            failed = self.eager()
+            if failed:
+                out = {path: failed[path] for path in paths}
+        if out:
+            for path, res in out.items():
+                finished(path, res)
+            return out
+        for path in paths:
+            started(path)
+            began = time.perf_counter()
+            try:
+                out[path] = getattr(self, path)()
+            except Exception as exc:  # a bug outside the staged steps; still a fact about this case
+                out[path] = self._failure("fail", "run", exc)
+            out[path]["seconds"] = round(time.perf_counter() - began, 3)
+            finished(path, out[path])
+            if self.dynamic:
+                self._dynamic_batch(path, out[path], started, finished)
+        return out
+
+    def _dynamic_batch(self, path: str, static: dict[str, Any], started: Callable[[str], None],
+                       finished: Callable[[str, dict[str, Any]], None]) -> None:
+        """Add the ``dynamic`` result to ``static`` (reported again as finished) when the pass applies.
+
+        The static result was reported first: a crash from here on costs the dynamic result only."""
+        if not DynamicBatch.applies(static):
+            return
+        if self._dynamic is None:
+            self._dynamic = DynamicBatch(self.run, self.root, self.opset)
+        started(path + DYNAMIC_STEP)
+        try:
+            static["dynamic"] = self._dynamic.probe(path)
+        except Exception as exc:  # a bug in the pass: said in the dynamic result, the static one stays as is
+            static["dynamic"] = outcome("fail", f"the dynamic-batch pass failed: {explain_exception(exc)}")
+        finished(path, static)
+
+def compile_stage(exc: BaseException) -> str:
+    """Which part of torch.compile raised: dynamo's capture, inductor's translation, or the run."""
+    names = {type(e).__name__ for e in exception_chain(exc)}
+    modules = {type(e).__module__ for e in exception_chain(exc)}
+    if names & {"BackendCompilerFailed", "InductorError", "LoweringException", "CppCompileError",
+                "CompilationError"}:
+        return "translate"
+    if any(m.startswith("torch._dynamo") for m in modules) or names & {"Unsupported", "UserError",
+                                                                          "TorchRuntimeError"}:
+        return "capture"
+    return "run"
+

@@ -1,0 +1,124 @@
+"""Build the inventory in child processes: the parent of a survey never imports a case module.
+
+Each case module is imported in a fresh child process (``jobs`` at a time),
+which builds its cases (running the docstring examples it asks for, or loading
+them from the discovery cache), describes each one as an
+:class:`~..cases.inventory.InventoryCase` and exits, so the memory the examples
+and inputs took goes back to the system with it. One more child reads the
+environment (torch's version, the devices). The parent joins the modules'
+descriptions in the order of ``cases`` (:func:`~..cases.inventory.join_inventory`).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..cases.inventory import InventoryCase, LoadError, Source, join_inventory
+from .pool import ToolError
+
+
+@dataclass
+class ModuleReport:
+    """How building one module's cases went, for progress and ``--stats``."""
+
+    label: str
+    cases: int
+    seconds: float
+    peak_rss_kb: int
+
+
+@dataclass
+class Inventory:
+    cases: list[InventoryCase]
+    repeats: list[tuple[InventoryCase, InventoryCase]]  # (discovered, the hand-written case it repeats)
+    torch_version: str
+    cuda_available: bool
+    environments: dict[str, dict[str, Any]]  # device -> the snapshot header entry, read in a child
+    modules: list[ModuleReport] = field(default_factory=list)
+    environment_peak_rss_kb: int = 0
+
+
+def _peak_rss_kb() -> int:
+    import resource
+
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def _threads(jobs: int) -> None:
+    threads = str(max(1, (os.cpu_count() or 1) // max(1, jobs)))
+    os.environ.setdefault("OMP_NUM_THREADS", threads)
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+
+
+def describe_in_child(source: Source, sys_path: list[str], fresh: bool, jobs: int) -> tuple[Any, ...]:
+    """A child's whole life: import one case module and describe its cases; ("ok", cases, s, kb) or ("error", msg)."""
+    began = time.monotonic()
+    sys.path[:] = sys_path
+    _threads(jobs)
+    from ..cases.describe import describe_module
+    from ..discover.cache import refresh
+
+    refresh(fresh)
+    try:
+        cases = describe_module(source)
+    except LoadError as exc:
+        return ("error", str(exc))
+    return ("ok", cases, time.monotonic() - began, _peak_rss_kb())
+
+
+def environment_in_child(devices: list[str], opset: int, sys_path: list[str]) -> dict[str, Any]:
+    sys.path[:] = sys_path
+    import torch
+
+    from ..measure.environment import device_environment
+
+    cuda = bool(torch.cuda.is_available())
+    envs = {device: device_environment(device, opset) for device in devices if device != "cuda" or cuda}
+    return {"torch": str(torch.__version__), "cuda": cuda, "environments": envs, "peak_rss_kb": _peak_rss_kb()}
+
+
+def build_inventory(sources: list[Source], *, jobs: int, fresh: bool, devices: list[str], opset: int,
+                    on_line: Callable[[str], None] = lambda line: None) -> Inventory:
+    """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies."""
+    context = multiprocessing.get_context("spawn")
+    jobs = max(1, min(jobs, len(sources)))
+    sys_path = list(sys.path)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1) as pool:
+        environment = pool.submit(environment_in_child, devices, opset, sys_path)
+        futures = {pool.submit(describe_in_child, source, sys_path, fresh, jobs): source for source in sources}
+        described: dict[str, list[InventoryCase]] = {}
+        reports: dict[str, ModuleReport] = {}
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                source = futures[future]
+                outcome = _result(future, f"building the cases of {source.label}")
+                if outcome[0] == "error":
+                    raise LoadError(outcome[1])
+                _, cases, seconds, peak = outcome
+                described[source.module] = cases
+                reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak)
+                on_line(f"  {source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s "
+                        f"({len(described)}/{len(sources)} modules)")
+            env = _result(environment, "reading the environment (torch, the devices)")
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    cases, repeats = join_inventory((source.label, described[source.module]) for source in sources)
+    return Inventory(cases=cases, repeats=repeats, torch_version=env["torch"], cuda_available=env["cuda"],
+                     environments=env["environments"], modules=[reports[s.module] for s in sources],
+                     environment_peak_rss_kb=env["peak_rss_kb"])
+
+
+def _result(future: concurrent.futures.Future, doing: str) -> Any:
+    try:
+        return future.result()
+    except concurrent.futures.process.BrokenProcessPool:
+        raise ToolError(f"the child process {doing} died (a crash, or the out-of-memory killer); its output is "
+                        "above. Nothing was measured.") from None

@@ -1,0 +1,37 @@
+"""What a worker process is told: its settings once, then one assignment per case and device.
+
+Both are plain dataclasses that pickle small: the worker rebuilds the case it
+measures from its module and local name; the parent never sends a target or an input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..cases.inventory import DiscoveryRef, Source
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    sys_path: list[str]  # the parent's, so the case modules import the same way
+    sources: list[Source]  # every case module of the inventory
+    library: str  # import name of the surveyed library ("" when none): where failures are located
+    opset: int
+    dynamic: bool  # run the dynamic-batch pass
+    threads: int  # torch and onnxruntime threads: the worker's share of the CPUs
+    log_path: str = ""  # the worker's stdout and stderr (set per worker slot)
+    # a worker whose memory has grown past this after a case hands its slot to a fresh process (0: never)
+    recycle_rss_kb: int = 3 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Measure ``paths`` of one case on ``device``."""
+
+    name: str  # the case's name in the snapshot
+    module: str  # the case module that registers it
+    local_name: str  # the name that module registers it under
+    device: str
+    paths: list[str] = field(default_factory=list)
+    discovery: DiscoveryRef | None = None  # a discovered case is rebuilt from its example alone
+    digest: str = ""  # cases.fingerprint.definition_digest of the case as the inventory described it

@@ -1,0 +1,166 @@
+"""A worker process: measures the cases it is sent, importing the case module of each on demand.
+
+Protocol over a multiprocessing pipe (parent -> worker): an
+:class:`~.settings.Assignment` or ``None`` to stop. Worker -> parent: ``("ready", pid)``,
+``("env", device, env)``, ``("path", name, device, path)`` when a path starts,
+``("result", name, device, path, result)`` when it ends, ``("done", name,
+device, peak_rss_kb)``, or ``("init-error", message)``.
+
+The worker's stdout/stderr (torch's and onnxruntime's C++ chatter included)
+go to a per-worker log file, with faulthandler on, so that a segfault leaves a
+Python stack the parent can read a ``where`` from. Nothing here imports torch
+before the environment (thread counts, inductor settings) is in place.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import logging
+import os
+import signal
+import sys
+import warnings
+from typing import Any
+
+from ..cases.inventory import LoadError
+from .settings import WorkerSettings
+
+
+def _die_with_parent() -> None:
+    # kill -9 of the probe must not leave workers behind burning CPU (Linux only; best effort)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _redirect_output(log_path: str) -> Any:
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    log = open(log_path, "a", buffering=1, encoding="utf-8", errors="replace")
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    sys.stdout = sys.stderr = log
+    faulthandler.enable(file=log, all_threads=False)
+    # the parent sends SIGUSR1 before killing a case that timed out: the stack says where it hung
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=log, all_threads=False)
+    return log
+
+
+def _quiet() -> None:
+    logging.disable(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+
+
+def peak_rss_kb() -> int:
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # KiB on Linux
+
+
+def _status_kb(field: str) -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def reset_case_peak() -> None:
+    """Start counting the peak resident memory afresh (Linux: VmHWM), so each case's own peak is known."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+            refs.write("5")
+    except OSError:
+        pass
+
+
+def case_peak_kb() -> int:
+    """The peak resident memory since :func:`reset_case_peak` (0 where /proc does not tell)."""
+    return _status_kb("VmHWM")
+
+
+def serve(conn: Any, settings: WorkerSettings) -> None:
+    """Entry point of a spawned worker."""
+    parent = os.getppid()
+    _die_with_parent()
+    if os.getppid() != parent:
+        return
+    log = _redirect_output(settings.log_path)
+    threads = settings.threads
+    # in-process inductor compilation: a pool of compile workers per probe worker would oversubscribe the CPU
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    sys.path[:] = settings.sys_path
+    _quiet()
+    try:
+        import torch
+
+        torch.set_num_threads(threads)
+        import onnxruntime
+
+        onnxruntime.set_default_logger_severity(3)
+        from ..cases.loader import CaseBuilder
+        from ..discover.cache import refresh
+        from ..measure import onnx_runtime
+        from ..measure.measurement import Measurement
+        from ..measure.environment import device_environment
+        from ..measure.locate import library_root
+        from .speedups import reuse_onnx_registry
+
+        onnx_runtime.ORT_THREADS = threads
+        reuse_onnx_registry()
+        refresh(False)  # a fresh survey refreshed the discovery cache while it built the inventory
+        cases = CaseBuilder(settings.sources)
+        root = library_root(settings.library)
+    except LoadError as exc:
+        conn.send(("init-error", str(exc)))
+        return
+    except Exception as exc:  # the parent imported the same modules; this is an environment problem
+        conn.send(("init-error", f"{type(exc).__name__}: {exc}"))
+        return
+    _quiet()  # importing the case modules may have configured logging again
+    conn.send(("ready", os.getpid()))
+    opset = settings.opset
+    described: set[str] = set()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        name, device, paths = task.name, task.device, task.paths
+        if device not in described:
+            conn.send(("env", device, device_environment(device, opset)))
+            described.add(device)
+        print(f"=== case {name!r} on {device}: {', '.join(paths)}", flush=True)
+
+        def started(path: str, name: str = name, device: str = device) -> None:
+            print(f"--- {path}", flush=True)
+            conn.send(("path", name, device, path))
+
+        def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
+            conn.send(("result", name, device, path, result))
+
+        reset_case_peak()
+        spec = cases.build(name, task.module, task.local_name, task.discovery, task.digest)
+        _quiet()  # importing a case module may have configured logging again
+        measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic)
+        measurement.measure(paths, started, finished)
+        del measurement, spec
+        log.flush()
+        # memory torch and the allocator keep after a big case is not given back: a fresh process is
+        # cheaper than carrying it into every later case
+        retiring = bool(settings.recycle_rss_kb) and _status_kb("VmRSS") > settings.recycle_rss_kb
+        conn.send(("done", name, device, peak_rss_kb(), case_peak_kb(), retiring))
+        if retiring:
+            return

@@ -1,0 +1,171 @@
+"""The probe's settings: the ``[tool.sphinx-kexport]`` table of the nearest pyproject.toml, then flags.
+
+Paths in the table are relative to the pyproject.toml that holds it; paths
+given as flags are relative to the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from ...snapshot.vocabulary import DEFAULT_OPSET, DEVICES
+
+TABLE = "tool.sphinx-kexport"
+KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset", "dynamic"}
+DEFAULT_TIMEOUT = 300.0
+MAX_DEFAULT_JOBS = 8
+
+
+class ConfigError(Exception):
+    """A setting that cannot be used; the message names the file, the key and the fix."""
+
+
+@dataclass
+class Shard:
+    index: int  # 1-based
+    count: int
+
+    def selects(self, position: int) -> bool:
+        """Round-robin over registration order: balanced and stable for a given inventory."""
+        return position % self.count == self.index - 1
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+@dataclass
+class ProbeConfig:
+    """Everything a survey needs; :func:`build_config` makes one from pyproject.toml and flags, and
+    ``ProbeConfig(cases=[...], out=Path(...))`` is enough to call :func:`~.api.run_survey` directly."""
+
+    cases: list[str]  # case modules, .py files or directories (relative to ``root``)
+    out: Path  # the snapshot to write
+    root: Path = field(default_factory=Path.cwd)  # directory of the pyproject.toml (or the current directory)
+    devices: list[str] = field(default_factory=lambda: ["cpu"])
+    library: str = ""
+    jobs: int = 1  # worker processes (and child processes building the inventory)
+    timeout: float = DEFAULT_TIMEOUT
+    opset: int = DEFAULT_OPSET
+    only: list[str] = field(default_factory=list)
+    shard: Shard | None = None
+    keep_work: bool = False
+    fresh: bool = False
+    stats: Path | None = None
+    pyproject: Path | None = None
+    base_out: Path | None = None  # the project's snapshot, when `out` is a shard part: a cache for the shard
+    dynamic: bool = True  # the dynamic-batch pass (dynamic_batch.py); --no-dynamic or `dynamic = false` skip it
+
+
+def find_pyproject(start: Path) -> Path | None:
+    for directory in [start, *start.parents]:
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_table(pyproject: Path) -> dict[str, Any]:
+    try:
+        with pyproject.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from None
+    table = data.get("tool", {}).get("sphinx-kexport", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [{TABLE}] must be a table")
+    unknown = sorted(set(table) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"{pyproject}: [{TABLE}] has unknown key(s) {', '.join(unknown)}; known keys are "
+                          f"{', '.join(sorted(KNOWN_KEYS))}")
+    return table
+
+
+def _expect(value: Any, kind: type | tuple, where: str, wanted: str) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise ConfigError(f"{where}: expected {wanted}, found {value!r}")
+    return value
+
+
+def parse_shard(text: str) -> Shard:
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise ConfigError(f"--shard {text!r}: expected K/N with 1 <= K <= N, e.g. --shard 2/4")
+    return Shard(int(match.group(1)), int(match.group(2)))
+
+
+def default_jobs() -> int:
+    return max(1, min(MAX_DEFAULT_JOBS, os.cpu_count() or 1))
+
+
+def build_config(args: Any, cwd: Path) -> ProbeConfig:
+    """Combine the pyproject table with command-line flags (flags win)."""
+    pyproject = Path(args.config).resolve() if args.config else find_pyproject(cwd)
+    if args.config and not pyproject.is_file():
+        raise ConfigError(f"--config {args.config}: no such file")
+    table = read_table(pyproject) if pyproject else {}
+    root = pyproject.parent if pyproject else cwd
+    where = f"{pyproject} [{TABLE}]" if pyproject else "(no pyproject.toml)"
+
+    if args.cases:
+        cases = [str((cwd / c)) if (cwd / c).exists() else c for c in args.cases]
+    else:
+        cases = table.get("cases", [])
+        if isinstance(cases, str):
+            cases = [cases]
+        _expect(cases, list, f"{where} key cases", "a list of module names, files or directories")
+        for item in cases:
+            _expect(item, str, f"{where} key cases", "strings (module names, files or directories)")
+    if not cases:
+        raise ConfigError("no case modules: add `cases = [\"my_pkg/probe_cases\"]` to the [tool.sphinx-kexport] "
+                          "table of pyproject.toml, or pass --cases MODULE_OR_FILE")
+
+    if args.out:
+        out = (cwd / args.out).resolve()
+    elif "out" in table:
+        out = (root / _expect(table["out"], str, f"{where} key out", "a path string")).resolve()
+    else:
+        raise ConfigError("no output file: set `out = \"docs/_data/export_support.json\"` in the "
+                          "[tool.sphinx-kexport] table of pyproject.toml, or pass --out PATH")
+
+    devices = args.device or table.get("devices", ["cpu"])
+    if isinstance(devices, str):
+        devices = [devices]
+    _expect(devices, list, f"{where} key devices", "a list such as [\"cpu\", \"cuda\"]")
+    for device in devices:
+        if device not in DEVICES:
+            raise ConfigError(f"{where if not args.device else '--device'}: unknown device {device!r}; "
+                              "choose cpu or cuda")
+    devices = [d for d in DEVICES if d in devices]  # canonical order, no repeats
+
+    library = args.library if args.library is not None else table.get("library", "")
+    _expect(library, str, f"{where} key library", "the import name of the surveyed library, e.g. \"kornia\"")
+
+    jobs = args.jobs if args.jobs is not None else table.get("jobs", default_jobs())
+    _expect(jobs, int, f"{where} key jobs", "a positive integer")
+    timeout = args.timeout if args.timeout is not None else table.get("timeout", DEFAULT_TIMEOUT)
+    _expect(timeout, (int, float), f"{where} key timeout", "seconds, a positive number")
+    opset = args.opset if args.opset is not None else table.get("opset", DEFAULT_OPSET)
+    _expect(opset, int, f"{where} key opset", "an ONNX opset number such as 18")
+    dynamic = False if getattr(args, "no_dynamic", False) else table.get("dynamic", True)
+    _expect(dynamic, bool, f"{where} key dynamic", "true or false (false skips the dynamic-batch pass)")
+    if jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, found {jobs}")
+    if timeout <= 0:
+        raise ConfigError(f"timeout must be a positive number of seconds, found {timeout}")
+
+    shard = parse_shard(args.shard) if args.shard else None
+    base_out = out
+    if shard and not args.out:
+        # a shard never overwrites the project's snapshot: it writes a part next to it
+        out = out.with_name(f"{out.stem}.shard-{shard.index}-of-{shard.count}{out.suffix}")
+    return ProbeConfig(root=root, cases=list(cases), out=out, devices=devices, library=library, jobs=jobs,
+                       timeout=float(timeout), opset=opset, only=list(args.only or []), shard=shard,
+                       keep_work=args.keep_work, fresh=args.fresh,
+                       stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
+                       base_out=base_out, dynamic=dynamic)

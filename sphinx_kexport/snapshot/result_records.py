@@ -1,0 +1,36 @@
+"""A result record (one path of one case on one device), built in one place for every writer.
+
+``{"status", "detail", "stage", "where"}`` plus what a path adds (``graph_breaks``
+for torch.compile, ``dynamic`` for the dynamic-batch pass, ``seconds`` in the
+work records). The probe's measurements, its worker pool and its survey all
+build records with :func:`result`; the schema checks them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .vocabulary import PATHS, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_SKIP
+
+
+def result(status: str, detail: str = "", stage: str = "", where: str = "", **extra: Any) -> dict[str, Any]:
+    return {"status": status, "detail": detail, "stage": stage, "where": where, **extra}
+
+
+def with_breaks(path: str, record: dict[str, Any]) -> dict[str, Any]:
+    """torch.compile's record always says how many graph breaks it had (0 when it never ran)."""
+    return dict(record, graph_breaks=record.get("graph_breaks", 0)) if path == "compile" else record
+
+
+def skipped_results(reason: str) -> dict[str, dict[str, Any]]:
+    """The records of a ``skip=`` case: n/a on every path, nothing run."""
+    return {path: with_breaks(path, result("n/a", reason, STAGE_SKIP)) for path in PATHS}
+
+
+def eager_failure(results: dict[str, dict[str, Any]]) -> str:
+    """The reason when the eager run stopped the case before any path (n/a at stage eager, or no-tensor: it
+    returned nothing to capture, which in a case module is a mistake too), else ""."""
+    if results and all(r.get("status") == "n/a" and r.get("stage") in (STAGE_EAGER, STAGE_NO_TENSOR)
+                       for r in results.values()):
+        return next(iter(results.values())).get("detail", "") or "no reason recorded"
+    return ""

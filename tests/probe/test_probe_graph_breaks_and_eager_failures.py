@@ -1,0 +1,102 @@
+"""torch.compile's truth and loud eager failures, through a real probe run of tests/probe/probe_cases/graph_break_cases.py.
+
+Each expectation was first checked with a plain script on torch 2.13 (see the case module's docstring).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
+REPO = Path(__file__).resolve().parents[2]
+CASE_FILE = REPO / "tests" / "probe" / "probe_cases" / "graph_break_cases.py"
+SOURCE = CASE_FILE.read_text().splitlines()
+
+
+@pytest.fixture(scope="module")
+def survey(tmp_path_factory):
+    where = tmp_path_factory.mktemp("truth")
+    out = where / "truth.json"
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
+                           str(out), "--library", "probe_cases", "--jobs", "1"], cwd=where,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=600)
+    snapshot = json.loads(out.read_text()) if out.exists() else None
+    return done, snapshot
+
+
+def compiled(survey, name):
+    return {c["name"]: c for c in survey[1]["cases"]}[name]["results"]["cpu"]["compile"]
+
+
+def line_of(where: str) -> str:
+    file, line = where.split(":")
+    assert file == "probe_cases/graph_break_cases.py"
+    return SOURCE[int(line) - 1]
+
+
+def test_clean_function_compiles_in_one_graph(survey):
+    result = compiled(survey, "clean")
+    assert (result["status"], result["graph_breaks"], result["detail"]) == ("ok", 0, "")
+
+
+def test_tensor_dependent_if_is_a_break_located_at_the_branch(survey):
+    result = compiled(survey, "tensor_if")
+    assert result["status"] == "ok-breaks" and result["graph_breaks"] == 1
+    assert result["break_reasons"] == ["a Python branch (if / while) tests tensor values at run time"]
+    assert "if x.sum() > 0" in line_of(result["where"])
+
+
+def test_item_in_try_says_no_graph_was_compiled(survey):
+    # explain() reports 0 graphs and -1 breaks here; the probe used to say "ok, 0 graph breaks"
+    result = compiled(survey, "item_in_try")
+    assert result["status"] == "ok-breaks" and result["graph_breaks"] >= 1
+    assert result["detail"].startswith("dynamo compiled no graph: the whole function runs eagerly (a tensor "
+                                       "value is read back into Python (.item()")
+    assert "try block" in result["detail"] and "reason unknown" not in result["detail"]
+    assert "torch.compile(fn, fullgraph=True) compiles it as one graph" in result["detail"]  # inductor checked
+    assert ".item()" in line_of(result["where"])
+
+
+@pytest.mark.parametrize("name, reason, code", [
+    ("calls_a_builtin", "calls time.perf_counter, which dynamo does not trace", "time.perf_counter()"),
+    ("deepcopy_then_scale", "calls copy.deepcopy, which dynamo cannot trace", "copy.deepcopy(x)"),
+])
+def test_a_call_dynamo_refuses_is_named_with_its_library_line(survey, name, reason, code):
+    result = compiled(survey, name)
+    assert result["status"] == "ok-breaks" and result["graph_breaks"] == 1
+    assert result["break_reasons"][0].startswith(reason)
+    assert result["detail"].startswith(f"1 graph break: {reason}")
+    assert code in line_of(result["where"])
+
+
+def test_eager_failure_is_loud_in_progress_summary_and_exit_status(survey):
+    done, snapshot = survey
+    assert done.returncode == 4, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    progress = [line for line in done.stdout.splitlines() if "needs_a_missing_module" in line]
+    assert progress and "EAGER FAILED: does not run eagerly with the probed inputs: ModuleNotFoundError" in \
+        progress[0]
+    assert "onnx n/a" not in progress[0]
+    summary = done.stdout[done.stdout.index("1 case failed eagerly"):]
+    assert "needs_a_missing_module [cpu]: does not run eagerly" in summary
+    assert "(at probe_cases/graph_break_cases.py:" in summary
+    assert "1 case failed eagerly" in done.stderr and "snapshot was written" in done.stderr
+    # the snapshot format is unchanged: n/a at stage eager on every path
+    results = {c["name"]: c for c in snapshot["cases"]}["needs_a_missing_module"]["results"]["cpu"]
+    assert {(r["status"], r["stage"]) for r in results.values()} == {("n/a", "eager")}
+
+
+def test_help_documents_the_exit_statuses():
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--help"], capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
+    text = " ".join(done.stdout.split())
+    assert done.returncode == 0 and "4 the survey ran and wrote the snapshot, but some cases failed eagerly" in text

@@ -1,0 +1,51 @@
+"""The command line around a survey: an empty shard of an --only selection writes an empty part, and a case
+that fails eagerly gets one progress line that says so."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parents[2]
+CASE_FILE = REPO / "tests" / "probe" / "probe_cases" / "graph_break_cases.py"
+
+
+def test_a_shard_holding_none_of_the_selected_cases_writes_an_empty_part(tmp_path):
+    # "clean" is the first case, so round-robin puts it in shard 1 of 2; shard 2 holds none of --only clean
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
+                           "truth.json", "--library", "probe_cases", "--shard", "2/2", "--only", "clean"],
+                          cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "shard 2/2 holds none of the 1 cases matching --only clean" in done.stdout
+    assert "no case matches" not in done.stderr
+    part = json.loads((tmp_path / "truth.json").read_text())  # --out names the part itself
+    assert part["complete"] is False and all(c["results"] == {} for c in part["cases"])
+    unknown = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
+                              "x.json", "--library", "probe_cases", "--shard", "2/2", "--only", "nothing_like_it"],
+                             cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True,
+                             text=True, timeout=300)
+    assert unknown.returncode == 2 and "no case matches --only nothing_like_it" in unknown.stderr
+
+
+def test_progress_says_eager_failed_instead_of_three_na_cells():
+    from sphinx_kexport.probe.run.progress import Progress
+
+    failed = {p: {"status": "n/a", "stage": "eager", "detail": "does not run eagerly: boom"}
+              for p in ("onnx", "export", "compile")}
+    for interactive in (False, True):
+        stream = io.StringIO()
+        bar = Progress(1, stream=stream, interactive=interactive)
+        bar.finished("op", "cpu", failed, 0.1)
+        bar.close()
+        assert "EAGER FAILED: does not run eagerly: boom" in stream.getvalue()
+        assert "onnx n/a" not in stream.getvalue()
