@@ -2,7 +2,7 @@
 
 An example that fetches pretrained weights or a data set must be skipped at
 once, not wait on a network that may hang or be absent: every way out
-(``socket.connect``, ``urllib``, ``torch.hub``) raises :class:`DownloadBlocked`
+(a host name lookup, ``socket.connect``, ``urllib``, ``torch.hub``) raises :class:`DownloadBlocked`
 while the guard is on. The time limit uses ``SIGALRM``, so it only applies in
 the main thread of a POSIX process (elsewhere an example simply runs on).
 """
@@ -37,6 +37,9 @@ def _refuse(what: str) -> Any:
 def network_blocked() -> Iterator[None]:
     """Make every download attempt raise :class:`DownloadBlocked` immediately."""
     patches: list[tuple[Any, str, Any]] = [
+        # name lookup comes first: a library that bound urlopen at import (kornia's downloader) still
+        # resolves the host, and a failed lookup looks transient to it, so it would retry with back-off
+        (socket, "getaddrinfo", _refuse("socket.getaddrinfo")),
         (socket.socket, "connect", _refuse("socket.connect")),
         (socket.socket, "connect_ex", _refuse("socket.connect")),
         (socket, "create_connection", _refuse("socket.create_connection")),
