@@ -1,11 +1,11 @@
-"""Import case modules and check the whole inventory before anything runs.
+"""Import case modules: where they are (sources), their checked ``CASES``, and a worker's case builder.
 
 A source is a dotted module name, a ``.py`` file, or a directory (every
 ``*.py`` in it that defines ``CASES``). Files inside a package are imported
 under their dotted name, so relative imports work and ``where`` frames point
 into the right package. Modules are imported under a fixed seed so that
-``torch.rand`` inputs are identical in the parent and in every worker (the
-resume fingerprint hashes input values).
+``torch.rand`` inputs are identical in the inventory's child processes and in
+every worker (the resume fingerprint hashes input values).
 """
 
 from __future__ import annotations

@@ -8,21 +8,34 @@ checkout, its revision.
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
+import importlib.util
 import os
 import platform
+import re
 import subprocess
-from ...snapshot.timestamps import utc_now
 from typing import Any
+
+from ...snapshot.timestamps import utc_now
+
+
+_VERSION_LINE = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", re.M)
 
 
 def _version(dist: str) -> str:
+    """The installed distribution's version; for a package that is no distribution (a checkout on the path),
+    the ``__version__ = "..."`` its ``__init__.py`` spells, read without importing it: the probe's parent
+    imports neither torch nor the library."""
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
-        module = importlib.import_module(dist)
-        return str(getattr(module, "__version__", ""))
+        pass
+    spec = importlib.util.find_spec(dist)
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        return ""
+    with open(spec.origin, encoding="utf-8", errors="replace") as source:
+        found = _VERSION_LINE.search(source.read())
+    return found.group(1) if found else ""
 
 
 def tool_versions() -> dict[str, str]:

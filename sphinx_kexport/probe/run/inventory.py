@@ -4,9 +4,9 @@ Each case module is imported in a fresh child process (``jobs`` at a time),
 which builds its cases (running the docstring examples it asks for, or loading
 them from the discovery cache), describes each one as an
 :class:`~..cases.inventory.InventoryCase` and exits, so the memory the examples
-and inputs took goes back to the system with it. One more child reads the
-environment (torch's version, the devices). The parent joins the modules'
-descriptions in the order of ``cases`` (:func:`~..cases.inventory.join_inventory`).
+and inputs took goes back to the system with it. The first module's child also
+reads the environment (torch's version, the devices). The parent joins the
+modules' descriptions in the order of ``cases`` (:func:`~..cases.inventory.join_inventory`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..cases.inventory import InventoryCase, LoadError, Source, join_inventory
+from .memory import peak_rss_kb
 from .pool import ToolError
 
 
@@ -41,13 +42,6 @@ class Inventory:
     cuda_available: bool
     environments: dict[str, dict[str, Any]]  # device -> the snapshot header entry, read in a child
     modules: list[ModuleReport] = field(default_factory=list)
-    environment_peak_rss_kb: int = 0
-
-
-def _peak_rss_kb() -> int:
-    import resource
-
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def _threads(jobs: int) -> None:
@@ -56,8 +50,10 @@ def _threads(jobs: int) -> None:
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 
 
-def describe_in_child(source: Source, sys_path: list[str], fresh: bool, jobs: int) -> tuple[Any, ...]:
-    """A child's whole life: import one case module and describe its cases; ("ok", cases, s, kb) or ("error", msg)."""
+def describe_in_child(source: Source, sys_path: list[str], fresh: bool, jobs: int,
+                      environment: tuple[list[str], int] | None = None) -> tuple[Any, ...]:
+    """A child's whole life: import one case module and describe its cases (and, for the first module, read the
+    environment of ``(devices, opset)``); ("ok", cases, environment, seconds, kb) or ("error", message)."""
     began = time.monotonic()
     sys.path[:] = sys_path
     _threads(jobs)
@@ -69,18 +65,18 @@ def describe_in_child(source: Source, sys_path: list[str], fresh: bool, jobs: in
         cases = describe_module(source)
     except LoadError as exc:
         return ("error", str(exc))
-    return ("ok", cases, time.monotonic() - began, _peak_rss_kb())
+    env = _environment(*environment) if environment else None
+    return ("ok", cases, env, time.monotonic() - began, peak_rss_kb())
 
 
-def environment_in_child(devices: list[str], opset: int, sys_path: list[str]) -> dict[str, Any]:
-    sys.path[:] = sys_path
+def _environment(devices: list[str], opset: int) -> dict[str, Any]:
     import torch
 
     from ..measure.environment import device_environment
 
     cuda = bool(torch.cuda.is_available())
     envs = {device: device_environment(device, opset) for device in devices if device != "cuda" or cuda}
-    return {"torch": str(torch.__version__), "cuda": cuda, "environments": envs, "peak_rss_kb": _peak_rss_kb()}
+    return {"torch": str(torch.__version__), "cuda": cuda, "environments": envs}
 
 
 def build_inventory(sources: list[Source], *, jobs: int, fresh: bool, devices: list[str], opset: int,
@@ -89,31 +85,42 @@ def build_inventory(sources: list[Source], *, jobs: int, fresh: bool, devices: l
     context = multiprocessing.get_context("spawn")
     jobs = max(1, min(jobs, len(sources)))
     sys_path = list(sys.path)
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1) as pool:
-        environment = pool.submit(environment_in_child, devices, opset, sys_path)
-        futures = {pool.submit(describe_in_child, source, sys_path, fresh, jobs): source for source in sources}
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1)
+    try:
+        futures = {pool.submit(describe_in_child, source, sys_path, fresh, jobs,
+                               (devices, opset) if index == 0 else None): source
+                   for index, source in enumerate(sources)}
+        env: dict[str, Any] = {}
         described: dict[str, list[InventoryCase]] = {}
         reports: dict[str, ModuleReport] = {}
-        try:
-            for future in concurrent.futures.as_completed(futures):
-                source = futures[future]
-                outcome = _result(future, f"building the cases of {source.label}")
-                if outcome[0] == "error":
-                    raise LoadError(outcome[1])
-                _, cases, seconds, peak = outcome
-                described[source.module] = cases
-                reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak)
-                on_line(f"  {source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s "
-                        f"({len(described)}/{len(sources)} modules)")
-            env = _result(environment, "reading the environment (torch, the devices)")
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+        for future in concurrent.futures.as_completed(futures):
+            source = futures[future]
+            outcome = _result(future, f"building the cases of {source.label}")
+            if outcome[0] == "error":
+                raise LoadError(outcome[1])
+            _, cases, read, seconds, peak = outcome
+            env = read or env
+            described[source.module] = cases
+            reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak)
+            on_line(f"  {source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s "
+                    f"({len(described)}/{len(sources)} modules)")
+    except BaseException:
+        # a mistake in one module (or Ctrl-C) must not wait for another module's minutes of examples
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
     cases, repeats = join_inventory((source.label, described[source.module]) for source in sources)
     return Inventory(cases=cases, repeats=repeats, torch_version=env["torch"], cuda_available=env["cuda"],
-                     environments=env["environments"], modules=[reports[s.module] for s in sources],
-                     environment_peak_rss_kb=env["peak_rss_kb"])
+                     environments=env["environments"], modules=[reports[s.module] for s in sources])
+
+
+def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Kill the pool's children now. The executor has no public way to (before Python 3.14's
+    ``terminate_workers``), so this reads its process table, and shuts down without waiting."""
+    for process in list(getattr(pool, "_processes", {}).values()):
+        if process.is_alive():
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _result(future: concurrent.futures.Future, doing: str) -> Any:

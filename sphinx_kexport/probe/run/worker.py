@@ -4,7 +4,9 @@ Protocol over a multiprocessing pipe (parent -> worker): an
 :class:`~.settings.Assignment` or ``None`` to stop. Worker -> parent: ``("ready", pid)``,
 ``("env", device, env)``, ``("path", name, device, path)`` when a path starts,
 ``("result", name, device, path, result)`` when it ends, ``("done", name,
-device, peak_rss_kb)``, or ``("init-error", message)``.
+device, lifetime peak KiB, the case's peak KiB, retiring)`` (retiring: it grew
+past ``recycle_rss_kb`` and exits after this message), or ``("init-error",
+message)``.
 
 The worker's stdout/stderr (torch's and onnxruntime's C++ chatter included)
 go to a per-worker log file, with faulthandler on, so that a segfault leaves a
@@ -23,6 +25,7 @@ import warnings
 from typing import Any
 
 from ..cases.inventory import LoadError
+from .memory import peak_rss_kb, reset_peak, rss_kb
 from .settings import WorkerSettings
 
 
@@ -53,39 +56,6 @@ def _redirect_output(log_path: str) -> Any:
 def _quiet() -> None:
     logging.disable(logging.CRITICAL)
     warnings.simplefilter("ignore")
-
-
-def peak_rss_kb() -> int:
-    try:
-        import resource
-    except ImportError:  # not on Windows
-        return 0
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # KiB on Linux
-
-
-def _status_kb(field: str) -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-def reset_case_peak() -> None:
-    """Start counting the peak resident memory afresh (Linux: VmHWM), so each case's own peak is known."""
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
-            refs.write("5")
-    except OSError:
-        pass
-
-
-def case_peak_kb() -> int:
-    """The peak resident memory since :func:`reset_case_peak` (0 where /proc does not tell)."""
-    return _status_kb("VmHWM")
 
 
 def serve(conn: Any, settings: WorkerSettings) -> None:
@@ -131,6 +101,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     conn.send(("ready", os.getpid()))
     opset = settings.opset
     described: set[str] = set()
+    lifetime_peak = peak_rss_kb()  # start-up; each case's peak is counted afresh (memory.reset_peak)
     while True:
         try:
             task = conn.recv()
@@ -151,7 +122,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
             conn.send(("result", name, device, path, result))
 
-        reset_case_peak()
+        reset_peak()
         spec = cases.build(name, task.module, task.local_name, task.discovery, task.digest)
         _quiet()  # importing a case module may have configured logging again
         measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic)
@@ -160,7 +131,9 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         log.flush()
         # memory torch and the allocator keep after a big case is not given back: a fresh process is
         # cheaper than carrying it into every later case
-        retiring = bool(settings.recycle_rss_kb) and _status_kb("VmRSS") > settings.recycle_rss_kb
-        conn.send(("done", name, device, peak_rss_kb(), case_peak_kb(), retiring))
+        case_peak = peak_rss_kb()
+        lifetime_peak = max(lifetime_peak, case_peak)
+        retiring = bool(settings.recycle_rss_kb) and rss_kb() > settings.recycle_rss_kb
+        conn.send(("done", name, device, lifetime_peak, case_peak, retiring))
         if retiring:
             return

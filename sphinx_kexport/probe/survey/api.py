@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import sys
 import time
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from ..cases.loader import resolve_sources
 from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
 from ..run.inventory import Inventory, build_inventory
+from ..run.memory import peak_rss_kb
 from ..run.pool import Runner, Task, ToolError
 from ..run.progress import Progress, eager_summary
 from ..run.settings import WorkerSettings
@@ -69,10 +69,6 @@ class SurveyResult:
     stats: dict[str, Any] = field(default_factory=dict)  # timings and peak memory (what --stats writes)
 
 
-def peak_rss_kb() -> int:
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-
 def run_survey(config: ProbeConfig, *, stream: TextIO | None = None) -> SurveyResult:
     """Run the survey ``config`` describes and write its snapshot; progress goes to ``stream`` (stdout).
 
@@ -81,16 +77,12 @@ def run_survey(config: ProbeConfig, *, stream: TextIO | None = None) -> SurveyRe
     likewise."""
     out = stream or sys.stdout
     began = time.monotonic()
-
-    def say(line: str) -> None:
-        print(line, file=out, flush=True)
-
     try:
         sources = resolve_sources(config.cases, config.root)
     except LoadError as exc:
         raise SurveyError(f"{exc}\nNothing was run.") from None
     with case_search_path(sources):  # where the children, the workers and the library lookup find the modules
-        return _survey(config, sources, say, began)
+        return _survey(config, sources, out, began)
 
 
 @contextlib.contextmanager
@@ -107,7 +99,10 @@ def case_search_path(sources: list[Any]) -> Iterator[None]:
         sys.path[:] = saved
 
 
-def _survey(config: ProbeConfig, sources: list[Any], say: Any, began: float) -> SurveyResult:
+def _survey(config: ProbeConfig, sources: list[Any], out: TextIO, began: float) -> SurveyResult:
+    def say(line: str) -> None:
+        print(line, file=out, flush=True)
+
     library = config.library
     if library and library_root(library) is NO_LIBRARY:
         raise SurveyError(f"library {library!r} (set by `library` or --library) cannot be imported; install it, or "
@@ -133,7 +128,7 @@ def _survey(config: ProbeConfig, sources: list[Any], say: Any, began: float) -> 
     root = library_root(library)
     selected = _select(config, inventory.cases, say)
     info = library_info(library, root.directory if root is not NO_LIBRARY else "")
-    return _measure_and_write(config, sources, inventory, selected, info, tool_versions(), root.name, say, began)
+    return _measure_and_write(config, sources, inventory, selected, info, tool_versions(), root.name, out, began)
 
 
 def _select(config: ProbeConfig, cases: list[InventoryCase], say: Any) -> list[InventoryCase]:
@@ -176,8 +171,11 @@ def _cache(config: ProbeConfig, previous: dict[str, Any] | None, notes: list[str
 
 
 def _measure_and_write(config: ProbeConfig, sources: list[Any], inventory: Inventory, selected: list[InventoryCase],
-                       info: dict[str, str], tools: dict[str, str], library: str, say: Any,
+                       info: dict[str, str], tools: dict[str, str], library: str, out: TextIO,
                        began: float) -> SurveyResult:
+    def say(line: str) -> None:
+        print(line, file=out, flush=True)
+
     work = WorkDir(work_dir_for(config.out))
     if config.fresh:
         work.remove()
@@ -191,7 +189,7 @@ def _measure_and_write(config: ProbeConfig, sources: list[Any], inventory: Inven
                                                           tools, config.dynamic),
                        work, reusable)
     jobs = min(config.jobs, max(1, len(plan.tasks)))
-    progress = Progress(plan.total)
+    progress = Progress(plan.total, stream=out)
     where = f" (shard {config.shard})" if config.shard else ""
     say(f"probing {len(selected)} of {len(inventory.cases)} cases on {', '.join(config.devices)}{where} with "
         f"{jobs} worker(s); records in {work.path}")
@@ -261,8 +259,7 @@ def _measure_and_write(config: ProbeConfig, sources: list[Any], inventory: Inven
         "measured": counts.measured, "reused": counts.reused_work, "reused_snapshot": counts.reused_snapshot,
         "skipped": counts.skipped, "jobs": jobs,
         "parent_peak_rss_kb": peak_rss_kb(),
-        "inventory": {"modules": [vars(m) for m in inventory.modules],
-                      "environment_peak_rss_kb": inventory.environment_peak_rss_kb},
+        "inventory": {"modules": [vars(m) for m in inventory.modules]},
         "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
         "case_seconds": seconds, "case_peak_rss_kb": case_memory,
     }

@@ -1,0 +1,90 @@
+"""``run_survey(config)``: a whole survey in-process, and a parent that never runs case code.
+
+The first test runs ``run_survey`` in this process (the workers and the inventory's children are real
+processes). The second needs a fresh interpreter, because what it checks is what the calling process
+imports and how much memory it takes while a library's examples allocate half a gigabyte.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = REPO / "tests" / "probe" / "probe_cases"
+
+# An example that holds ~512 MB while it runs: the parent's memory must not see it.
+HEAVY_LIBRARY = '''
+    import torch
+
+
+    def heavy_double(x):
+        """Double.
+
+        >>> ballast = torch.ones(128, 1024, 1024)  # 512 MB that the example holds while it runs
+        >>> heavy_double(torch.ones(2, 3)).shape
+        torch.Size([2, 3])
+        """
+        return 2 * x
+    '''
+
+
+def test_run_survey_runs_in_process_and_returns_the_snapshot_and_its_counts(tmp_path):
+    from sphinx_kexport.probe import ProbeConfig, SurveyError, run_survey
+    from sphinx_kexport.snapshot import read_snapshot
+
+    out = tmp_path / "snap.json"
+    config = ProbeConfig(cases=[str(CASES / "basic_cases.py")], out=out, jobs=2, only=["plain_ok", "needs_weights"],
+                         dynamic=False)
+    progress = io.StringIO()
+    first = run_survey(config, stream=progress)
+    assert first.written and first.out == out and read_snapshot(out)[0] == first.snapshot
+    assert (first.counts.measured, first.counts.skipped, first.counts.reused_snapshot) == (1, 1, 0)
+    assert first.stats["parent_peak_rss_kb"] > 0 and first.stats["case_peak_rss_kb"]["plain_ok [cpu]"] > 0
+    assert "building the cases of 1 case module" in progress.getvalue() and "plain_ok" in progress.getvalue()
+    again = run_survey(config, stream=io.StringIO())
+    assert not again.written and again.counts.reused_snapshot == 1 and again.counts.measured == 0
+    with pytest.raises(SurveyError, match="no case matches --only nothing_like_it"):
+        run_survey(ProbeConfig(cases=[str(CASES / "basic_cases.py")], out=tmp_path / "x.json", only=["nothing_like_it"]),
+                   stream=io.StringIO())
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_the_parent_never_imports_torch_and_a_heavy_example_does_not_raise_its_memory(tmp_path):
+    library = tmp_path / "lib"
+    (library / "heavylib_kx").mkdir(parents=True)
+    (library / "heavylib_kx" / "__init__.py").write_text(textwrap.dedent(HEAVY_LIBRARY))
+    (tmp_path / "heavy_cases.py").write_text("from sphinx_kexport.probe import cases_from_docstrings\n"
+                                             "CASES = cases_from_docstrings('heavylib_kx')\n")
+    script = textwrap.dedent(f"""
+        import json, sys
+        from pathlib import Path
+        from sphinx_kexport.probe import ProbeConfig, run_survey
+        from sphinx_kexport.probe.run.memory import peak_rss_kb
+        result = run_survey(ProbeConfig(cases=["heavy_cases.py"], out=Path("snap.json"), root=Path.cwd(), jobs=1,
+                                        library="heavylib_kx", dynamic=False), stream=open("progress.txt", "w"))
+        print(json.dumps({{"torch": "torch" in sys.modules, "kornia_or_lib": "heavylib_kx" in sys.modules,
+                          "parent_kb": peak_rss_kb(),
+                          "children": result.stats["inventory"]["modules"], "measured": result.counts.measured,
+                          "names": [c["name"] for c in result.snapshot["cases"]]}}))
+        """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(library)]), KEXPORT_DISCOVERY_CACHE="off")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["names"] == ["heavy_double[doc]"] and found["measured"] == 1
+    assert not found["torch"] and not found["kornia_or_lib"]  # neither torch nor the library in the parent
+    assert found["children"][0]["peak_rss_kb"] > 512 * 1024  # the example's ballast was held, in the child
+    assert found["parent_kb"] < 150 * 1024, found  # the parent stays a small Python process
