@@ -8,3 +8,6 @@ tests/probe/test_probe_discovery_cache.py passes its own cache directory.
 import os
 
 os.environ["KEXPORT_DISCOVERY_CACHE"] = "off"
+
+# The real surveys of tests that assert nothing about the dynamic-batch pass run with --no-dynamic (about
+# half the work); the pass itself is proven in test_probe_dynamic.py and test_probe_statuses_at_the_edges.py.

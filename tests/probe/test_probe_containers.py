@@ -23,7 +23,7 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests"
 def survey(tmp_path_factory):
     where = tmp_path_factory.mktemp("containers")
     done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
-                           "c.json", "--library", "probe_cases", "--jobs", "1"], cwd=where, env=ENV,
+                           "c.json", "--library", "probe_cases", "--jobs", "1", "--no-dynamic"], cwd=where, env=ENV,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return where, json.loads((where / "c.json").read_text())["cases"][0]

@@ -27,7 +27,7 @@ def survey(tmp_path_factory):
     where = tmp_path_factory.mktemp("truth")
     out = where / "truth.json"
     done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
-                           str(out), "--library", "probe_cases", "--jobs", "1"], cwd=where,
+                           str(out), "--library", "probe_cases", "--jobs", "1", "--no-dynamic"], cwd=where,
                           env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=600)
     snapshot = json.loads(out.read_text()) if out.exists() else None
     return done, snapshot

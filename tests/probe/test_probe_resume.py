@@ -27,7 +27,7 @@ NAMES = ["scaled", "shifted", "squared", "clipped", "mixed", "branchy"]
 
 def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--library", "probe_cases",
-            *args]
+            "--no-dynamic", *args]
 
 
 def environment(call_log: Path) -> dict[str, str]:

@@ -29,7 +29,7 @@ def probe(where: Path, *flags: str, extra: bool = False) -> dict:
     env = dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_CALL_LOG=str(log),
                KEXPORT_EXTRA_CASE="1" if extra else "0")
     done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--library",
-                           "probe_cases", "--out", str(where / "support.json"), "--jobs", "1", "--stats",
+                           "probe_cases", "--out", str(where / "support.json"), "--jobs", "1", "--no-dynamic", "--stats",
                            str(stats), *flags], cwd=where, env=env, capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stdout + done.stderr
     return {"stats": json.loads(stats.read_text()), "stdout": done.stdout,

@@ -155,3 +155,23 @@ def test_progress_draws_a_bar_on_a_terminal_and_lines_elsewhere():
     assert "\r" not in log.getvalue() and "ok-breaks(2)" in log.getvalue() and log.getvalue().count("\n") == 1
     table = summary_table([{"name": "a", "results": {"cpu": results}}], ["cpu"])
     assert "torch.compile" in table and "cpu (1 cases)" in table
+
+
+def test_the_example_time_limit_counts_cpu_time_and_still_stops_a_hang():
+    """What discovery finds must not depend on how busy the machine is: the limit is the example's CPU time;
+    an example that only waits is stopped at HANG_FACTOR times the limit in wall time."""
+    import time
+
+    from sphinx_kexport.probe.discover.sandbox import HANG_FACTOR, ExampleTimeout, time_limit
+
+    began = time.process_time()
+    with pytest.raises(ExampleTimeout, match="ran past the 0.3 s limit"):
+        with time_limit(0.3):
+            while True:  # computing: stopped by its CPU time
+                pass
+    assert 0.25 <= time.process_time() - began < 2
+    began = time.monotonic()
+    with pytest.raises(ExampleTimeout, match="waited past"):
+        with time_limit(0.2):
+            time.sleep(5)  # waiting uses no CPU: stopped by the wall-time guard
+    assert 0.2 * HANG_FACTOR - 0.05 <= time.monotonic() - began < 2

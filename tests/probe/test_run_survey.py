@@ -88,3 +88,26 @@ def test_the_parent_never_imports_torch_and_a_heavy_example_does_not_raise_its_m
     assert not found["torch"] and not found["kornia_or_lib"]  # neither torch nor the library in the parent
     assert found["children"][0]["peak_rss_kb"] > 512 * 1024  # the example's ballast was held, in the child
     assert found["parent_kb"] < 150 * 1024, found  # the parent stays a small Python process
+
+
+def test_hand_written_cases_are_measured_while_a_slow_module_is_still_being_built(tmp_path):
+    """With `library` set, a module's hand-written cases go to the workers the moment the module is described:
+    the fast module's case is measured before the slow module has finished importing."""
+    from sphinx_kexport.probe import ProbeConfig, run_survey
+
+    (tmp_path / "a_fast.py").write_text("import torch\nfrom sphinx_kexport.probe import case\n"
+                                        "CASES = [case('fast_sin', torch.sin, [torch.rand(2, 3)], package='p')]\n")
+    (tmp_path / "b_slow.py").write_text("import time\nimport torch\nfrom sphinx_kexport.probe import case\n"
+                                        "time.sleep(25)\n"
+                                        "CASES = [case('slow_cos', torch.cos, [torch.rand(2, 3)], package='p')]\n")
+    progress = io.StringIO()
+    result = run_survey(ProbeConfig(cases=[str(tmp_path / "a_fast.py"), str(tmp_path / "b_slow.py")],
+                                    out=tmp_path / "snap.json", root=tmp_path, jobs=2, library="torch",
+                                    dynamic=False), stream=progress)
+    lines = progress.getvalue().splitlines()
+    fast = next(i for i, line in enumerate(lines) if "fast_sin" in line and "onnx ok" in line)
+    slow_built = next(i for i, line in enumerate(lines) if "b_slow.py: 1 case" in line)
+    assert fast < slow_built, "\n".join(lines)
+    assert [c["name"] for c in result.snapshot["cases"]] == ["fast_sin", "slow_cos"] and result.counts.measured == 2
+    assert result.stats["streamed"] and all(c["results"]["cpu"]["onnx"]["status"] == "ok"
+                                            for c in result.snapshot["cases"])

@@ -3,8 +3,9 @@
 An example that fetches pretrained weights or a data set must be skipped at
 once, not wait on a network that may hang or be absent: every way out
 (a host name lookup, ``socket.connect``, ``urllib``, ``torch.hub``) raises :class:`DownloadBlocked`
-while the guard is on. The time limit uses ``SIGALRM``, so it only applies in
-the main thread of a POSIX process (elsewhere an example simply runs on).
+while the guard is on. The time limit counts the example's CPU time (``SIGPROF``;
+``SIGALRM`` catches one that hangs), so it only applies in the main thread of a
+POSIX process (elsewhere an example simply runs on).
 """
 
 from __future__ import annotations
@@ -75,21 +76,34 @@ def is_download_blocked(exc: BaseException) -> bool:
     return False
 
 
+HANG_FACTOR = 3  # an example that waits (a lock, a sleep) is stopped after this many times the limit in wall time
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`ExampleTimeout` in the running code after ``seconds`` (main thread only)."""
+    """Raise :class:`ExampleTimeout` in the running code once it has used ``seconds`` of CPU time (main thread
+    of a POSIX process only).
+
+    CPU time, not wall time: the examples run beside other work (the survey's workers, another child
+    process), and what discovery finds must not depend on how busy the machine was. An example that waits
+    instead of computing is stopped after ``HANG_FACTOR`` times the limit in wall time.
+    """
     usable = seconds > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return
 
     def expire(signum: int, frame: Any) -> None:
-        raise ExampleTimeout(f"ran past the {seconds:g} s limit")
+        raise ExampleTimeout(f"ran past the {seconds:g} s limit" if signum == signal.SIGPROF else
+                             f"waited past {seconds * HANG_FACTOR:g} s without using its {seconds:g} s of CPU time")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = {sig: signal.signal(sig, expire) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * HANG_FACTOR)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -80,12 +80,15 @@ def _environment(devices: list[str], opset: int) -> dict[str, Any]:
 
 
 def build_inventory(sources: list[Source], *, jobs: int, fresh: bool, devices: list[str], opset: int,
-                    on_line: Callable[[str], None] = lambda line: None) -> Inventory:
+                    on_line: Callable[[str], None] = lambda line: None,
+                    on_module: Callable[[Source, list[InventoryCase]], None] = lambda source, cases: None,
+                    started: Callable[[Callable[[], None]], None] = lambda stop: None) -> Inventory:
     """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies."""
     context = multiprocessing.get_context("spawn")
     jobs = max(1, min(jobs, len(sources)))
     sys_path = list(sys.path)
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1)
+    started(lambda: _stop(pool))  # how a caller in another thread stops it (an error, Ctrl-C)
     try:
         futures = {pool.submit(describe_in_child, source, sys_path, fresh, jobs,
                                (devices, opset) if index == 0 else None): source
@@ -104,6 +107,7 @@ def build_inventory(sources: list[Source], *, jobs: int, fresh: bool, devices: l
             reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak)
             on_line(f"  {source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s "
                     f"({len(described)}/{len(sources)} modules)")
+            on_module(source, cases)
     except BaseException:
         # a mistake in one module (or Ctrl-C) must not wait for another module's minutes of examples
         _stop(pool)

@@ -16,6 +16,7 @@ import dataclasses
 import multiprocessing
 import multiprocessing.connection
 import os
+import queue
 import signal
 import time
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ STEP_LABELS = {"eager": "the eager reference", "onnx": "the ONNX export", "expor
 MAX_EARLY_DEATHS = 2
 START_TIMEOUT = 600.0  # seconds a worker may take to import torch and the case modules
 STACK_DUMP_WAIT = 0.5  # seconds a hung worker gets to write its stack before it is killed
+FEED_POLL = 0.5  # seconds between looks at the feed while tasks may still arrive
 
 
 class ToolError(Exception):
@@ -106,6 +108,8 @@ class Runner:
         self.queue: collections.deque[Task] = collections.deque()
         self.peaks: list[dict[str, Any]] = []
         self.recycled = 0  # workers that handed their slot to a fresh process after a case
+        self.feed: queue.Queue | None = None
+        self.on_fed: Callable[[Any], list[Task]] = lambda item: item
 
     # -- worker lifecycle
 
@@ -265,9 +269,13 @@ class Runner:
 
     # -- the loop
 
-    def run(self, tasks: list[Task]) -> None:
-        """Measure ``tasks``; idle workers are told to stop, and ``close`` waits for them."""
+    def run(self, tasks: list[Task], feed: queue.Queue | None = None,
+            on_fed: Callable[[Any], list[Task]] = lambda item: item) -> None:
+        """Measure ``tasks``, and those that arrive on ``feed`` while it runs: each item goes through ``on_fed``
+        (in this thread) and gives tasks; an exception on the feed is raised here; None says no more will
+        come. Idle workers are told to stop at the end, and ``close`` waits for them."""
         self.queue.extend(tasks)
+        self.feed, self.on_fed = feed, on_fed
         try:
             self._loop()
         except BaseException:
@@ -284,8 +292,28 @@ class Runner:
         for slot in self.slots:
             self._retire(slot, kill=kill or slot.task is not None)
 
+    def _take_fed(self, block: bool) -> None:
+        """Queue what arrived on the feed; with ``block``, wait (briefly) for something when nothing runs."""
+        while self.feed is not None:
+            try:
+                item = self.feed.get(block=block, timeout=FEED_POLL if block else None)
+            except queue.Empty:
+                return
+            block = False
+            if item is None:
+                self.feed = None
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                self.queue.extend(self.on_fed(item))
+
     def _loop(self) -> None:
-        while self.queue or any(s.task for s in self.slots):
+        while True:
+            self._take_fed(block=not self.queue and not any(s.task for s in self.slots))
+            if not (self.queue or any(s.task for s in self.slots)):
+                if self.feed is None:
+                    return
+                continue
             for slot in self.slots:
                 if slot.process is None and self.queue and sum(
                         1 for s in self.slots if s.process is not None) < len(self.queue) + sum(
@@ -299,6 +327,8 @@ class Runner:
             now = time.monotonic()
             next_deadline = min((s.deadline for s in live), default=float("inf"))
             wait_for = None if next_deadline == float("inf") else max(0.0, next_deadline - now)
+            if self.feed is not None:  # come back for what the feed brings
+                wait_for = FEED_POLL if wait_for is None else min(wait_for, FEED_POLL)
             waitables: dict[Any, Slot] = {}
             for s in live:
                 waitables[s.conn] = s

@@ -50,6 +50,7 @@ class Progress:
         self.stream = stream or sys.stdout
         self.interactive = self.stream.isatty() if interactive is None else interactive
         self.total = total
+        self.final = True  # False while more cases may still come (the total then reads "n+")
         self.done = 0
         self.measured = 0
         self.reused_count = 0
@@ -95,7 +96,8 @@ class Progress:
         if not self.interactive:
             cells = f"EAGER FAILED: {failed}" if failed else "  ".join(f"{p} {_cell(results[p]):<{CELL_WIDTH}}"
                                                                       for p in PATHS)
-            self._line(f"[{self.done:>{width}}/{self.total}] {device:<4} {fit(name, NAME_WIDTH)} {cells} "
+            self._line(f"[{self.done:>{width}}/{self.total}{'' if self.final else '+'}] {device:<4} "
+                       f"{fit(name, NAME_WIDTH)} {cells} "
                        f"{seconds:6.1f} s")
         elif failed:
             self._line(f"{label}: EAGER FAILED: {failed}")

@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +42,7 @@ from ..run.settings import WorkerSettings
 from ..run.workdir import WorkDir, work_dir_for
 from .assemble import build_snapshot
 from .config import ProbeConfig
-from .plan import plan_survey
+from .plan import Plan, plan_survey
 from .reuse import reusable_results
 from .select import matches, pick_library
 
@@ -100,39 +102,258 @@ def case_search_path(sources: list[Any]) -> Iterator[None]:
 
 
 def _survey(config: ProbeConfig, sources: list[Any], out: TextIO, began: float) -> SurveyResult:
-    def say(line: str) -> None:
-        print(line, file=out, flush=True)
-
     library = config.library
     if library and library_root(library) is NO_LIBRARY:
         raise SurveyError(f"library {library!r} (set by `library` or --library) cannot be imported; install it, or "
                           "fix the import name. Nothing was run.")
-    jobs_for_modules = max(1, min(config.jobs, len(sources)))
-    say(f"building the cases of {len(sources)} case module{'s' if len(sources) != 1 else ''} in "
-        f"{jobs_for_modules} child process{'es' if jobs_for_modules != 1 else ''}"
-        + (" (running the docstring examples again: --fresh)" if config.fresh else ""))
-    try:
-        inventory = build_inventory(sources, jobs=config.jobs, fresh=config.fresh, devices=config.devices,
-                                    opset=config.opset, on_line=say)
-    except LoadError as exc:
-        raise SurveyError(f"{exc}\nNothing was run.") from None
-    if inventory.repeats:
-        shown = ", ".join(f"{d.name} (= {h.name})" for d, h in inventory.repeats[:5]) + (
-            ", ..." if len(inventory.repeats) > 5 else "")
-        say(f"note: {len(inventory.repeats)} docstring case(s) repeat a hand-written case and are not probed: {shown}")
-    if "cuda" in config.devices and not inventory.cuda_available:
-        raise SurveyError(f"--device cuda: this machine has no usable CUDA device (torch {inventory.torch_version} "
-                          "sees no GPU). Probe cuda on a GPU machine and merge, or drop cuda from `devices`. "
-                          "Nothing was written.")
-    library = library or pick_library(inventory.cases)
-    root = library_root(library)
-    selected = _select(config, inventory.cases, say)
-    info = library_info(library, root.directory if root is not NO_LIBRARY else "")
-    return _measure_and_write(config, sources, inventory, selected, info, tool_versions(), root.name, out, began)
+    return _Survey(config, sources, out, began).run()
+
+
+class _Survey:
+    """One survey's state while it runs. With ``library`` set (and no shard, no cuda), measuring starts while
+    the inventory is still being built: a hand-written case is final the moment its module is described
+    (its name is never changed and it is never dropped), so its tasks go to the workers at once; discovered
+    cases follow when every module is in (their names and repeats depend on all of them)."""
+
+    def __init__(self, config: ProbeConfig, sources: list[Any], out: TextIO, began: float):
+        self.config, self.sources, self.out, self.began = config, sources, out, began
+        self.streaming = bool(config.library) and not config.shard and "cuda" not in config.devices
+        self.notes: list[str] = []
+        self.work = WorkDir(work_dir_for(config.out))
+        self.plan = Plan()
+        self.planned: set[str] = set()
+        self.progress = Progress(0, stream=out)
+        self.progress.final = False
+        self.seconds: dict[str, float] = {}
+        self.case_memory: dict[str, int] = {}
+        self.measured_cells: dict[tuple[str, str], dict[str, Any]] = {}
+        self.stamps: dict[tuple[str, str], dict[str, str]] = {}
+        self.inventory: Inventory | None = None
+        self.selected: list[InventoryCase] = []
+        self.tools = tool_versions()
+
+    def say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    # -- before anything runs
+
+    def _library(self, cases: list[InventoryCase]) -> tuple[str, dict[str, str]]:
+        library = self.config.library or pick_library(cases)
+        root = library_root(library)
+        return library, library_info(library, root.directory if root is not NO_LIBRARY else "")
+
+    def _prepare(self, info: dict[str, str]) -> None:
+        config = self.config
+        if config.fresh:
+            self.work.remove()
+        self.previous = None if config.shard else _previous_snapshot(config.out, self.notes)
+        cache = _cache(config, self.previous, self.notes)
+        self.info = info
+        self.reusable = {device: reusable_results(cache, device, self.tools, config.opset, info["version"])
+                         for device in config.devices}
+
+    def _keys(self, case: InventoryCase, device: str) -> tuple[str, ...]:
+        return reusable_keys(case.definition, device, self.config.opset, self.info["version"], self.tools,
+                             self.config.dynamic)
+
+    def _runner(self, library: str, jobs: int) -> Runner:
+        settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
+                                  opset=self.config.opset, dynamic=self.config.dynamic,
+                                  threads=max(1, (os.cpu_count() or 1) // jobs))
+        return Runner(work=self.work, settings=settings, jobs=jobs, timeout=self.config.timeout,
+                      root=library_root(library), on_start=lambda t: self.progress.started(t.name, t.device),
+                      on_finish=self._finished, on_note=self.progress.note)
+
+    # -- as cases become known (in the runner's thread)
+
+    def _take(self, cases: list[InventoryCase], final: bool = False) -> list[Task]:
+        """Plan ``cases`` (those not planned yet) and give the tasks to measure; the rest is counted now.
+        ``final``: no case comes after these."""
+        fresh = [case for case in cases if case.name not in self.planned]
+        self.planned.update(case.name for case in fresh)
+        part = plan_survey(fresh, self.config.devices, self._keys, self.work, self.reusable)
+        self.plan.extend(part)
+        self.measured_cells.update(part.measured)
+        self.stamps.update(part.stamps)
+        self.progress.total += part.total
+        self.progress.resumed(len(part.resumed), part.resumed)
+        self.progress.reused(len(part.cached), part.cached,
+                             self.config.out.name if not self.config.shard else "the snapshot")
+        self.progress.final = final
+        for case, device in part.skips:
+            self.progress.finished(case.name, device, part.measured[(case.name, device)], 0.0, measured=False)
+        return part.tasks
+
+    def _finished(self, task: Task) -> None:
+        results = {path: task.results[path] for path in PATHS}
+        self.measured_cells[(task.name, task.device)] = results
+        self.stamps[(task.name, task.device)] = {"fingerprint": task.fingerprint, "measured_at": utc_now()}
+        self.seconds[f"{task.name} [{task.device}]"] = round(task.seconds, 3)
+        self.case_memory[f"{task.name} [{task.device}]"] = task.peak_rss_kb
+        self.progress.finished(task.name, task.device, results, task.seconds)
+
+    # -- the run
+
+    def _build_inventory(self, on_module: Any = lambda source, cases: None, started: Any = lambda stop: None
+                         ) -> Inventory:
+        config = self.config
+        inventory = build_inventory(self.sources, jobs=config.jobs, fresh=config.fresh, devices=config.devices,
+                                    opset=config.opset, on_line=self.say, on_module=on_module, started=started)
+        if inventory.repeats:
+            shown = ", ".join(f"{d.name} (= {h.name})" for d, h in inventory.repeats[:5]) + (
+                ", ..." if len(inventory.repeats) > 5 else "")
+            self.say(f"note: {len(inventory.repeats)} docstring case(s) repeat a hand-written case and are not "
+                     f"probed: {shown}")
+        if "cuda" in config.devices and not inventory.cuda_available:
+            raise SurveyError(f"--device cuda: this machine has no usable CUDA device (torch "
+                              f"{inventory.torch_version} sees no GPU). Probe cuda on a GPU machine and merge, or "
+                              "drop cuda from `devices`. Nothing was written.")
+        return inventory
+
+    def run(self) -> SurveyResult:
+        config = self.config
+        modules = max(1, min(config.jobs, len(self.sources)))
+        self.say(f"building the cases of {len(self.sources)} case module{'s' if len(self.sources) != 1 else ''} "
+                 f"in {modules} child process{'es' if modules != 1 else ''}"
+                 + (" (running the docstring examples again: --fresh)" if config.fresh else "")
+                 + ("; hand-written cases are measured as their modules come in" if self.streaming else ""))
+        if self.streaming:
+            library, info = self._library([])
+            self._prepare(info)
+            runner = self._runner(library, config.jobs)
+            feed = self._stream_inventory()
+            measure = lambda: runner.run([], feed, lambda item: self._take(*item))  # noqa: E731
+        else:
+            try:
+                self.inventory = self._build_inventory()
+            except LoadError as exc:
+                raise SurveyError(f"{exc}\nNothing was run.") from None
+            library, info = self._library(self.inventory.cases)
+            self._prepare(info)
+            self.selected = _select(config, self.inventory.cases, self.say)
+            tasks = self._take(self.selected, final=True)
+            runner = self._runner(library, min(config.jobs, max(1, len(tasks))))
+            measure = lambda: runner.run(tasks)  # noqa: E731
+            self._probing_line(runner.jobs)
+        measuring = time.monotonic()
+        try:
+            try:
+                self.work.path.mkdir(parents=True, exist_ok=True)
+                measure()
+            except LoadError as exc:  # from the inventory's thread: a mistake in a case module
+                raise SurveyError(f"{exc}\nNothing was written; cases measured before it are kept in "
+                                  f"{self.work.path} and reused by the next run.") from None
+            except ToolError as exc:
+                raise ToolError(f"{exc}\nFinished cases are kept in {self.work.path}; rerun to resume.") from None
+            finally:
+                self.progress.close()
+                self._stop_inventory()
+            snapshot, written = self._write()
+        finally:
+            runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
+        return self._result(snapshot, written, runner, measuring)
+
+    def _probing_line(self, jobs: int) -> None:
+        config, total = self.config, len(self.inventory.cases) if self.inventory else 0
+        where = f" (shard {config.shard})" if config.shard else ""
+        self.say(f"probing {len(self.selected)} of {total} cases on {', '.join(config.devices)}{where} with {jobs} "
+                 f"worker(s); records in {self.work.path}")
+
+    def _stream_inventory(self) -> queue.Queue:
+        """Build the inventory in a thread that feeds the runner: each module's hand-written cases (that --only
+        selects) as the module comes in, then the rest, then None; an exception goes on the feed instead."""
+        feed: queue.Queue = queue.Queue()
+        self._stoppers: list[Any] = []
+
+        def on_module(source: Any, cases: list[InventoryCase]) -> None:
+            feed.put(([c for c in cases if not c.discovered and _wanted(self.config, c)], False))
+
+        def build() -> None:
+            try:
+                self.inventory = self._build_inventory(on_module, self._stoppers.append)
+                self.selected = _select(self.config, self.inventory.cases, self.say)
+                feed.put((self.selected, True))
+                self._probing_line(self.config.jobs)
+                feed.put(None)
+            except BaseException as exc:  # noqa: BLE001 - raised again in the runner's thread
+                feed.put(exc)
+
+        self._thread = threading.Thread(target=build, name="kexport-inventory", daemon=True)
+        self._thread.start()
+        return feed
+
+    def _stop_inventory(self) -> None:
+        thread = getattr(self, "_thread", None)
+        if thread is not None and thread.is_alive():
+            for stop in self._stoppers:
+                stop()
+            thread.join(timeout=30)
+
+    def _write(self) -> tuple[dict[str, Any], bool]:
+        config, inventory = self.config, self.inventory
+        assert inventory is not None
+        self.progress.total, self.progress.final = self.plan.total, True
+        environments = {}
+        for device in config.devices:
+            # written by a worker of this run, or of the interrupted run whose records were reused
+            env = self.work.environment(device)
+            if env is None or env.get("opset") != config.opset or env.get("torch") != inventory.torch_version:
+                env = inventory.environments[device]  # no worker ran: every case was reused or skipped
+            environments[device] = env
+        # a hand-written case measured before the join is kept only if the joined inventory still lists it
+        listed = {case.name for case in inventory.cases}
+        measured = {cell: results for cell, results in self.measured_cells.items() if cell[0] in listed}
+        try:
+            snapshot, more = build_snapshot(cases=inventory.cases, measured=measured, environments=environments,
+                                            library=self.info, previous=self.previous, stamps=self.stamps)
+        except SnapshotError as exc:  # a bug in the probe, not in the user's cases
+            raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
+        self.notes += more
+        previous = self.previous
+        written = bool(self.plan.tasks) or bool(self.plan.resumed) or previous is None or \
+            _timeless(snapshot) != _timeless(previous)
+        if not written:  # a rerun that measured nothing leaves the committed file as it was, not a diff of times
+            return previous, False
+        try:
+            dump_snapshot(snapshot, config.out)
+        except SnapshotError as exc:
+            raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
+        if not config.keep_work:
+            self.work.remove()
+        return snapshot, True
+
+    def _result(self, snapshot: dict[str, Any], written: bool, runner: Runner, measuring: float) -> SurveyResult:
+        config, plan = self.config, self.plan
+        if not written and not config.keep_work:
+            self.work.remove()
+        probed = {case.name for case in self.selected}
+        eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
+        counts = SurveyCounts(measured=len(plan.tasks), reused_snapshot=len(plan.cached),
+                              reused_work=len(plan.resumed), skipped=len(plan.skips),
+                              failed_eagerly=max(0, len(eager) - 1))
+        stats = {
+            "wall_seconds": round(time.monotonic() - self.began, 3),
+            "measure_seconds": round(time.monotonic() - measuring, 3),
+            "measured": counts.measured, "reused": counts.reused_work, "reused_snapshot": counts.reused_snapshot,
+            "skipped": counts.skipped, "jobs": runner.jobs, "streamed": self.streaming,
+            "parent_peak_rss_kb": peak_rss_kb(),
+            "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
+            "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
+            "case_seconds": self.seconds, "case_peak_rss_kb": self.case_memory,
+        }
+        if config.stats:
+            config.stats.parent.mkdir(parents=True, exist_ok=True)
+            config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+        return SurveyResult(snapshot=snapshot, written=written, out=config.out, counts=counts, notes=self.notes,
+                            eager_failures=eager, stats=stats)
+
+
+def _wanted(config: ProbeConfig, case: InventoryCase) -> bool:
+    return not config.only or any(matches(case.name, case.package, p) for p in config.only)
 
 
 def _select(config: ProbeConfig, cases: list[InventoryCase], say: Any) -> list[InventoryCase]:
-    selected = [c for c in cases if not config.only or any(matches(c.name, c.package, p) for p in config.only)]
+    selected = [c for c in cases if _wanted(config, c)]
     if not selected:
         raise SurveyError(f"no case matches --only {' '.join(config.only)} (the case modules register {len(cases)} "
                           "cases). Nothing was run.")
@@ -168,106 +389,6 @@ def _cache(config: ProbeConfig, previous: dict[str, Any] | None, notes: list[str
         if path is not None and path.exists():
             return _previous_snapshot(path, notes)
     return None
-
-
-def _measure_and_write(config: ProbeConfig, sources: list[Any], inventory: Inventory, selected: list[InventoryCase],
-                       info: dict[str, str], tools: dict[str, str], library: str, out: TextIO,
-                       began: float) -> SurveyResult:
-    def say(line: str) -> None:
-        print(line, file=out, flush=True)
-
-    work = WorkDir(work_dir_for(config.out))
-    if config.fresh:
-        work.remove()
-    notes: list[str] = []
-    previous = None if config.shard else _previous_snapshot(config.out, notes)
-    cache = _cache(config, previous, notes)
-    reusable = {device: reusable_results(cache, device, tools, config.opset, info["version"])
-                for device in config.devices}
-    plan = plan_survey(selected, config.devices,
-                       lambda case, device: reusable_keys(case.definition, device, config.opset, info["version"],
-                                                          tools, config.dynamic),
-                       work, reusable)
-    jobs = min(config.jobs, max(1, len(plan.tasks)))
-    progress = Progress(plan.total, stream=out)
-    where = f" (shard {config.shard})" if config.shard else ""
-    say(f"probing {len(selected)} of {len(inventory.cases)} cases on {', '.join(config.devices)}{where} with "
-        f"{jobs} worker(s); records in {work.path}")
-    progress.resumed(len(plan.resumed), plan.resumed)
-    progress.reused(len(plan.cached), plan.cached, config.out.name if not config.shard else "the snapshot")
-    for case, device in plan.skips:
-        progress.finished(case.name, device, plan.measured[(case.name, device)], 0.0, measured=False)
-
-    measured, stamps = dict(plan.measured), dict(plan.stamps)
-    seconds: dict[str, float] = {}
-    case_memory: dict[str, int] = {}
-
-    def finished(task: Task) -> None:
-        results = {path: task.results[path] for path in PATHS}
-        measured[(task.name, task.device)] = results
-        stamps[(task.name, task.device)] = {"fingerprint": task.fingerprint, "measured_at": utc_now()}
-        seconds[f"{task.name} [{task.device}]"] = round(task.seconds, 3)
-        case_memory[f"{task.name} [{task.device}]"] = task.peak_rss_kb
-        progress.finished(task.name, task.device, results, task.seconds)
-
-    settings = WorkerSettings(sys_path=list(sys.path), sources=list(sources), library=library, opset=config.opset,
-                              dynamic=config.dynamic, threads=max(1, (os.cpu_count() or 1) // jobs))
-    runner = Runner(work=work, settings=settings, jobs=jobs, timeout=config.timeout, root=library_root(library),
-                    on_start=lambda t: progress.started(t.name, t.device), on_finish=finished, on_note=progress.note)
-    measuring = time.monotonic()
-    try:
-        try:
-            if plan.tasks:
-                work.path.mkdir(parents=True, exist_ok=True)
-                runner.run(plan.tasks)
-        except ToolError as exc:
-            raise ToolError(f"{exc}\nFinished cases are kept in {work.path}; rerun to resume.") from None
-        finally:
-            progress.close()
-        environments = {}
-        for device in config.devices:
-            # written by a worker of this run, or of the interrupted run whose records were reused
-            env = work.environment(device)
-            if env is None or env.get("opset") != config.opset or env.get("torch") != inventory.torch_version:
-                env = inventory.environments[device]  # no worker ran: every case was reused or skipped
-            environments[device] = env
-        try:
-            snapshot, more = build_snapshot(cases=inventory.cases, measured=measured, environments=environments,
-                                            library=info, previous=previous, stamps=stamps)
-        except SnapshotError as exc:  # a bug in the probe, not in the user's cases
-            raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
-        notes += more
-        written = bool(plan.tasks) or bool(plan.resumed) or previous is None or _timeless(snapshot) != _timeless(previous)
-        if written:
-            try:
-                dump_snapshot(snapshot, config.out)
-            except SnapshotError as exc:  # a bug in the probe, not in the user's cases
-                raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
-        else:  # a rerun that measured nothing leaves the committed file as it was, not a diff of timestamps
-            snapshot = previous
-    finally:
-        runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
-    if not config.keep_work:
-        work.remove()
-    probed = {case.name for case in selected}
-    eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
-    counts = SurveyCounts(measured=len(plan.tasks), reused_snapshot=len(plan.cached), reused_work=len(plan.resumed),
-                          skipped=len(plan.skips), failed_eagerly=sum(1 for line in eager[1:]))
-    stats = {
-        "wall_seconds": round(time.monotonic() - began, 3),
-        "measure_seconds": round(time.monotonic() - measuring, 3),
-        "measured": counts.measured, "reused": counts.reused_work, "reused_snapshot": counts.reused_snapshot,
-        "skipped": counts.skipped, "jobs": jobs,
-        "parent_peak_rss_kb": peak_rss_kb(),
-        "inventory": {"modules": [vars(m) for m in inventory.modules]},
-        "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
-        "case_seconds": seconds, "case_peak_rss_kb": case_memory,
-    }
-    if config.stats:
-        config.stats.parent.mkdir(parents=True, exist_ok=True)
-        config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
-    return SurveyResult(snapshot=snapshot, written=written, out=config.out, counts=counts, notes=notes,
-                        eager_failures=eager, stats=stats)
 
 
 def _timeless(snapshot: dict[str, Any]) -> str:

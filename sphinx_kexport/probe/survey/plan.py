@@ -37,6 +37,15 @@ class Plan:
     def total(self) -> int:
         return len(self.tasks) + len(self.resumed) + len(self.cached) + len(self.skips)
 
+    def extend(self, part: Plan) -> None:
+        """Add the plan of more cases (a survey plans a module's cases as the module comes in)."""
+        self.tasks += part.tasks
+        self.measured.update(part.measured)
+        self.stamps.update(part.stamps)
+        self.resumed += part.resumed
+        self.cached += part.cached
+        self.skips += part.skips
+
 
 def plan_survey(selected: list[InventoryCase], devices: list[str],
                 keys: Callable[[InventoryCase, str], tuple[str, ...]], work: WorkDir | None,
