@@ -1,6 +1,7 @@
 """Benchmark: a survey's wall time and peak memory, the parent apart from its children, against an earlier commit.
 
-    python benchmarks/bench_survey_memory.py [--base a8553e2] [--only kornia.filters ...] [--repeats 2]
+    python benchmarks/bench_survey_memory.py [--base a8553e2] [--cases example_docs/cases/cases_morphology.py]
+        [--only PATTERN ...] [--repeats 2]
     python benchmarks/bench_survey_memory.py --full          # the whole example, this checkout only
 
 Each run is ``python -m sphinx_kexport.probe --fresh`` over the example's case modules (the base
@@ -10,7 +11,7 @@ process, and the largest of its descendants' (inventory children, workers, their
 head alternate ``--repeats`` times; the table gives medians and the head / base ratio. ``--full`` runs
 the whole example once with this checkout and compares with the targets: parent at most 1.5 GB, every
 worker at most 4 GB, at most 30 minutes; then a rerun with nothing changed (parent at most 1 GB).
-The table ends with the machine, Python and torch.
+The first line names the machine, Python, torch and kornia.
 """
 
 from __future__ import annotations
@@ -28,18 +29,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 GB = 1024 * 1024  # KiB per GiB
 
-
-def _status_kb(pid: int, field: str) -> int:
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
+from sphinx_kexport.probe.run.memory import status_kb  # noqa: E402
 
 
 def _children(pid: int) -> list[int]:
@@ -66,9 +59,9 @@ def run_sampled(command: list[str], cwd: Path, env: dict[str, str], log: Path) -
 
         def sample() -> None:
             while not done.is_set():
-                peaks["parent"] = max(peaks["parent"], _status_kb(process.pid, "VmHWM"))
+                peaks["parent"] = max(peaks["parent"], status_kb("VmHWM", process.pid))
                 for child in _children(process.pid):
-                    peaks["child"] = max(peaks["child"], _status_kb(child, "VmHWM"))
+                    peaks["child"] = max(peaks["child"], status_kb("VmHWM", child))
                 done.wait(0.2)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -80,9 +73,11 @@ def run_sampled(command: list[str], cwd: Path, env: dict[str, str], log: Path) -
             "child_kb": peaks["child"]}
 
 
-def probe_command(checkout: Path, out: Path, only: list[str], fresh: bool, stats: Path | None) -> list[str]:
+def probe_command(checkout: Path, out: Path, only: list[str], fresh: bool, stats: Path | None,
+                  cases: list[str] = ()) -> list[str]:
     command = [sys.executable, "-m", "sphinx_kexport.probe", "--config", str(checkout / "pyproject.toml"),
                "--out", str(out), "--jobs", "2"]
+    command += [arg for entry in cases for arg in ("--cases", str(checkout / entry))]
     command += ["--fresh"] if fresh else []
     command += [arg for pattern in only for arg in ("--only", pattern)]
     return command + (["--stats", str(stats)] if stats else [])
@@ -98,7 +93,7 @@ def machine() -> str:
     import importlib.metadata
 
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "")
-    memory = _status_kb(os.getpid(), "VmRSS") and int(open("/proc/meminfo").readline().split()[1]) / GB
+    memory = int(open("/proc/meminfo").readline().split()[1]) / GB
     return (f"{os.cpu_count()} CPUs ({cpu}), {memory:.0f} GiB, Python {platform.python_version()}, "
             f"torch {importlib.metadata.version('torch')}, kornia {importlib.metadata.version('kornia')}")
 
@@ -107,7 +102,7 @@ def gib(kb: float) -> str:
     return f"{kb / GB:.2f} GiB"
 
 
-def compare(base: str, only: list[str], repeats: int, scratch: Path) -> None:
+def compare(base: str, only: list[str], cases: list[str], repeats: int, scratch: Path) -> None:
     base_tree = scratch / "base"
     subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(base_tree), base], check=True,
                    capture_output=True)
@@ -117,12 +112,13 @@ def compare(base: str, only: list[str], repeats: int, scratch: Path) -> None:
             for label, checkout in (("base", base_tree), ("head", REPO))[:: 1 if repeat % 2 == 0 else -1]:
                 run = scratch / f"{label}-{repeat}"
                 run.mkdir()
-                found = run_sampled(probe_command(checkout, run / "snapshot.json", only, True, None), checkout,
+                found = run_sampled(probe_command(checkout, run / "snapshot.json", only, True, None, cases), checkout,
                                     environment(checkout, run / "cache"), run / "log.txt")
                 rows[label].append(found)
                 print(f"  {label} #{repeat + 1}: {found['seconds']:.0f} s, parent {gib(found['parent_kb'])}, "
                       f"largest child {gib(found['child_kb'])}, exit {found['status']}", flush=True)
-        print(f"\nsurvey of {' '.join(only) or 'the whole example'}, --fresh --jobs 2, medians of {repeats}:")
+        what = " ".join(cases + only) or "the whole example"
+        print(f"\nsurvey of {what}, --fresh --jobs 2, medians of {repeats}:")
         print(f"{'':22}{'base ' + base:>16}{'head':>16}{'head / base':>14}")
         for key, label, show in (("seconds", "wall", lambda v: f"{v:.0f} s"), ("parent_kb", "parent peak", gib),
                                  ("child_kb", "largest child peak", gib)):
@@ -160,7 +156,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="a8553e2", help="the commit to compare with (default: before the pipeline)")
     parser.add_argument("--only", action="append", default=[], metavar="PATTERN",
-                        help="the probe's --only (repeatable); default kornia.filters")
+                        help="the probe's --only (repeatable)")
+    parser.add_argument("--cases", action="append", default=[], metavar="FILE",
+                        help="case modules of the example, relative to the checkout (repeatable); default "
+                             "example_docs/cases/cases_morphology.py")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--full", action="store_true", help="the whole example with this checkout, against the targets")
     parser.add_argument("--scratch", type=Path, help="keep the runs' files here (default: a temporary directory)")
@@ -171,7 +170,7 @@ def main() -> int:
     if args.full:
         full(scratch)
     else:
-        compare(args.base, args.only or ["kornia.filters"], args.repeats, scratch)
+        compare(args.base, args.only, args.cases or ["example_docs/cases/cases_morphology.py"], args.repeats, scratch)
     return 0
 
 

@@ -11,7 +11,10 @@ module it imports, directly or not). One file per package and arguments is
 kept in :func:`cache_dir`; writing a new key removes the file of the old one.
 
 Each object's report (its cases, or why it has none) is pickled on its own and
-unpickled once to check that it gives the same fingerprints. A report that does
+unpickled once to check that it gives the same fingerprints. The file is a small
+header (the key, and where each report's bytes lie) followed by the reports, so a
+worker that needs one case reads the header and that one report, not the whole
+file (kornia.models' holds 2 GB of models). A report that does
 not pickle (a baked argument that is a lambda, say) or does not come back equal
 is stored as "run again", with the base names its cases used so that later names stay
 the same; loading then runs only those examples (:mod:`docstrings` does).
@@ -40,7 +43,7 @@ from typing import Any, Callable
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
-CACHE_FORMAT = 1  # bump when what a cache file holds changes
+CACHE_FORMAT = 2  # bump when what a cache file holds changes (2: a header, then each report read alone)
 _REFRESH = {"on": False}
 _PROBE_DIR = Path(__file__).resolve().parent.parent
 _PACKAGE_DIR = _PROBE_DIR.parent  # sphinx_kexport/
@@ -218,22 +221,35 @@ def cache_key(package: str, include: list[str], exclude: list[str], time_limit: 
 # the file
 
 
+MAGIC = b"KXDISC02"  # then the header's length (8 bytes, little-endian), the header, the reports' bytes
+
+
 @dataclass
 class Entry:
-    """One example's report: ``blob`` is the pickled report, or None when it must run again."""
+    """One example's report: where its pickled bytes lie after the header, or ``length == -1`` when it must
+    run again (its cases do not pickle)."""
 
     name: str
     bases: list[str]  # case base names its cases used, in order (they number the later cases)
-    blob: bytes | None
+    offset: int = 0  # from the end of the header
+    length: int = -1
+
+    @property
+    def stored(self) -> bool:
+        return self.length >= 0
 
 
 @dataclass
 class Stored:
+    """A cache file's header: a worker reads it and then only the bytes of the one report it needs (a
+    package's file can hold gigabytes of pickled models and inputs; kornia.models' does)."""
+
     key: dict[str, Any]
     created: float
     seconds: float  # how long the discovery that made it took
     entries: list[Entry] = field(default_factory=list)  # in the order the examples ran
     failures: bytes = b""  # the pickled "import failed" reports
+    data_start: int = 0  # where the reports' bytes begin in the file (set when read)
 
 
 def _safe(text: str) -> str:
@@ -264,17 +280,30 @@ class DiscoveryCache:
         return None if key is None else cls(directory, key)
 
     def load(self) -> Stored | None:
-        """The stored discovery, or None when there is none for this key (or it cannot be read)."""
+        """The stored discovery's header, or None when there is none for this key (or it cannot be read)."""
         try:
             with open(self.path, "rb") as handle:
-                stored = pickle.load(handle)
+                if handle.read(len(MAGIC)) != MAGIC:
+                    return None  # a file of an older format is rebuilt
+                size = int.from_bytes(handle.read(8), "little")
+                stored = pickle.loads(handle.read(size))
         except FileNotFoundError:
             return None
         except Exception:  # a damaged or foreign file is rebuilt, not trusted
             return None
         if not isinstance(stored, Stored) or stored.key != self.key:
             return None
+        stored.data_start = len(MAGIC) + 8 + size
         return stored
+
+    def report_bytes(self, stored: Stored, entry: Entry) -> bytes:
+        """The pickled report of ``entry`` (read from the file alone; OSError when it is gone)."""
+        with open(self.path, "rb") as handle:
+            handle.seek(stored.data_start + entry.offset)
+            data = handle.read(entry.length)
+        if len(data) != entry.length:
+            raise OSError(f"{self.path} ends before the report of {entry.name}")
+        return data
 
     def save(self, reports: list[Any], failures: list[Any], seconds: float,
              base_name: Callable[[str], str]) -> int:
@@ -283,7 +312,7 @@ class DiscoveryCache:
         A cache that cannot be written (read-only home, full disk) is skipped:
         discovery's result does not depend on it.
         """
-        entries, unpicklable = [], 0
+        entries, blobs, unpicklable, offset = [], [], 0, 0
         for report in reports:
             bases = [base_name(spec.ref) for spec in report.cases]
             try:
@@ -293,15 +322,23 @@ class DiscoveryCache:
             except Exception:  # a closure, a lambda baked into a call: this example runs again on load
                 blob = None
             unpicklable += blob is None
-            entries.append(Entry(report.ref, bases, blob))
+            if blob is None:
+                entries.append(Entry(report.ref, bases))
+            else:
+                entries.append(Entry(report.ref, bases, offset, len(blob)))
+                blobs.append(blob)
+                offset += len(blob)
         stored = Stored(self.key, time.time(), seconds, entries,
                         pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL))
+        header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
             try:
                 with os.fdopen(handle, "wb") as out:
-                    pickle.dump(stored, out, protocol=pickle.HIGHEST_PROTOCOL)
+                    out.write(MAGIC + len(header).to_bytes(8, "little") + header)
+                    for blob in blobs:
+                        out.write(blob)
                 os.replace(temporary, self.path)  # readers (the probe's workers) see a whole file or none
             except BaseException:
                 os.unlink(temporary)

@@ -198,7 +198,7 @@ def discovered_case(ref: DiscoveryRef, name: str) -> CaseSpec | None:
     include, exclude = list(ref.include), list(ref.exclude)
     with _random_state_kept():
         store = DiscoveryCache.open(ref.package, include, exclude, ref.time_limit)
-        stored = store.load() if store is not None else None
+        stored = _last_stored(store)
         if stored is None:
             return None
         used: Counter[str] = Counter()
@@ -209,14 +209,30 @@ def discovered_case(ref: DiscoveryRef, name: str) -> CaseSpec | None:
         else:
             return None
         try:
-            if entry.blob is not None:
-                reports = [pickle.loads(entry.blob)]
+            if entry.stored:
+                reports = [pickle.loads(store.report_bytes(stored, entry))]
             else:
                 reports = _run(ref.package, include, exclude, ref.time_limit, only={entry.name: used})[0]
         except Exception:  # a class it names moved or changed: the long way
             return None
     _stamp(reports, ref.package, include, exclude, ref.time_limit)
     return next((spec for report in reports for spec in report.cases if spec.name == name), None)
+
+
+_LAST_STORED: dict[Any, Any] = {}
+
+
+def _last_stored(store: DiscoveryCache | None) -> Stored | None:
+    """The store's header, read once for the cases of one package in a row (a worker gets them one by one)."""
+    if store is None:
+        return None
+    if store.path not in _LAST_STORED:
+        _LAST_STORED.clear()  # one package's file at a time
+        stored = store.load()
+        if stored is None:
+            return None
+        _LAST_STORED[store.path] = stored
+    return _LAST_STORED[store.path]
 
 
 @contextlib.contextmanager
@@ -274,10 +290,10 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, include: li
         again: dict[str, Counter[str]] = {}
         used: Counter[str] = Counter()
         for index, entry in enumerate(stored.entries):
-            if entry.blob is None:
+            if not entry.stored:
                 again[entry.name] = Counter(used)
             else:
-                loaded[index] = pickle.loads(entry.blob)
+                loaded[index] = pickle.loads(store.report_bytes(stored, entry))
             used.update(entry.bases)
     except Exception:  # a class it names moved or changed: run the examples (and store them again)
         return None

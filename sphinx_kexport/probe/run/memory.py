@@ -7,9 +7,10 @@ a probe started by a large process (a test runner holding torch) would report th
 from __future__ import annotations
 
 
-def _status_kb(field: str) -> int:
+def status_kb(field: str, pid: int | str = "self") -> int:
+    """A ``/proc/<pid>/status`` memory field (``VmHWM``, ``VmRSS``) in KiB; 0 where there is none."""
     try:
-        with open("/proc/self/status", encoding="ascii") as status:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
             for line in status:
                 if line.startswith(field + ":"):
                     return int(line.split()[1])
@@ -20,7 +21,7 @@ def _status_kb(field: str) -> int:
 
 def peak_rss_kb() -> int:
     """The most resident memory this process has held (since :func:`reset_peak`), in KiB."""
-    found = _status_kb("VmHWM")
+    found = status_kb("VmHWM")
     if found:
         return found
     try:
@@ -32,7 +33,7 @@ def peak_rss_kb() -> int:
 
 def rss_kb() -> int:
     """The resident memory this process holds now, in KiB (0 where /proc does not tell)."""
-    return _status_kb("VmRSS")
+    return status_kb("VmRSS")
 
 
 def reset_peak() -> None:
