@@ -245,8 +245,8 @@ def test_fingerprint_changes_with_the_batch_and_the_pass():
     default, opted = (case("op", torch.neg, [x], package="p", batch=b) for b in ("auto", None))
     with_pass, without = (fingerprint(case_definition(default), "cpu", 18, "1", {}, dynamic=d) for d in (True, False))
     assert len({with_pass, without, fingerprint(case_definition(opted), "cpu", 18, "1", {})}) == 3
-    assert reusable_keys(default, "cpu", 18, "1", {}, dynamic=True) == (with_pass,)
-    assert reusable_keys(default, "cpu", 18, "1", {}, dynamic=False) == (without, with_pass)
+    assert reusable_keys(case_definition(default), "cpu", 18, "1", {}, dynamic=True) == (with_pass,)
+    assert reusable_keys(case_definition(default), "cpu", 18, "1", {}, dynamic=False) == (without, with_pass)
     # a per-sample rank-1 input changes how the pass runs, so it is part of the definition; its absence
     # is not (the fingerprints of cases without one did not change when it was introduced)
     gated = case("op", torch.mul, [x, torch.ones(2)], package="p")

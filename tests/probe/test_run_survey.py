@@ -98,7 +98,7 @@ def test_hand_written_cases_are_measured_while_a_slow_module_is_still_being_buil
     (tmp_path / "a_fast.py").write_text("import torch\nfrom sphinx_kexport.probe import case\n"
                                         "CASES = [case('fast_sin', torch.sin, [torch.rand(2, 3)], package='p')]\n")
     (tmp_path / "b_slow.py").write_text("import time\nimport torch\nfrom sphinx_kexport.probe import case\n"
-                                        "time.sleep(25)\n"
+                                        "time.sleep(15)\n"
                                         "CASES = [case('slow_cos', torch.cos, [torch.rand(2, 3)], package='p')]\n")
     progress = io.StringIO()
     result = run_survey(ProbeConfig(cases=[str(tmp_path / "a_fast.py"), str(tmp_path / "b_slow.py")],
