@@ -12,6 +12,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 
+def leaf_shapes(inputs: list[Any]) -> tuple[tuple[int, ...], ...]:
+    """The shape of every tensor leaf of a case's inputs, in the exporter's order."""
+    return tuple(tuple(int(d) for d in leaf.shape) for _, leaf in input_leaves(inputs) if hasattr(leaf, "shape"))
+
+
 def leaves(value: Any, name: str) -> Iterator[tuple[str, Any]]:
     """(name, leaf) for every non-container value inside ``value``, in the exporter's order."""
     if isinstance(value, dict):

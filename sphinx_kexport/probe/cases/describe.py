@@ -12,7 +12,7 @@ from typing import Any
 from .containers import input_leaves
 from .fingerprint import case_definition
 from .inventory import InventoryCase, Source
-from .loader import imported_cases, input_shapes
+from .loader import imported_cases
 from .registry import CaseSpec
 
 
@@ -36,7 +36,7 @@ def case_entry(spec: CaseSpec) -> dict[str, Any]:
 
 def describe(spec: CaseSpec) -> InventoryCase:
     return InventoryCase(name=spec.name, local_name=spec.name, module=spec.module, package=spec.package,
-                         ref=spec.ref, origin=spec.origin, skip=spec.skip, shapes=input_shapes(spec),
+                         ref=spec.ref, origin=spec.origin, skip=spec.skip, shapes=spec.joinable.shapes,
                          definition=case_definition(spec), entry=case_entry(spec), discovery=spec.discovery)
 
 

@@ -90,6 +90,12 @@ class Joinable:
     discovered: bool
 
 
+def repeat_key(case: Joinable) -> tuple[str, tuple[tuple[int, ...], ...]] | None:
+    """What makes a discovered case repeat a hand-written one: the same ``ref`` (when it has one) and the same
+    input shapes. None for a case without a ref, which repeats nothing."""
+    return (case.ref, case.shapes) if case.ref else None
+
+
 def qualified_name(name: str, package: str) -> str:
     """``Normalize[doc]`` of ``kornia.enhance`` -> ``Normalize[doc][kornia.enhance]``.
 
@@ -123,17 +129,16 @@ def join(groups: Sequence[tuple[str, Sequence[T]]], describe: Callable[[T], Join
             cases.append(item)
     if not cases:
         raise LoadError("the case modules register no cases: " + ", ".join(label for label, _ in groups))
-    hand = [describe(item) for item in cases if not describe(item).discovered]
-    by_ref: dict[tuple[str, tuple], int] = {}
-    for index, seen in enumerate(hand):
-        if seen.ref:
-            by_ref.setdefault((seen.ref, seen.shapes), index)
-    hand_items = [item for item in cases if not describe(item).discovered]
+    first_hand: dict[tuple, T] = {}
+    for item in cases:
+        seen = describe(item)
+        if not seen.discovered and repeat_key(seen) is not None:
+            first_hand.setdefault(repeat_key(seen), item)
     dropped: list[tuple[T, T]] = []
     for item in cases:
         seen = describe(item)
-        if seen.discovered and (seen.ref, seen.shapes) in by_ref:
-            dropped.append((item, hand_items[by_ref[(seen.ref, seen.shapes)]]))
+        if seen.discovered and repeat_key(seen) in first_hand:
+            dropped.append((item, first_hand[repeat_key(seen)]))
     gone = {id(item) for item, _ in dropped}
     return [item for item in cases if id(item) not in gone], dropped
 

@@ -19,9 +19,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from .containers import input_leaves
 from .fingerprint import case_definition, definition_digest
-from .inventory import DiscoveryRef, Joinable, LoadError, Source, join
+from .inventory import DiscoveryRef, LoadError, Source, join
 from .registry import CaseError, CaseSpec
 
 IMPORT_SEED = 0
@@ -139,15 +138,6 @@ def imported_cases(source: Source) -> list[CaseSpec]:
     return list(registered)
 
 
-def spec_joinable(spec: CaseSpec) -> Joinable:
-    return Joinable(spec.name, spec.package, spec.ref, input_shapes(spec), spec.from_docstring)
-
-
-def input_shapes(spec: CaseSpec) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(int(d) for d in leaf.shape) for _, leaf in input_leaves(spec.inputs)
-                 if hasattr(leaf, "shape"))
-
-
 def _renamed(spec: CaseSpec, name: str) -> CaseSpec:
     spec.name = name
     return spec
@@ -164,7 +154,8 @@ def load_cases(sources: list[Source]) -> list[CaseSpec]:
 
 def load_inventory(sources: list[Source]) -> tuple[list[CaseSpec], list[tuple[CaseSpec, CaseSpec]]]:
     """The cases, and the (discovered, hand-written) pairs dropped because the hand-written case wins."""
-    return join([(source.label, imported_cases(source)) for source in sources], spec_joinable, _renamed)
+    return join([(source.label, imported_cases(source)) for source in sources], lambda spec: spec.joinable,
+                _renamed)
 
 
 class CaseModules:
@@ -197,7 +188,6 @@ class CaseModules:
             sys.modules.pop(self.loaded[0], None)  # its cases (and discovered examples) are freed
             gc.collect()
         self.loaded = (module, with_docstrings)
-        self.cases = {}
         with contextlib.nullcontext() if with_docstrings else docstring_cases_left_out():
             for spec in imported_cases(self.sources[module]):
                 self.cases.setdefault(spec.name, spec)

@@ -15,7 +15,8 @@ from typing import Any
 
 from ...snapshot.vocabulary import DEFAULT_ATOL, DEFAULT_RTOL, ORIGIN_DOCSTRING, ORIGIN_HAND
 from . import batch_dim
-from .inventory import DiscoveryRef
+from . import containers
+from .inventory import DiscoveryRef, Joinable
 from .batch_dim import Batch
 
 
@@ -63,6 +64,11 @@ class CaseSpec:
     @property
     def from_docstring(self) -> bool:
         return self.origin == ORIGIN_DOCSTRING
+
+    @property
+    def joinable(self) -> Joinable:
+        """What joining case modules reads of this case (cases/inventory.py)."""
+        return Joinable(self.name, self.package, self.ref, containers.leaf_shapes(self.inputs), self.from_docstring)
 
     @property
     def operator(self) -> str:

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator
 from .doc_cases import UnsupportedCall, build_case, is_tensor
 from .doc_run import recording, run_example
 from .cache import DiscoveryCache, Stored, cache_dir, refreshing
-from ..cases.inventory import DiscoveryRef
+from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec, public_path
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds per example
@@ -395,13 +395,11 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     return discover(package, include=include, exclude=exclude, time_limit=time_limit).cases
 
 
-def _shapes(spec: CaseSpec) -> tuple:
-    return tuple(tuple(int(d) for d in t.shape) for t in spec.inputs)
-
-
 def duplicate_of(spec: CaseSpec, hand: list[CaseSpec]) -> CaseSpec | None:
-    """The hand-written case that ``spec`` repeats: same ``ref`` and the same input shapes."""
-    return next((h for h in hand if h.ref == spec.ref and h.ref and _shapes(h) == _shapes(spec)), None)
+    """The hand-written case that ``spec`` repeats: same ``ref`` and the same input shapes (the rule
+    joining the case modules applies, :func:`~..cases.inventory.repeat_key`)."""
+    key = repeat_key(spec.joinable)
+    return None if key is None else next((h for h in hand if repeat_key(h.joinable) == key), None)
 
 
 def merge_cases(hand: list[CaseSpec], discovered: list[CaseSpec]) -> list[CaseSpec]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Any, Callable
 from ..cases.inventory import InventoryCase, LoadError, Source, join_inventory
 from .memory import peak_rss_kb
 from .pool import ToolError
+from .settings import limit_threads, thread_share
 
 
 @dataclass
@@ -44,19 +44,13 @@ class Inventory:
     modules: list[ModuleReport] = field(default_factory=list)
 
 
-def _threads(jobs: int) -> None:
-    threads = str(max(1, (os.cpu_count() or 1) // max(1, jobs)))
-    os.environ.setdefault("OMP_NUM_THREADS", threads)
-    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-
-
 def describe_in_child(source: Source, sys_path: list[str], fresh: bool, jobs: int,
                       environment: tuple[list[str], int] | None = None) -> tuple[Any, ...]:
     """A child's whole life: import one case module and describe its cases (and, for the first module, read the
     environment of ``(devices, opset)``); ("ok", cases, environment, seconds, kb) or ("error", message)."""
     began = time.monotonic()
     sys.path[:] = sys_path
-    _threads(jobs)
+    limit_threads(thread_share(jobs))
     from ..cases.describe import describe_module
     from ..discover.cache import refresh
 

@@ -6,9 +6,22 @@ measures from its module and local name; the parent never sends a target or an i
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from ..cases.inventory import DiscoveryRef, Source
+
+
+def thread_share(jobs: int) -> int:
+    """Each of ``jobs`` processes' share of the CPUs, at least one."""
+    return max(1, (os.cpu_count() or 1) // max(1, jobs))
+
+
+def limit_threads(threads: int) -> None:
+    """Before torch is imported: this process's math runs on ``threads`` threads, and inductor compiles in
+    process (a pool of compile workers in each of several processes would oversubscribe the CPUs)."""
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..cases.inventory import LoadError
 from .memory import peak_rss_kb, reset_peak, rss_kb
-from .settings import WorkerSettings
+from .settings import WorkerSettings, limit_threads
 
 
 def _die_with_parent() -> None:
@@ -66,9 +66,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         return
     log = _redirect_output(settings.log_path)
     threads = settings.threads
-    # in-process inductor compilation: a pool of compile workers per probe worker would oversubscribe the CPU
-    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    limit_threads(threads)
     sys.path[:] = settings.sys_path
     _quiet()
     try:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
 import sys
 import threading
@@ -38,7 +37,7 @@ from ..run.inventory import Inventory, build_inventory
 from ..run.memory import peak_rss_kb
 from ..run.pool import Runner, Task, ToolError
 from ..run.progress import Progress, eager_summary
-from ..run.settings import WorkerSettings
+from ..run.settings import WorkerSettings, thread_share
 from ..run.workdir import WorkDir, work_dir_for
 from .assemble import build_snapshot
 from .config import ProbeConfig
@@ -159,7 +158,7 @@ class _Survey:
     def _runner(self, library: str, jobs: int) -> Runner:
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
-                                  threads=max(1, (os.cpu_count() or 1) // jobs))
+                                  threads=thread_share(jobs))
         return Runner(work=self.work, settings=settings, jobs=jobs, timeout=self.config.timeout,
                       root=library_root(library), on_start=lambda t: self.progress.started(t.name, t.device),
                       on_finish=self._finished, on_note=self.progress.note)
@@ -249,6 +248,8 @@ class _Survey:
                 self.progress.close()
                 self._stop_inventory()
             snapshot, written = self._write()
+            if not config.keep_work:
+                self.work.remove()
         finally:
             runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
         return self._result(snapshot, written, runner, measuring)
@@ -318,14 +319,10 @@ class _Survey:
             dump_snapshot(snapshot, config.out)
         except SnapshotError as exc:
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
-        if not config.keep_work:
-            self.work.remove()
         return snapshot, True
 
     def _result(self, snapshot: dict[str, Any], written: bool, runner: Runner, measuring: float) -> SurveyResult:
         config, plan = self.config, self.plan
-        if not written and not config.keep_work:
-            self.work.remove()
         probed = {case.name for case in self.selected}
         eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
         counts = SurveyCounts(measured=len(plan.tasks), reused_snapshot=len(plan.cached),
