@@ -97,9 +97,15 @@ def test_hand_written_cases_are_measured_while_a_slow_module_is_still_being_buil
 
     (tmp_path / "a_fast.py").write_text("import torch\nfrom sphinx_kexport.probe import case\n"
                                         "CASES = [case('fast_sin', torch.sin, [torch.rand(2, 3)], package='p')]\n")
-    (tmp_path / "b_slow.py").write_text("import time\nimport torch\nfrom sphinx_kexport.probe import case\n"
-                                        "time.sleep(15)\n"
-                                        "CASES = [case('slow_cos', torch.cos, [torch.rand(2, 3)], package='p')]\n")
+    # the slow module finishes importing only once the fast case's record is written (or after 240 s):
+    # without streaming no worker starts before every module is built, and the order below fails
+    records = tmp_path / ".kexport-work" / "snap.json" / "records" / "cpu"
+    (tmp_path / "b_slow.py").write_text(
+        "import pathlib, time\nimport torch\nfrom sphinx_kexport.probe import case\n"
+        f"records, deadline = pathlib.Path({str(records)!r}), time.monotonic() + 240\n"
+        "while not list(records.glob('fast_sin*.json')) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.2)\ntime.sleep(2)\n"
+        "CASES = [case('slow_cos', torch.cos, [torch.rand(2, 3)], package='p')]\n")
     progress = io.StringIO()
     result = run_survey(ProbeConfig(cases=[str(tmp_path / "a_fast.py"), str(tmp_path / "b_slow.py")],
                                     out=tmp_path / "snap.json", root=tmp_path, jobs=2, library="torch",
