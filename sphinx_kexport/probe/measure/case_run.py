@@ -3,11 +3,20 @@
 Every path (and the dynamic-batch pass) starts from fresh copies, so an
 operator that mutates its inputs or buffers cannot leak state from one path
 into the next; every run draws random numbers from the same seed.
+
+A large module's copy is emptied when its step is over (:meth:`CaseRun.release`):
+the ONNX exporter keeps the last graph it translated, weights included, and dynamo
+keeps what it traced until it is reset, so a 1.5 GB model's copy outlived its path
+and the worker carried two of them into the next.
 """
 
 from __future__ import annotations
 
 import copy
+import ctypes
+import gc
+import itertools
+import weakref
 from typing import Any, Callable
 
 import torch
@@ -17,6 +26,7 @@ from ..cases.registry import CaseSpec
 from . import compare_outputs
 
 SEED = 1234
+RELEASE_ABOVE = 64 * 1024 * 1024  # bytes of a module copy's weights above which release() empties them
 
 
 def seeded(fn: Callable[[], Any]) -> Any:
@@ -72,6 +82,9 @@ class CaseRun:
         self.spec = spec
         self.device = device
         self.kwargs = _on_device(spec.kwargs, device)
+        # the weights of the large module copies made since the last release(), weakly: the exporter keeps
+        # the weight tensors after the copy itself is gone, and a weight nothing holds is already freed
+        self._copied: list[weakref.ref[torch.Tensor]] = []
 
     def inputs(self) -> tuple[Any, ...]:
         """Fresh copies of the inputs (tensors, or dicts, lists and tuples of them) on the device."""
@@ -86,4 +99,43 @@ class CaseRun:
             except Exception:  # some modules refuse deepcopy; share the instance then
                 pass
             target = target.to(self.device).eval()
+            if target is not self.spec.target and _weight_bytes(target) > RELEASE_ABOVE:
+                self._copied += [weakref.ref(t) for t in _weights(target)]
         return build_wrapper(target, self.kwargs, self.spec.method, len(self.spec.inputs))
+
+    def release(self) -> None:
+        """Free the weights of the large copies still alive; call it when the step that used them is over.
+
+        Only storage the case's own target does not share is freed (a module whose deepcopy shares
+        tensors keeps them)."""
+        if not self._copied:
+            return
+        own = {t.untyped_storage().data_ptr() for t in _weights(self.spec.target)}
+        for ref in self._copied:
+            tensor = ref()
+            if tensor is None or tensor.untyped_storage().data_ptr() in own:
+                continue
+            try:  # the storage itself: the exporter's and dynamo's aliases of the weight share it
+                tensor.untyped_storage().resize_(0)
+            except RuntimeError:  # not resizable (from numpy, say): at least this tensor lets go
+                tensor.data = torch.empty(0, dtype=tensor.dtype, device=tensor.device)
+        self._copied.clear()
+        gc.collect()  # a large case's graphs and activations sit in reference cycles
+        _trim_heap()
+
+
+def _trim_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc keeps them after a large case's many small
+    allocations); elsewhere a no-op."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _weights(module: torch.nn.Module) -> list[torch.Tensor]:
+    return list(itertools.chain(module.parameters(), module.buffers()))
+
+
+def _weight_bytes(module: torch.nn.Module) -> int:
+    return sum(t.numel() * t.element_size() for t in _weights(module))

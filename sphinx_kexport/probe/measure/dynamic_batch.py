@@ -61,7 +61,7 @@ from .explain import (
     explain_text,
 )
 from .locate import LibraryRoot, deepest_frame, where_exception
-from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_session
+from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_session, NotSaved, saved_model
 
 
 MIN_TRACED = 2  # a batch of 1 is specialised by every tracer (0/1 specialisation), so trace at 2 or more
@@ -295,20 +295,26 @@ class DynamicBatch:
     # -- paths
 
     def onnx(self) -> dict[str, Any]:
-        import onnxruntime
-
-
         wrapper, inputs = self.run.wrapper(), self.inputs(self.traced)
         log = SpecialisationLog()
         with log.watching():
             try:
-                program = seeded(lambda: torch.onnx.export(
+                program = [seeded(lambda: torch.onnx.export(
                     wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False,
-                    dynamic_shapes=self._shapes(torch.export.Dim.DYNAMIC)))
+                    dynamic_shapes=self._shapes(torch.export.Dim.DYNAMIC)))]
             except Exception as exc:
                 return self._capture_failed(exc, log)
         try:
-            session, _ = onnx_session(program.model_proto, self.run.device, onnxruntime)
+            with saved_model(program.pop()) as model:
+                return self._run_onnx(model, log)
+        except NotSaved as exc:
+            return self._result("fail", f"with a dynamic batch: {explain_exception(exc)}")
+
+    def _run_onnx(self, model: str, log: SpecialisationLog) -> dict[str, Any]:
+        import onnxruntime
+
+        try:
+            session, _ = onnx_session(model, self.run.device, onnxruntime)
         except Exception as exc:
             return self._result("fail", f"with a dynamic batch, onnxruntime cannot load the model: "
                                 f"{explain_exception(exc)}")

@@ -24,7 +24,7 @@ from .case_run import CaseRun, seeded
 from .dynamic_batch import DynamicBatch, outcome
 from .explain import clean_line, exception_chain, explain_exception
 from .locate import LibraryRoot, deepest_frame, where_exception
-from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_provider, onnx_session
+from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_provider, onnx_session, NotSaved, saved_model
 
 MAX_BREAK_REASONS = 5
 
@@ -105,19 +105,26 @@ class Measurement:
     # -- ONNX
 
     def onnx(self) -> dict[str, Any]:
-        import onnx
-        import onnxruntime
-
         wrapper, inputs = self.run.wrapper(), self.run.inputs()
         try:
             with LibraryWarnings(self.root) as caught:
-                program = seeded(lambda: torch.onnx.export(
-                    wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))
-            model = program.model_proto
+                program = [seeded(lambda: torch.onnx.export(
+                    wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))]
         except Exception as exc:
             # the exporter wraps torch.export failures in TorchExportError, translation ones in ConversionError
             return self._failure("fail", "capture" if type(exc).__name__ == "TorchExportError" else "translate",
                                  exc)
+        try:
+            with saved_model(program.pop()) as model:
+                return self._check_and_run(model, caught)
+        except NotSaved as exc:
+            return self._failure("fail", "translate", exc)
+
+    def _check_and_run(self, model: str, caught: LibraryWarnings) -> dict[str, Any]:
+        """The exported model file through onnx.checker and onnxruntime, judged against eager."""
+        import onnx
+        import onnxruntime
+
         try:
             onnx.checker.check_model(model, full_check=True)
         except Exception as exc:
@@ -243,6 +250,7 @@ class Measurement:
         else:
             started("eager")
             failed = self.eager()
+            self.run.release()
             if failed:
                 out = {path: failed[path] for path in paths}
         if out:
@@ -257,9 +265,11 @@ class Measurement:
             except Exception as exc:  # a bug outside the staged steps; still a fact about this case
                 out[path] = self._failure("fail", "run", exc)
             out[path]["seconds"] = round(time.perf_counter() - began, 3)
+            self.run.release()
             finished(path, out[path])
             if self.dynamic:
                 self._dynamic_batch(path, out[path], started, finished)
+                self.run.release()
         return out
 
     def _dynamic_batch(self, path: str, static: dict[str, Any], started: Callable[[str], None],
