@@ -257,13 +257,14 @@
     if (filter === "fail") return anyOf("", FAILING);
     if (filter.indexOf("fail-") === 0) return anyOf(filter.slice(5), FAILING);
     if (filter === "breaks") return anyOf("compile", { b: 1 });
+    if (filter === "timeout") return anyOf("", { t: 1 });
     if (filter === "pass") {
       return function (s) {
         var probed = 0;
         for (var k = 0; k < cols.length; k++) {
           var code = s.charAt(cols[k]);
           if (code === "n") continue;
-          if (!SUPPORTED[code]) return false;
+          if (!SUPPORTED[code]) return false;  // a timeout ("t") is not known to pass
           probed++;
         }
         return probed > 0;
@@ -376,6 +377,7 @@
       for (var c = 0; c < ncol; c++) {
         var code = s.charAt(c);
         if (code === "n") continue;
+        if (code === "t") { badAll = true; devBad[columnDevice[c]] = true; continue; }  // not known: not counted, not a pass
         var ok = SUPPORTED[code] === 1;
         pkg.probed[c]++; page.probed[c]++;
         if (ok) { pkg.supported[c]++; page.supported[c]++; } else badAll = true;

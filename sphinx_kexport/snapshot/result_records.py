@@ -10,11 +10,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from .vocabulary import PATHS, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_SKIP
+from .vocabulary import PATHS, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_PROCESS, STAGE_SKIP, STATUS_TIMEOUT
 
 
 def result(status: str, detail: str = "", stage: str = "", where: str = "", **extra: Any) -> dict[str, Any]:
     return {"status": status, "detail": detail, "stage": stage, "where": where, **extra}
+
+
+def timed_out(detail: str, where: str, limit: float) -> dict[str, Any]:
+    """A path that ran past the time limit: not known, so neither supported nor failing."""
+    return result(STATUS_TIMEOUT, detail, STAGE_PROCESS, where, time_limit=limit)
+
+
+def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: float) -> bool:
+    """Whether a case's records hold a timeout (of a path or of its dynamic-batch pass) under a limit
+    smaller than ``limit``: such a case is measured again rather than reused."""
+    for record in results.values():
+        for part in (record, record.get("dynamic") or {}):
+            if part.get("status") == STATUS_TIMEOUT and float(part.get("time_limit", 0)) < limit:
+                return True
+    return False
 
 
 def with_breaks(path: str, record: dict[str, Any]) -> dict[str, Any]:

@@ -12,14 +12,19 @@ PATHS = ("onnx", "export", "compile")
 PATH_LABELS = {"onnx": "ONNX", "export": "torch.export", "compile": "torch.compile"}
 DEVICES = ("cpu", "cuda")
 DEVICE_LABELS = {"cpu": "CPU", "cuda": "CUDA"}
-STATUSES = ("ok", "ok-breaks", "ok-unverified", "mismatch", "fail", "n/a")
+# timeout: the path (or its dynamic-batch pass) ran past the time limit, so the probe does not know; neither
+# supported nor failing, and measured again by a run with a larger limit (the record keeps ``time_limit``).
+STATUS_TIMEOUT = "timeout"
+STATUSES = ("ok", "ok-breaks", "ok-unverified", "mismatch", "fail", STATUS_TIMEOUT, "n/a")
 SUPPORTED = frozenset({"ok", "ok-breaks", "ok-unverified"})
 FAILING = frozenset({"mismatch", "fail"})
+# Left out of the supported / probed counts: nothing to capture (n/a), or not known (timeout).
+UNCOUNTED = frozenset({"n/a", STATUS_TIMEOUT})
 STAGES = ("", "eager", "no-tensor", "capture", "translate", "check", "load", "run", "compare", "process", "skip")
 # The dynamic-batch result inside a supported path's result (``dynamic.status``): does the capture hold
 # at another batch size? ok: yes; static: only at the traced batch size; fail: the dynamic capture fails
-# for another reason; n/a: no batch dimension.
-DYNAMIC_STATUSES = ("ok", "static", "fail", "n/a")
+# for another reason; timeout: the pass ran past the time limit; n/a: no batch dimension.
+DYNAMIC_STATUSES = ("ok", "static", "fail", STATUS_TIMEOUT, "n/a")
 # Where a case came from (the case's ``origin``, format 2): written by hand in a case module, or recorded
 # from a docstring example of the library.
 ORIGIN_HAND = "hand-written"

@@ -271,7 +271,7 @@ def double(x):
 '''
 
 
-def test_the_probe_reuses_the_cache_in_its_children_and_workers_and_fresh_refreshes_it(tmp_path):
+def test_the_probe_reuses_the_cache_in_its_children_and_workers_and_rediscover_refreshes_it(tmp_path):
     pytest.importorskip("onnxruntime")
     lib = write_library(tmp_path / "lib", "countlib_kx", "import torch\n" + COUNTED)
     (tmp_path / "count_cases.py").write_text("from sphinx_kexport.probe import cases_from_docstrings\n"
@@ -282,14 +282,15 @@ def test_the_probe_reuses_the_cache_in_its_children_and_workers_and_fresh_refres
         base = ["--cases", "count_cases.py", "--library", "countlib_kx", "--out", "support.json", "--jobs", "1",
                 "--no-dynamic"]
         counts = []
-        for extra in ([], [], ["--fresh"]):
+        for extra in ([], [], ["--fresh"], ["--rediscover"]):
             done = run_cli(base + extra, tmp_path, tmp_path / "cache", lib, tmp_path)
             assert done.returncode == 0, done.stdout + done.stderr
             counts.append(runs.read_text().count("ran") if runs.exists() else 0)
     finally:
         del os.environ["KX_RUNS"]
     # the first run's inventory child ran the example and its worker loaded the case alone from the cache;
-    # the rerun ran nothing; --fresh ran it again (in the inventory child only)
-    assert counts == [1, 1, 2]
+    # the rerun ran nothing; --fresh measured again from the cache, running nothing;
+    # --rediscover ran it again (in the inventory child only)
+    assert counts == [1, 1, 1, 2]
     snapshot = json.loads((tmp_path / "support.json").read_text())
     assert [c["name"] for c in snapshot["cases"]] == ["double[doc]"]

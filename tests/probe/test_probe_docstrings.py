@@ -124,7 +124,8 @@ def test_discover_command_lists_every_object_and_totals(tmp_path):
                     "CASES = [case('scale[hand]', scale, [torch.rand(2, 3)], {'factor': 2.0}, "
                     "package='probe_cases.doclib')]\n")
     done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "discover", LIB, "--time-limit", "2",
-                           "--cases", str(hand)], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+                           "--cases", str(hand)], cwd=tmp_path, env=dict(ENV, KEXPORT_DISCOVERY_CACHE=str(tmp_path / "cache")),
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert f"{LIB}.broken: no case: the example raised: TypeError" in out
@@ -136,6 +137,12 @@ def test_discover_command_lists_every_object_and_totals(tmp_path):
     assert (f"{LIB}: 10 objects with examples, 6 cases (+1 repeating hand-written cases from {hand}); objects "
             "without a case: 1 no tensor call, 1 the example raised, 1 it tried to download, 1 it ran past the "
             "time limit, 1 repeats hand-written cases;") in out
+    # progress on stderr as it goes: a line before anything is imported, then one per example
+    progress = done.stderr.splitlines()
+    assert progress[0].startswith(f"discovering {LIB}: importing it")
+    lines = [line.strip() for line in progress if line.startswith("  [")]
+    assert len(lines) == 10 and lines[0].startswith("[1/10] ") and lines[-1].startswith("[10/10] ")
+    assert any(line.endswith(" s") and f"{LIB}.slow: no case (it ran past the time limit)" in line for line in lines)
 
 
 def test_discover_of_a_package_that_does_not_import_says_so(tmp_path):
@@ -143,6 +150,19 @@ def test_discover_of_a_package_that_does_not_import_says_so(tmp_path):
                           cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "cannot import 'no_such_pkg_xyz'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_discover_of_an_installed_package_that_fails_to_import_gives_its_error(tmp_path):
+    (tmp_path / "brokenimport_kx").mkdir()
+    (tmp_path / "brokenimport_kx" / "__init__.py").write_text(
+        "raise ImportError('libtorchvision: operator torchvision::nms does not exist')\n")
+    env = dict(ENV, PYTHONPATH=os.pathsep.join([str(tmp_path), ENV["PYTHONPATH"]]))
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "discover", "brokenimport_kx", "--no-cases"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert ("cannot import 'brokenimport_kx': it is installed, but importing it raises ImportError: "
+            "libtorchvision: operator torchvision::nms does not exist") in done.stderr
+    assert "Give the import name" not in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_discovered_survey_runs_through_the_real_probe(tmp_path):

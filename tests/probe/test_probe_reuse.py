@@ -49,12 +49,14 @@ def runs(tmp_path_factory):
     rerun = probe(where)
     added = probe(where, extra=True)
     fresh = probe(where, "--fresh", extra=True)
+    fresh_only = probe(where, "--fresh", "--only", "halved", extra=True)
     snapshot_path = where / "support.json"
     edited = json.loads(snapshot_path.read_text())
     edited["environments"]["cpu"]["torch"] = "0.0.1-older"  # as if measured with another torch
     snapshot_path.write_text(json.dumps(edited))
     new_torch = probe(where, extra=True)
-    return {"first": first, "rerun": rerun, "added": added, "fresh": fresh, "new_torch": new_torch}
+    return {"first": first, "rerun": rerun, "added": added, "fresh": fresh, "fresh_only": fresh_only,
+            "new_torch": new_torch}
 
 
 def test_first_run_measures_everything_and_stamps_each_case(runs):
@@ -95,6 +97,16 @@ def test_fresh_measures_everything(runs):
     assert fresh["calls"] == {"doubled", "halved", "added"}
     assert stamps(fresh["snapshot"])["doubled"]["measured_at"] >= stamps(runs["added"]["snapshot"])["doubled"][
         "measured_at"]
+
+
+def test_fresh_with_only_measures_only_the_selected_case_and_keeps_the_others(runs):
+    fresh, fresh_only = runs["fresh"], runs["fresh_only"]
+    assert fresh_only["calls"] == {"halved"}
+    assert fresh_only["stats"]["measured"] == 1
+    before, after = stamps(fresh["snapshot"]), stamps(fresh_only["snapshot"])
+    assert after["halved"]["measured_at"] >= before["halved"]["measured_at"]
+    assert after["doubled"] == before["doubled"] and after["added"] == before["added"]
+    assert [c["name"] for c in fresh_only["snapshot"]["cases"]] == [c["name"] for c in fresh["snapshot"]["cases"]]
 
 
 def test_another_environment_in_the_snapshot_measures_everything(runs):

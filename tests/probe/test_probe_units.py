@@ -38,6 +38,24 @@ def test_fallback_reason_is_one_clean_line():
     assert len(clean_line("x" * 500)) <= 160
 
 
+def test_a_backend_failure_is_told_by_inductors_own_error():
+    """dynamo raises BackendCompilerFailed from None; the real error is its inner exception (piq's KID read
+    "BackendCompilerFailed: backend='inductor' raised")."""
+    exc_module = pytest.importorskip("torch._dynamo.exc")
+    from sphinx_kexport.probe.measure.explain import explain_exception
+    from sphinx_kexport.probe.measure.measurement import compile_stage
+
+    def inductor():
+        pass
+
+    inner = RuntimeError("Not all inputs to pattern found in match.kwargs. Perhaps one of the inputs is unused?")
+    try:
+        raise exc_module.BackendCompilerFailed(inductor, inner, None) from None
+    except exc_module.BackendCompilerFailed as failed:
+        assert explain_exception(failed).startswith("RuntimeError: Not all inputs to pattern found in match.kwargs")
+        assert compile_stage(failed) == "translate"
+
+
 def test_onnx_checker_and_onnxruntime_messages_are_put_in_words():
     # texts as onnx 1.23 and onnxruntime 1.32 raise them
     shape = ("InferenceError: [ShapeInferenceError] Inference error(s): (op_type:MaxPool, node name: "

@@ -19,7 +19,7 @@ from sphinx_kexport.probe.survey.merge import MergeError, MergeGap, merge_parts
 from sphinx_kexport.probe.survey.plan import plan_survey
 from sphinx_kexport.probe.survey.reuse import reusable_results
 from sphinx_kexport.snapshot import SCHEMA_VERSION, dump_snapshot, normalise
-from sphinx_kexport.snapshot.result_records import result, with_breaks
+from sphinx_kexport.snapshot.result_records import result, timed_out, with_breaks
 from sphinx_kexport.snapshot.upgrade import upgrade_format_1
 
 TOOLS = {"torch": "2.13.0", "onnx": "1", "onnxruntime": "1", "onnxscript": "1", "python": "3.11"}
@@ -108,6 +108,23 @@ def test_results_measured_with_other_tools_are_not_reused():
     assert not reusable_results(previous, "cpu", dict(TOOLS, torch="2.14.0"), 18, "1.0")
     assert not reusable_results(previous, "cpu", TOOLS, 17, "1.0")
     assert not reusable_results(previous, "cpu", TOOLS, 18, "1.1")
+
+
+def test_a_timeout_under_a_smaller_limit_is_measured_again_and_under_the_same_limit_is_reused():
+    slow, dyn_slow, fine = (inventory_case(n) for n in ("slow", "dyn_slow", "fine"))
+    measured = {("fine", "cpu"): all_ok(),
+                ("slow", "cpu"): dict(all_ok(), compile=with_breaks("compile", timed_out(
+                    "ran past the time limit of 300 s during torch.compile", "", 300.0))),
+                ("dyn_slow", "cpu"): dict(all_ok(), onnx=dict(result("ok"), dynamic={
+                    "status": "timeout", "detail": "ran past the time limit of 300 s", "where": "",
+                    "time_limit": 300.0}))}
+    stamps = {(c.name, "cpu"): {"fingerprint": keys_for(c, "cpu")[0], "measured_at": "t"} for c in (slow, dyn_slow, fine)}
+    previous = build_snapshot(cases=[slow, dyn_slow, fine], measured=measured, environments={"cpu": ENV},
+                              library=LIBRARY, previous=None, stamps=stamps)[0]
+    assert previous["cases"][0]["results"]["cpu"]["compile"]["status"] == "timeout"  # a status of its own
+    assert set(reusable_results(previous, "cpu", TOOLS, 18, "1.0", 300.0)) == {"slow", "dyn_slow", "fine"}
+    assert set(reusable_results(previous, "cpu", TOOLS, 18, "1.0", 600.0)) == {"fine"}
+    assert set(reusable_results(previous, "cpu", TOOLS, 18, "1.0", 120.0)) == {"slow", "dyn_slow", "fine"}
 
 
 # -- assembly

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED
+from ...snapshot.vocabulary import UNCOUNTED
 
 # One record per table row, small to pickle with the environment:
 # (docname, position on its page, row id, columns, codes). ``columns`` is the
@@ -18,7 +19,7 @@ from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED
 # supported and holds at any batch size, "s" supported only at the traced
 # batch size, "n" probed but not supported, "-" not probed.
 Record = tuple[str, int, str, tuple[tuple[str, str], ...], str]
-CODES = {status: "y" if status in SUPPORTED else "-" if status == "n/a" else "n" for status in STATUSES}
+CODES = {status: "y" if status in SUPPORTED else "-" if status in UNCOUNTED else "n" for status in STATUSES}
 BATCH_CODES = {"o": "a", "s": "s"}  # a supported cell's dynamic-batch code (dynamic_batch.CODE) -> its badge code
 
 

@@ -15,7 +15,7 @@ from ...snapshot import Dynamic, Result
 
 # The mark's one-letter code per dynamic status in ``tr[data-y]`` and its element ``<kx-yC>``;
 # "-": no mark (no dynamic result, or n/a).
-CODE = {"ok": "o", "static": "s", "fail": "f", "n/a": "-"}
+CODE = {"ok": "o", "static": "s", "fail": "f", "timeout": "-", "n/a": "-"}  # a timed-out pass answers nothing
 CHECKED = ("ok", "static", "fail")  # the statuses that answer for a cell with a batch dimension
 COMPILE_STATIC = "recompiles at a new batch"  # torch.compile's "static" mark
 MEANING = {

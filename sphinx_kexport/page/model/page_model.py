@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, Case, Result, Snapshot
-from ...snapshot.vocabulary import STAGE_EAGER, STAGE_SKIP
+from ...snapshot.vocabulary import STAGE_EAGER, STAGE_SKIP, STATUS_TIMEOUT, UNCOUNTED
 from . import dynamic_batch
 
 # Cell text and legend meaning per status. The legend only lists statuses
@@ -25,6 +25,7 @@ STATUS_TEXT = {
     "ok-unverified": "yes (random)",
     "mismatch": "mismatch",
     "fail": "no",
+    "timeout": "timed out",
     "n/a": "n/a",
 }
 STATUS_MEANING = {
@@ -35,12 +36,15 @@ STATUS_MEANING = {
                      "are checked",
     "mismatch": "captured and ran, but the result differs from eager execution",
     "fail": "capture, conversion or the run failed; the Details column says why and where",
+    "timeout": "ran past the probe's time limit, so it is not known: neither supported nor failing, and not "
+               "counted; the Details column says which step and the limit (a run with a larger limit "
+               "measures it again)",
     "n/a": "not applicable: not a tensor graph, not runnable with the probed inputs, or not probed "
            "on that device",
 }
 # CSS-safe class suffix per status.
 STATUS_CLASS = {"ok": "ok", "ok-breaks": "ok-breaks", "ok-unverified": "ok-random", "mismatch": "mismatch",
-                "fail": "fail", "n/a": "na"}
+                "fail": "fail", "timeout": "timeout", "n/a": "na"}
 
 
 def slugify(text: str) -> str:
@@ -106,9 +110,10 @@ class Row:
 
     @property
     def passes_all(self) -> bool:
-        """Every probed cell is supported (n/a cells are not counted, as in the cards)."""
-        probed = [c for c in self.cells if c.result.status != "n/a"]
-        return bool(probed) and all(c.result.supported for c in probed)
+        """Every probed cell is supported (n/a cells are not counted, as in the cards) and none timed out."""
+        probed = [c for c in self.cells if c.result.status not in UNCOUNTED]
+        unknown = any(c.result.status == STATUS_TIMEOUT for c in self.cells)
+        return bool(probed) and not unknown and all(c.result.supported for c in probed)
 
     def cell(self, device: str, path: str) -> Cell:
         for c in self.cells:
@@ -119,7 +124,7 @@ class Row:
 
 @dataclass
 class Tally:
-    """Supported / probed for one column (path on a device); n/a excluded."""
+    """Supported / probed for one column (path on a device); n/a and timeouts excluded."""
 
     supported: int = 0
     probed: int = 0
@@ -127,7 +132,7 @@ class Tally:
     batch_checked: int = 0  # supported cells whose dynamic result answers (ok, static, fail)
 
     def add(self, result: Result) -> None:
-        if result.status != "n/a":
+        if result.status not in UNCOUNTED:
             self.probed += 1
             if result.status in SUPPORTED:
                 self.supported += 1
@@ -266,7 +271,7 @@ def _disagree(cells: list[Cell], devices: list[str]) -> bool:
         return False
     for path in PATHS:
         kinds = {("supported" if c.result.supported else "failing")
-                 for c in cells if c.path == path and c.result.status != "n/a"}
+                 for c in cells if c.path == path and c.result.status not in UNCOUNTED}
         if len(kinds) > 1:
             return True
     return False
@@ -302,7 +307,7 @@ def _counts(rows: list[Row], columns: list[tuple[str, str]], devices: list[str])
             onnx_ops.add(op)
         for device in devices:
             probed = [c for c in row.cells if c.device == device and c.result.status != "n/a"]
-            if probed and all(c.result.supported for c in probed):
+            if probed and all(c.result.supported for c in probed):  # a timeout is not known to pass
                 counts.pass_all[device] += 1
         if row.passes_all:
             counts.pass_all["all"] += 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
+from ...snapshot.vocabulary import STATUS_TIMEOUT
 from ..builders import reading_for_html
 from ..model.page_model import PageModel, column_payload
 from ..nodes import kexport_controls, kexport_page
@@ -133,6 +134,8 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         controls["reasons"] = True  # the script can filter by reason
     if model.counts.static:
         controls["static"] = True  # adds the "works only at the traced batch size" filter
+    if any(c.result.status == STATUS_TIMEOUT for row in model.rows for c in row.cells):
+        controls["timeouts"] = True  # adds the "ran past the time limit" filter
     page += controls
     page.extend(package_sections)
     return page

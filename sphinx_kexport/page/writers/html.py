@@ -48,6 +48,7 @@ from typing import Any
 from docutils import nodes
 
 from ...snapshot import PATHS
+from ...snapshot.vocabulary import UNCOUNTED
 from .. import gc_pause
 from ..model.badge_summary import Summary
 from ..model.comparison import MARKER_TEXT, cell_marker, marker_title
@@ -56,7 +57,8 @@ from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_
 from .html_templates import render
 
 # One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>`` (not for ok).
-STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "n/a": "n"}
+STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "timeout": "t",
+               "n/a": "n"}
 SUPPORTED_CODES = frozenset("obr")
 # ``tr[data-y]``: each cell's dynamic-batch mark (dynamic_batch.CODE: o any batch, s batch N only, f dynamic
 # fails, - none); left out when no cell of the row has one.
@@ -80,7 +82,8 @@ def _differing_keys(cells: dict[str, dict[str, Any]], columns: list[dict[str, An
     """Cells of a path whose devices disagree (supported on one, failing on another)."""
     keys: set[str] = set()
     for path in PATHS:
-        probed = [cells[c["key"]] for c in columns if c["path"] == path and cells[c["key"]]["status"] != "n/a"]
+        probed = [cells[c["key"]] for c in columns
+                  if c["path"] == path and cells[c["key"]]["status"] not in UNCOUNTED]
         if len({STATUS_CODE[c["status"]] in SUPPORTED_CODES for c in probed}) > 1:
             keys.update(c["key"] for c in probed)
     return keys
@@ -217,7 +220,7 @@ def render_controls(node: nodes.Element) -> str:
         paths=[(p, next(c["path_label"] for c in columns if c["path"] == p)) for p in PATHS
                if any(c["path"] == p for c in columns)],
         devices=devices, total=node["total"], since=node.get("compare", ""), reasons=bool(node.get("reasons")),
-        static=bool(node.get("static")),
+        static=bool(node.get("static")), timeouts=bool(node.get("timeouts")),
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from .common import EXIT_OK, PROG, CliParser, report_failure
 
+SLOW_EXAMPLE = 10.0  # seconds past which a progress line calls an example slow
 SKIP_WORDS = {"no tensor call": "no tensor call", "raised": "the example raised", "download": "it tried to download",
               "time limit": "it ran past the time limit", "duplicate": "repeats hand-written cases",
               "import failed": "the module does not import"}
@@ -74,8 +75,19 @@ def _case_text(spec: Any) -> str:
     return f"{spec.name} -> {spec.ref} [{shapes}]{'' if spec.check else ' random'}"
 
 
+def _progress(done: int, total: int, report: Any, seconds: float) -> None:
+    """One line per example as discovery goes, on stderr (stdout is the report), slow ones named."""
+    what = (f"{len(report.cases)} case{'s' if len(report.cases) != 1 else ''}" if not report.skip
+            else f"no case ({SKIP_WORDS.get(report.skip, report.skip)})")
+    slow = f" - a slow example (over {SLOW_EXAMPLE:g} s)" if seconds > SLOW_EXAMPLE else ""
+    print(f"  [{done}/{total}] {report.ref}: {what}, {seconds:.1f} s{slow}", file=sys.stderr, flush=True)
+
+
 def run_discover(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    # a line at once, before torch and the library are imported (minutes can pass before the first example)
+    print(f"discovering {args.package}: importing it, then running its docstring examples (or loading them "
+          "from the discovery cache)", file=sys.stderr, flush=True)
     from ..survey.config import ConfigError
     from ..discover.docstrings import DEFAULT_TIME_LIMIT, DiscoveryError, discover, duplicate_of
     from ..cases.loader import LoadError
@@ -92,7 +104,7 @@ def run_discover(argv: list[str]) -> int:
         refresh()
     try:
         found = discover(args.package, include=args.include, exclude=args.exclude,
-                         time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
+                         time_limit=args.time_limit or DEFAULT_TIME_LIMIT, on_example=_progress)
     except DiscoveryError as exc:
         return report_failure(str(exc))
     out = sys.stdout

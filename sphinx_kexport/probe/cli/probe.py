@@ -36,7 +36,9 @@ def probe_parser() -> argparse.ArgumentParser:
                              "already in the snapshot are kept")
     parser.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: CPU count, max 8)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="per case; a case past it is recorded as failed (default 300)")
+                        help="the time limit of each step (building and running a case eagerly, each path, "
+                             "each dynamic-batch pass); a step past it is recorded as timeout, which a run with "
+                             "a larger limit measures again (default 300)")
     parser.add_argument("--only", action="append", metavar="PATTERN",
                         help="probe only cases whose name equals or starts with PATTERN, or whose package is "
                              "PATTERN (repeatable; * and ? are wildcards); the others keep their results")
@@ -49,8 +51,11 @@ def probe_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
     parser.add_argument("--fresh", action="store_true",
                         help="measure every selected case again: ignore the results already in the snapshot and "
-                             "the finished records of an interrupted run, and run the docstring examples again "
-                             "(refreshing the discovery cache)")
+                             "the finished records of an interrupted run (docstring cases still come from the "
+                             "discovery cache: --rediscover runs the examples again)")
+    parser.add_argument("--rediscover", action="store_true",
+                        help="run the docstring examples again and replace their discovery cache entries (the "
+                             "cases that changed are measured; add --fresh to measure all again)")
     parser.add_argument("--keep-work", action="store_true",
                         help="keep the work directory of per-case records after writing the snapshot")
     parser.add_argument("--no-dynamic", action="store_true",

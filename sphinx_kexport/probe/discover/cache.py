@@ -65,7 +65,7 @@ def cache_dir() -> Path | None:
 
 
 def refresh(on: bool = True) -> None:
-    """From now on in this process, discovery runs the examples again and replaces the cache files (``--fresh``)."""
+    """From now on in this process, discovery runs the examples again and replaces the cache files (the probe's ``--rediscover``, discover's ``--fresh``)."""
     _REFRESH["on"] = bool(on)
 
 

@@ -20,6 +20,7 @@ import doctest
 import fnmatch
 import gc
 import importlib
+import importlib.util
 import inspect
 import pickle
 import pkgutil
@@ -28,7 +29,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .doc_cases import UnsupportedCall, build_case, is_tensor
 from .doc_run import recording, run_example
@@ -82,8 +83,16 @@ def _matches(ref: str, patterns: Iterable[str]) -> bool:
 
 def _public_modules(package: str) -> tuple[list[Any], list[ObjectReport]]:
     try:
+        installed = importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):  # a parent package that does not import, or a bad name
+        installed = False
+    try:
         root = importlib.import_module(package)
     except Exception as exc:
+        if installed:  # the name is right: the library (or one of its dependencies) fails to import
+            raise DiscoveryError(f"cannot import {package!r}: it is installed, but importing it raises "
+                                 f"{type(exc).__name__}: {exc}. Fix the environment (a missing or mismatched "
+                                 "dependency, say) and run again.") from None
         raise DiscoveryError(f"cannot import {package!r} ({type(exc).__name__}: {exc}). Give the import name of "
                              "an installed package, e.g. kornia.filters.") from None
     modules, failures = [root], []
@@ -153,13 +162,18 @@ def _globals(test: doctest.DocTest, top: str) -> dict[str, Any]:
     return globs
 
 
+# called after each example that runs: (examples done, examples in all, its report, its seconds)
+OnExample = Callable[[int, int, "ObjectReport", float], None]
+
 def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str] = (),
-             time_limit: float = DEFAULT_TIME_LIMIT) -> Discovery:
+             time_limit: float = DEFAULT_TIME_LIMIT, on_example: OnExample | None = None) -> Discovery:
     """Run the docstring examples of ``package`` and report, per object, its cases or why none.
 
     The result comes from the discovery cache (:mod:`.discovery_cache`) when
     nothing it depends on changed; either way the global random state is left
     as it was, so code after the call sees the same random numbers.
+    ``on_example(done, total, report, seconds)`` is called after each example that runs (none runs when
+    the result comes from the cache).
     """
     began = time.monotonic()
     include, exclude = list(include), list(exclude)
@@ -170,7 +184,7 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
             found = _from_cache(store, stored, package, include, exclude, time_limit, began) if stored else None
             if found is not None:
                 return found
-        reports, failures = _run(package, include, exclude, time_limit)
+        reports, failures = _run(package, include, exclude, time_limit, on_example=on_example)
         _stamp(reports, package, include, exclude, time_limit)
         seconds = time.monotonic() - began
         if store is None:
@@ -250,7 +264,8 @@ _LEFT_OUT = {"on": False}
 
 
 def _run(package: str, include: list[str], exclude: list[str], time_limit: float,
-         only: dict[str, Counter[str]] | None = None) -> tuple[list[ObjectReport], list[ObjectReport]]:
+         only: dict[str, Counter[str]] | None = None, on_example: OnExample | None = None
+         ) -> tuple[list[ObjectReport], list[ObjectReport]]:
     """(reports in the order the examples ran, modules that failed to import).
 
     ``only`` maps the names of the examples to run to the case base names used
@@ -272,12 +287,15 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
     used: Counter[str] = Counter()
     reports: list[ObjectReport] = []
     with recording(functions, module_classes, top, method_classes):
-        for test in tests:
+        for done, test in enumerate(tests, 1):
+            began = time.monotonic()
             try:
                 counter = Counter(only[test.name]) if only is not None else used
                 reports.append(_survey_one(test, package, top, time_limit, counter))
             finally:
                 release(test)
+            if on_example is not None:
+                on_example(done, len(tests), reports[-1], time.monotonic() - began)
     return reports, failures
 
 

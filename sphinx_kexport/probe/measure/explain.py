@@ -229,14 +229,20 @@ def clean_line(text: str, limit: int = MAX_REASON) -> str:
 
 
 def exception_chain(exc: BaseException) -> list[BaseException]:
-    """The exception and its causes, outermost first (cycles cut)."""
+    """The exception and its causes, outermost first (cycles cut).
+
+    dynamo raises ``BackendCompilerFailed`` ``from None`` and keeps the backend's own exception (inductor's
+    real error) as ``inner_exception``: that is followed as a cause, so the reason is inductor's error, not
+    "backend='inductor' raised"."""
     chain: list[BaseException] = []
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         chain.append(current)
         seen.add(id(current))
-        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+        inner = getattr(current, "inner_exception", None)
+        current = (inner if isinstance(inner, BaseException) else None) or current.__cause__ or (
+            None if current.__suppress_context__ else current.__context__)
     return chain
 
 

@@ -4,9 +4,11 @@ Each worker imports torch and the case modules once and then measures cases
 one at a time. The parent never runs case code: it hands out tasks, writes
 each record to the work directory the moment a case ends, and watches the
 workers. A worker that dies (segfault, abort, out-of-memory kill) or runs
-past the timeout is replaced; the path it was in is recorded as ``fail`` at
-stage ``process`` and the case's remaining paths run in the fresh worker, so
-one crash costs one path, not the survey.
+past the time limit is replaced; the path it was in is recorded at stage
+``process`` (``fail`` for a death, ``timeout`` for the limit: not known, not
+failing) and the case's remaining paths run in the fresh worker, so one crash
+costs one path, not the survey. The limit applies to each step on its own:
+building the case and running it eagerly, each path, each dynamic-batch pass.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from typing import Any, Callable
 from ..cases.batch_dim import DYNAMIC_STEP
 from ...snapshot.timestamps import utc_now
 from ..measure.locate import LibraryRoot, where_text
-from ...snapshot.result_records import result, with_breaks
-from ...snapshot.vocabulary import PATHS, STAGE_PROCESS
+from ...snapshot.result_records import result, timed_out, with_breaks
+from ...snapshot.vocabulary import PATHS, STAGE_PROCESS, STATUS_TIMEOUT
 from ..cases.inventory import DiscoveryRef
 from .settings import Assignment, WorkerSettings
 from .workdir import WorkDir
@@ -184,18 +186,20 @@ class Runner:
                        measured_at=utc_now())
         self.on_finish(task)
 
-    def _lose_step(self, slot: Slot, why: str) -> None:
-        """The worker died or hung inside ``slot.step``: record that path, requeue the rest."""
+    def _lose_step(self, slot: Slot, why: str, timed_out_after: float = 0.0) -> None:
+        """The worker died, or ran past the time limit (``timed_out_after`` seconds), inside ``slot.step``:
+        record that path, requeue the rest."""
         task = slot.task
         assert task is not None
         task.seconds += time.monotonic() - slot.started
         step = slot.step
         where = where_text(self._log_tail(slot, limit=0), self.root, innermost_first=True)
         if step and step.endswith(DYNAMIC_STEP) and step[: -len(DYNAMIC_STEP)] in task.results:
-            self._lose_dynamic_pass(slot, step[: -len(DYNAMIC_STEP)], why, where)
+            self._lose_dynamic_pass(slot, step[: -len(DYNAMIC_STEP)], why, where, timed_out_after)
             return
         detail = f"{why} during {STEP_LABELS.get(step, step)}"
-        failed = result("fail", detail, STAGE_PROCESS, where)
+        failed = timed_out(detail, where, timed_out_after) if timed_out_after else result("fail", detail,
+                                                                                          STAGE_PROCESS, where)
         pending = [p for p in task.paths if p not in task.results]
         # a crash before any path started (eager, start-up) takes the whole case; else only that path
         lost = pending if step not in PATHS else [step]
@@ -204,12 +208,16 @@ class Runner:
         task.paths = [p for p in pending if p not in lost]
         self._after_death(slot, task, detail)
 
-    def _lose_dynamic_pass(self, slot: Slot, path: str, why: str, where: str) -> None:
-        """A death in a path's dynamic-batch pass: the path keeps its static result, the pass fails."""
+    def _lose_dynamic_pass(self, slot: Slot, path: str, why: str, where: str, timed_out_after: float) -> None:
+        """A death in a path's dynamic-batch pass: the path keeps its static result, the pass fails (or
+        timed out)."""
         task = slot.task
         assert task is not None
         detail = f"{why} during the dynamic-batch pass of {STEP_LABELS[path]}"
-        task.results[path] = dict(task.results[path], dynamic={"status": "fail", "detail": detail, "where": where})
+        lost: dict[str, Any] = {"status": "fail", "detail": detail, "where": where}
+        if timed_out_after:
+            lost.update(status=STATUS_TIMEOUT, time_limit=timed_out_after)
+        task.results[path] = dict(task.results[path], dynamic=lost)
         task.paths = [p for p in task.paths if p not in task.results]
         self._after_death(slot, task, detail)
 
@@ -234,6 +242,7 @@ class Runner:
             self.work.save_environment(message[1], message[2])
         elif kind == "path":
             slot.step = message[3]
+            slot.deadline = time.monotonic() + self.timeout  # each path and dynamic pass has the whole limit
         elif kind == "result" and slot.task is not None:
             slot.task.results[message[3]] = message[4]
             slot.step = None
@@ -357,7 +366,8 @@ class Runner:
                     slot.process.join(timeout=30)
                     self._drain(slot)
                     if slot.task is not None:
-                        self._lose_step(slot, f"timed out after {self.timeout:g} s")
+                        self._lose_step(slot, f"ran past the time limit of {self.timeout:g} s",
+                                        timed_out_after=self.timeout)
                     self._retire(slot, kill=True)
 
     def worker_peaks(self) -> list[dict[str, Any]]:

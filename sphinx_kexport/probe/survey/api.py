@@ -148,7 +148,8 @@ class _Survey:
         self.previous = None if config.shard else _previous_snapshot(config.out, self.notes)
         cache = _cache(config, self.previous, self.notes)
         self.info = info
-        self.reusable = {device: reusable_results(cache, device, self.tools, config.opset, info["version"])
+        self.reusable = {device: reusable_results(cache, device, self.tools, config.opset, info["version"],
+                                                   config.timeout)
                          for device in config.devices}
 
     def _keys(self, case: InventoryCase, device: str) -> tuple[str, ...]:
@@ -196,7 +197,7 @@ class _Survey:
     def _build_inventory(self, on_module: Any = lambda source, cases: None, started: Any = lambda stop: None
                          ) -> Inventory:
         config = self.config
-        inventory = build_inventory(self.sources, jobs=config.jobs, fresh=config.fresh, devices=config.devices,
+        inventory = build_inventory(self.sources, jobs=config.jobs, fresh=config.rediscover, devices=config.devices,
                                     opset=config.opset, on_line=self.say, on_module=on_module, started=started)
         if inventory.repeats:
             shown = ", ".join(f"{d.name} (= {h.name})" for d, h in inventory.repeats[:5]) + (
@@ -214,7 +215,7 @@ class _Survey:
         modules = max(1, min(config.jobs, len(self.sources)))
         self.say(f"building the cases of {len(self.sources)} case module{'s' if len(self.sources) != 1 else ''} "
                  f"in {modules} child process{'es' if modules != 1 else ''}"
-                 + (" (running the docstring examples again: --fresh)" if config.fresh else "")
+                 + (" (running the docstring examples again: --rediscover)" if config.rediscover else "")
                  + ("; hand-written cases are measured as their modules come in" if self.streaming else ""))
         if self.streaming:
             library, info = self._library([])

@@ -55,7 +55,8 @@ class ProbeConfig:
     only: list[str] = field(default_factory=list)
     shard: Shard | None = None
     keep_work: bool = False
-    fresh: bool = False
+    fresh: bool = False  # measure every selected case again (the discovery cache stays)
+    rediscover: bool = False  # run the docstring examples again, replacing their discovery cache entries
     stats: Path | None = None
     pyproject: Path | None = None
     base_out: Path | None = None  # the project's snapshot, when `out` is a shard part: a cache for the shard
@@ -166,6 +167,6 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
         out = out.with_name(f"{out.stem}.shard-{shard.index}-of-{shard.count}{out.suffix}")
     return ProbeConfig(root=root, cases=list(cases), out=out, devices=devices, library=library, jobs=jobs,
                        timeout=float(timeout), opset=opset, only=list(args.only or []), shard=shard,
-                       keep_work=args.keep_work, fresh=args.fresh,
+                       keep_work=args.keep_work, fresh=args.fresh, rediscover=args.rediscover,
                        stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
                        base_out=base_out, dynamic=dynamic)

@@ -5,7 +5,9 @@ definition, the library version, the tool versions, the opset and the device)
 equals the one recorded next to them, and the snapshot's header for that
 device names the same tools and library version as this run. So an unchanged
 survey measures nothing, one added case measures one case, and a new torch
-measures everything, with or without the work directory.
+measures everything, with or without the work directory. A case with a path
+that ran past a smaller time limit than this run's is measured again: the
+larger limit may give it its answer.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...snapshot.result_records import measured_under_smaller_limit
 from .assemble import same_tools
 
 
@@ -24,7 +27,7 @@ class Reusable:
 
 
 def reusable_results(previous: dict[str, Any] | None, device: str, tools: dict[str, Any], opset: int,
-                     library_version: str) -> dict[str, Reusable]:
+                     library_version: str, time_limit: float = float("inf")) -> dict[str, Reusable]:
     """Case name -> results of ``device`` in ``previous`` that were measured in this run's environment."""
     if previous is None:
         return {}
@@ -37,6 +40,6 @@ def reusable_results(previous: dict[str, Any] | None, device: str, tools: dict[s
     for entry in previous["cases"]:
         stamp = entry.get("measured", {}).get(device)
         results = entry["results"].get(device)
-        if stamp and results:
+        if stamp and results and not measured_under_smaller_limit(results, time_limit):
             found[entry["name"]] = Reusable(stamp["fingerprint"], stamp["measured_at"], results)
     return found

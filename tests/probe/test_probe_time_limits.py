@@ -1,0 +1,72 @@
+"""The time limit (--timeout) through real probe runs on tests/probe/probe_cases/hang_cases.py: it applies to
+each step on its own, a step past it is ``timeout`` (not known: neither supported nor failing) with the line it
+was running, and a run with a larger limit measures a timed-out case again without --fresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = REPO / "tests" / "probe" / "probe_cases"
+
+
+def probe(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    environ = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd, env=environ,
+                          capture_output=True, text=True, timeout=400)
+
+
+def by_name(snapshot: dict) -> dict:
+    return {c["name"]: c for c in snapshot["cases"]}
+
+
+def snapshot_after(limit: int, out: Path, *only: str) -> tuple[dict, str]:
+    """Run the probe on hang_cases.py with ``--timeout limit``; (results of the measured cases, stdout)."""
+    done = probe("--cases", str(CASES / "hang_cases.py"), "--out", str(out), "--library", "probe_cases",
+                 "--timeout", str(limit), "--jobs", "1", "--no-dynamic", *(a for o in only for a in ("--only", o)),
+                 cwd=out.parent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    snapshot = json.loads(out.read_text())
+    return {name: case["results"]["cpu"] for name, case in by_name(snapshot).items() if case["results"]}, done.stdout
+
+
+def test_a_hang_times_out_every_path_and_a_larger_limit_measures_it_again(tmp_path):
+    out = tmp_path / "hang.json"
+    first, _ = snapshot_after(4, out, "wait_forever")
+    hung = first["wait_forever"]
+    for path in ("onnx", "export", "compile"):  # it hung in the eager run, before any path: every path
+        assert (hung[path]["status"], hung[path]["stage"]) == ("timeout", "process")
+        assert hung[path]["detail"] == "ran past the time limit of 4 s during the eager reference"
+        assert hung[path]["time_limit"] == 4
+        assert hung[path]["where"].startswith("probe_cases/hang_cases.py:")  # the stack dumped before the kill
+    snapshot = json.loads(out.read_text())
+    assert snapshot["complete"] is False  # --only: the rest was not measured
+    assert snapshot["missing"] == ["quick", "slow_under_dynamo", "five_seconds_each"]
+
+    again, stdout = snapshot_after(4, out, "wait_forever")  # the same limit: the timeout is the answer
+    assert again == first and "measured 0, reused 1" in stdout
+    larger, stdout = snapshot_after(5, out, "wait_forever")  # a larger limit measures it again, no --fresh
+    assert "measured 1, reused 0" in stdout
+    assert larger["wait_forever"]["compile"]["time_limit"] == 5
+
+
+def test_one_path_past_the_limit_is_a_timeout_and_each_step_has_the_whole_limit(tmp_path):
+    found, _ = snapshot_after(18, tmp_path / "slow.json", "slow_under_dynamo", "five_seconds_each")
+    slow = found["slow_under_dynamo"]
+    assert slow["onnx"]["status"] == "ok" and slow["export"]["status"] == "ok"
+    assert (slow["compile"]["status"], slow["compile"]["stage"]) == ("timeout", "process")
+    assert slow["compile"]["detail"] == "ran past the time limit of 18 s during torch.compile"
+    assert slow["compile"]["where"].startswith("probe_cases/hang_cases.py:")  # the sleep it was in
+    # four 5 s sleeps (eager, ONNX, torch.export, torch.compile): more than 18 s for the case, under it a step
+    steady = found["five_seconds_each"]
+    assert [steady[p]["status"] for p in ("onnx", "export", "compile")] == ["ok", "ok", "ok-breaks"]
