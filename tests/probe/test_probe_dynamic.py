@@ -186,7 +186,7 @@ def test_config_reads_the_dynamic_key_and_the_flag(tmp_path):
 
     def args(**given):
         names = ("config", "cases", "out", "device", "library", "jobs", "timeout", "opset", "shard", "only",
-                 "keep_work", "fresh", "stats", "no_dynamic")
+                 "keep_work", "fresh", "rediscover", "stats", "no_dynamic")
         return SimpleNamespace(**{n: given.get(n) for n in names})
 
     assert build_config(args(), project(tmp_path)).dynamic is True
@@ -306,7 +306,7 @@ def test_schema_keeps_the_dynamic_result_optional_and_checks_its_status():
     validate(snapshot)
     paths["onnx"]["dynamic"]["status"] = "dynamic"
     with pytest.raises(SnapshotError, match=r"case #0 \('op'\) field results.cpu.onnx.dynamic.status: "
-                                            r"expected one of 'ok', 'static', 'fail', 'n/a'"):
+                                            r"expected one of 'ok', 'static', 'fail', 'timeout', 'n/a'"):
         validate(snapshot)
 
 
