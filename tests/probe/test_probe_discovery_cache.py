@@ -294,3 +294,69 @@ def test_the_probe_reuses_the_cache_in_its_children_and_workers_and_rediscover_r
     assert counts == [1, 1, 1, 2]
     snapshot = json.loads((tmp_path / "support.json").read_text())
     assert [c["name"] for c in snapshot["cases"]] == ["double[doc]"]
+
+
+TWO_MODELS = '''
+import os
+import torch
+
+
+class Traced(torch.nn.Module):
+    """Says in a file each time it is unpickled."""
+
+    def __setstate__(self, state):
+        with open(os.environ["KX_UNPICKLED"], "a") as log:
+            log.write(type(self).__name__ + "\\n")
+        super().__setstate__(state)
+
+
+class Big(Traced):
+    """A model.
+
+    >>> big = Big()
+    >>> small = Small()
+    >>> y = small(torch.ones(2, 3))
+    >>> z = big(y)
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return x * self.weight
+
+
+class Small(Traced):
+    """A preprocessor (its example is Big's)."""
+
+    def forward(self, x):
+        return x + 1
+'''
+
+LOAD_ONE = '''
+import sys
+from sphinx_kexport.probe.discover.docstrings import discover, discovered_case
+found = discover("twomodels_kx")
+case = next(c for c in found.cases if c.name == sys.argv[1])
+open(__import__("os").environ["KX_UNPICKLED"], "w").close()  # discovery's own round-trip check unpickled both
+built = discovered_case(case.discovery, case.name)
+print(built.name, type(built.target).__name__)
+'''
+
+
+def test_a_worker_unpickles_only_the_case_it_measures_not_the_others_of_its_example(tmp_path):
+    """SigLip2Model's example makes a preprocessor case beside the 1.5 GB model's: the worker measuring the
+    preprocessor must not load the model (it did, and peaked at 5.4 GB)."""
+    lib = write_library(tmp_path / "lib", "twomodels_kx", TWO_MODELS)
+    log = tmp_path / "unpickled.txt"
+    env = dict(os.environ, KEXPORT_DISCOVERY_CACHE=str(tmp_path / "cache"), KX_UNPICKLED=str(log),
+               PYTHONPATH=os.pathsep.join([str(REPO), str(lib)]))
+    names = {}
+    for wanted in ("Small[doc]", "Big[doc]"):
+        done = subprocess.run([sys.executable, "-c", LOAD_ONE, wanted], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        names[wanted] = (done.stdout.split(), log.read_text().split())
+    assert names["Small[doc]"] == (["Small[doc]", "Small"], ["Small"])
+    assert names["Big[doc]"] == (["Big[doc]", "Big"], ["Big"])

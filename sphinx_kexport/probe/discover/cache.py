@@ -10,11 +10,13 @@ the source of the probe's discovery code (``docstrings.py`` and every probe
 module it imports, directly or not). One file per package and arguments is
 kept in :func:`cache_dir`; writing a new key removes the file of the old one.
 
-Each object's report (its cases, or why it has none) is pickled on its own and
-unpickled once to check that it gives the same fingerprints. The file is a small
-header (the key, and where each report's bytes lie) followed by the reports, so a
-worker that needs one case reads the header and that one report, not the whole
-file (kornia.models' holds 2 GB of models). A report that does
+Each object's report (why it has no case, and the rest of what it says) is pickled
+on its own, and each of its cases apart from it, then unpickled once to check that it
+gives the same fingerprints. The file is a small header (the key, and where each
+report's and each case's bytes lie) followed by them, so a worker that needs one
+case reads the header and that one case, not the whole file (kornia.models' holds
+2 GB of models) nor the other cases of its example (SigLip2Model's example makes a
+preprocessor case beside the 1.5 GB model's). A report that does
 not pickle (a baked argument that is a lambda, say) or does not come back equal
 is stored as "run again", with the base names its cases used so that later names stay
 the same; loading then runs only those examples (:mod:`docstrings` does).
@@ -26,6 +28,7 @@ made from: it lives in the user's own cache directory.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -43,7 +46,7 @@ from typing import Any, Callable
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
-CACHE_FORMAT = 2  # bump when what a cache file holds changes (2: a header, then each report read alone)
+CACHE_FORMAT = 3  # bump when what a cache file holds changes (2: each report read alone; 3: each case)
 _REFRESH = {"on": False}
 _PROBE_DIR = Path(__file__).resolve().parent.parent
 _PACKAGE_DIR = _PROBE_DIR.parent  # sphinx_kexport/
@@ -221,18 +224,19 @@ def cache_key(package: str, include: list[str], exclude: list[str], time_limit: 
 # the file
 
 
-MAGIC = b"KXDISC02"  # then the header's length (8 bytes, little-endian), the header, the reports' bytes
+MAGIC = b"KXDISC03"  # then the header's length (8 bytes, little-endian), the header, the pickles' bytes
 
 
 @dataclass
 class Entry:
-    """One example's report: where its pickled bytes lie after the header, or ``length == -1`` when it must
-    run again (its cases do not pickle)."""
+    """One example's report: where its pickled bytes lie after the header (the report without its cases,
+    then each case), or ``length == -1`` when it must run again (its cases do not pickle)."""
 
     name: str
     bases: list[str]  # case base names its cases used, in order (they number the later cases)
     offset: int = 0  # from the end of the header
     length: int = -1
+    cases: list[tuple[str, int, int]] = field(default_factory=list)  # (case name, offset, length), in order
 
     @property
     def stored(self) -> bool:
@@ -296,14 +300,21 @@ class DiscoveryCache:
         stored.data_start = len(MAGIC) + 8 + size
         return stored
 
-    def report_bytes(self, stored: Stored, entry: Entry) -> bytes:
-        """The pickled report of ``entry`` (read from the file alone; OSError when it is gone)."""
+    def _read(self, stored: Stored, offset: int, length: int, what: str) -> bytes:
         with open(self.path, "rb") as handle:
-            handle.seek(stored.data_start + entry.offset)
-            data = handle.read(entry.length)
-        if len(data) != entry.length:
-            raise OSError(f"{self.path} ends before the report of {entry.name}")
+            handle.seek(stored.data_start + offset)
+            data = handle.read(length)
+        if len(data) != length:
+            raise OSError(f"{self.path} ends before {what}")
         return data
+
+    def load_report(self, stored: Stored, entry: Entry, only: str | None = None) -> Any:
+        """The report of ``entry`` with all its cases, or with the case named ``only`` alone (each read from
+        the file on its own; OSError when the file is gone)."""
+        report = pickle.loads(self._read(stored, entry.offset, entry.length, f"the report of {entry.name}"))
+        report.cases = [pickle.loads(self._read(stored, offset, length, f"the case {name}"))
+                        for name, offset, length in entry.cases if only is None or name == only]
+        return report
 
     def save(self, reports: list[Any], failures: list[Any], seconds: float,
              base_name: Callable[[str], str]) -> int:
@@ -315,19 +326,20 @@ class DiscoveryCache:
         entries, blobs, unpicklable, offset = [], [], 0, 0
         for report in reports:
             bases = [base_name(spec.ref) for spec in report.cases]
-            try:
-                blob = pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
-                if not _round_trips(report, blob):
-                    blob = None  # it pickles, but not into an equal case (a class whose pickling drops state)
-            except Exception:  # a closure, a lambda baked into a call: this example runs again on load
-                blob = None
-            unpicklable += blob is None
-            if blob is None:
+            pickled = _pickled(report)
+            unpicklable += pickled is None
+            if pickled is None:
                 entries.append(Entry(report.ref, bases))
-            else:
-                entries.append(Entry(report.ref, bases, offset, len(blob)))
+                continue
+            shell, cases = pickled
+            entry = Entry(report.ref, bases, offset, len(shell))
+            blobs.append(shell)
+            offset += len(shell)
+            for spec, blob in zip(report.cases, cases):
+                entry.cases.append((spec.name, offset, len(blob)))
                 blobs.append(blob)
                 offset += len(blob)
+            entries.append(entry)
         stored = Stored(self.key, time.time(), seconds, entries,
                         pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL))
         header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
@@ -359,7 +371,15 @@ def _definition(spec: Any) -> str:
                       sort_keys=True, default=str)
 
 
-def _round_trips(report: Any, blob: bytes) -> bool:
-    """Unpickling ``blob`` gives cases with the fingerprints, names and code of ``report``'s."""
-    loaded = pickle.loads(blob)
-    return [_definition(s) for s in loaded.cases] == [_definition(s) for s in report.cases]
+def _pickled(report: Any) -> tuple[bytes, list[bytes]] | None:
+    """(the report without its cases, each case) pickled, each unpickled once to check it gives the same
+    fingerprint, name and code; None when one does not pickle (a closure, a lambda baked into a call) or
+    does not come back equal (a class whose pickling drops state): the example then runs again on load."""
+    try:
+        shell = pickle.dumps(dataclasses.replace(report, cases=[]), protocol=pickle.HIGHEST_PROTOCOL)
+        cases = [pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL) for spec in report.cases]
+        if any(_definition(pickle.loads(blob)) != _definition(spec) for spec, blob in zip(report.cases, cases)):
+            return None
+    except Exception:
+        return None
+    return shell, cases

@@ -223,8 +223,8 @@ def discovered_case(ref: DiscoveryRef, name: str) -> CaseSpec | None:
         else:
             return None
         try:
-            if entry.stored:
-                reports = [pickle.loads(store.report_bytes(stored, entry))]
+            if entry.stored:  # this case alone, not the others its example made
+                reports = [store.load_report(stored, entry, only=name)]
             else:
                 reports = _run(ref.package, include, exclude, ref.time_limit, only={entry.name: used})[0]
         except Exception:  # a class it names moved or changed: the long way
@@ -311,7 +311,7 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, include: li
             if not entry.stored:
                 again[entry.name] = Counter(used)
             else:
-                loaded[index] = pickle.loads(store.report_bytes(stored, entry))
+                loaded[index] = store.load_report(stored, entry)
             used.update(entry.bases)
     except Exception:  # a class it names moved or changed: run the examples (and store them again)
         return None
