@@ -40,7 +40,8 @@ def _tensor_digest(tensor: Any) -> dict[str, Any]:
     import torch
 
     data = tensor.detach().cpu().contiguous()
-    raw = data.view(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
+    # hashed in place (a buffer, not a bytes copy): a model's 786 MB embedding is not held twice
+    raw = memoryview(data.view(-1).view(torch.uint8).numpy()) if data.numel() else b""
     return {"shape": list(data.shape), "dtype": str(data.dtype), "values": hashlib.sha256(raw).hexdigest()[:16]}
 
 

@@ -300,19 +300,20 @@ class DiscoveryCache:
         stored.data_start = len(MAGIC) + 8 + size
         return stored
 
-    def _read(self, stored: Stored, offset: int, length: int, what: str) -> bytes:
+    def _load(self, stored: Stored, offset: int, length: int, what: str) -> Any:
+        """One pickle, unpickled from the file as it is read: a 1.5 GB model's bytes are never held whole
+        beside the tensors they become (SigLip2Model's worker peaked at 5.4 GB reading them first)."""
         with open(self.path, "rb") as handle:
+            if handle.seek(0, os.SEEK_END) < stored.data_start + offset + length:
+                raise OSError(f"{self.path} ends before {what}")
             handle.seek(stored.data_start + offset)
-            data = handle.read(length)
-        if len(data) != length:
-            raise OSError(f"{self.path} ends before {what}")
-        return data
+            return pickle.load(handle)
 
     def load_report(self, stored: Stored, entry: Entry, only: str | None = None) -> Any:
         """The report of ``entry`` with all its cases, or with the case named ``only`` alone (each read from
-        the file on its own; OSError when the file is gone)."""
-        report = pickle.loads(self._read(stored, entry.offset, entry.length, f"the report of {entry.name}"))
-        report.cases = [pickle.loads(self._read(stored, offset, length, f"the case {name}"))
+        the file on its own; OSError when the file is gone or short)."""
+        report = self._load(stored, entry.offset, entry.length, f"the report of {entry.name}")
+        report.cases = [self._load(stored, offset, length, f"the case {name}")
                         for name, offset, length in entry.cases if only is None or name == only]
         return report
 
