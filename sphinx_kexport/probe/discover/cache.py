@@ -300,21 +300,21 @@ class DiscoveryCache:
         stored.data_start = len(MAGIC) + 8 + size
         return stored
 
-    def _load(self, stored: Stored, offset: int, length: int, what: str) -> Any:
-        """One pickle, unpickled from the file as it is read: a 1.5 GB model's bytes are never held whole
-        beside the tensors they become (SigLip2Model's worker peaked at 5.4 GB reading them first)."""
-        with open(self.path, "rb") as handle:
-            if handle.seek(0, os.SEEK_END) < stored.data_start + offset + length:
-                raise OSError(f"{self.path} ends before {what}")
-            handle.seek(stored.data_start + offset)
-            return pickle.load(handle)
-
     def load_report(self, stored: Stored, entry: Entry, only: str | None = None) -> Any:
-        """The report of ``entry`` with all its cases, or with the case named ``only`` alone (each read from
-        the file on its own; OSError when the file is gone or short)."""
-        report = self._load(stored, entry.offset, entry.length, f"the report of {entry.name}")
-        report.cases = [self._load(stored, offset, length, f"the case {name}")
-                        for name, offset, length in entry.cases if only is None or name == only]
+        """The report of ``entry`` with all its cases, or with the case named ``only`` alone (OSError when the
+        file is gone or ends before them). Each pickle is unpickled from the file as it is read: a 1.5 GB
+        model's bytes are never held whole beside the tensors they become."""
+        cases = [(offset, length) for name, offset, length in entry.cases if only is None or name == only]
+        with open(self.path, "rb") as handle:
+            end = max([entry.offset + entry.length] + [offset + length for offset, length in cases])
+            if handle.seek(0, os.SEEK_END) < stored.data_start + end:
+                raise OSError(f"{self.path} ends before the report of {entry.name}")
+            handle.seek(stored.data_start + entry.offset)
+            report = pickle.load(handle)
+            report.cases = []
+            for offset, _ in cases:
+                handle.seek(stored.data_start + offset)
+                report.cases.append(pickle.load(handle))
         return report
 
     def save(self, reports: list[Any], failures: list[Any], seconds: float,

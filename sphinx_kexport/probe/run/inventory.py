@@ -44,7 +44,7 @@ class Inventory:
     modules: list[ModuleReport] = field(default_factory=list)
 
 
-def describe_in_child(source: Source, sys_path: list[str], fresh: bool, jobs: int,
+def describe_in_child(source: Source, sys_path: list[str], rediscover: bool, jobs: int,
                       environment: tuple[list[str], int] | None = None) -> tuple[Any, ...]:
     """A child's whole life: import one case module and describe its cases (and, for the first module, read the
     environment of ``(devices, opset)``); ("ok", cases, environment, seconds, kb) or ("error", message)."""
@@ -54,7 +54,7 @@ def describe_in_child(source: Source, sys_path: list[str], fresh: bool, jobs: in
     from ..cases.describe import describe_module
     from ..discover.cache import refresh
 
-    refresh(fresh)
+    refresh(rediscover)
     try:
         cases = describe_module(source)
     except LoadError as exc:
@@ -73,7 +73,7 @@ def _environment(devices: list[str], opset: int) -> dict[str, Any]:
     return {"torch": str(torch.__version__), "cuda": cuda, "environments": envs}
 
 
-def build_inventory(sources: list[Source], *, jobs: int, fresh: bool, devices: list[str], opset: int,
+def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devices: list[str], opset: int,
                     on_line: Callable[[str], None] = lambda line: None,
                     on_module: Callable[[Source, list[InventoryCase]], None] = lambda source, cases: None,
                     started: Callable[[Callable[[], None]], None] = lambda stop: None) -> Inventory:
@@ -84,7 +84,7 @@ def build_inventory(sources: list[Source], *, jobs: int, fresh: bool, devices: l
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1)
     started(lambda: _stop(pool))  # how a caller in another thread stops it (an error, Ctrl-C)
     try:
-        futures = {pool.submit(describe_in_child, source, sys_path, fresh, jobs,
+        futures = {pool.submit(describe_in_child, source, sys_path, rediscover, jobs,
                                (devices, opset) if index == 0 else None): source
                    for index, source in enumerate(sources)}
         env: dict[str, Any] = {}

@@ -197,7 +197,7 @@ class _Survey:
     def _build_inventory(self, on_module: Any = lambda source, cases: None, started: Any = lambda stop: None
                          ) -> Inventory:
         config = self.config
-        inventory = build_inventory(self.sources, jobs=config.jobs, fresh=config.rediscover, devices=config.devices,
+        inventory = build_inventory(self.sources, jobs=config.jobs, rediscover=config.rediscover, devices=config.devices,
                                     opset=config.opset, on_line=self.say, on_module=on_module, started=started)
         if inventory.repeats:
             shown = ", ".join(f"{d.name} (= {h.name})" for d, h in inventory.repeats[:5]) + (
