@@ -13,16 +13,24 @@ measured with getBoundingClientRect / scrollWidth:
   marks swap;
 - no header cell is cut off outside such a container, and the page itself
   never scrolls sideways;
-- at 1,400 px the legend and the summary by package fit without scrolling.
+- at 1,400 px the legend and the summary by package fit without scrolling;
+- at 400 px the operator tables never scroll sideways: their rows stack, and
+  every cell of every shown row (the "Reproduce" boxes open) lies inside the
+  viewport, needs no scroll container and keeps its content inside it; each
+  status and details cell shows its column's label ("torch.compile · CUDA"),
+  legible in light and dark; search and the filter still hide rows.
 
-Screenshots land in /tmp/kexport-layout-<theme>-<width>.png for a person to look at.
+Screenshots land in /tmp/kexport-layout-<theme>-<width>.png for a person to look at
+(at 400 px: the geometry table, stacked; the cards in ...-400-cards.png).
 """
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from browser_support import THEMES, chromium_available, console_errors
+from browser_support import THEMES, chromium_available, console_errors, contrast, parse_rgb, visible_rows
 
 pytestmark = [
     pytest.mark.browser,
@@ -139,9 +147,119 @@ def test_nothing_spills_and_wide_tables_say_they_scroll(driver, base_url, theme,
     console_errors(driver)
     if theme in ("pydata", "furo"):  # light is enough here; the colours are test_browser.py's
         driver.execute_script("document.documentElement.dataset.theme = 'light'; document.body.dataset.theme = 'light'")
-    must_fit = [".kexport-summary", ".kexport-legend"] if width == WIDE else []
+    must_fit = [".kexport-summary", ".kexport-legend"] if width == WIDE else [".kx-t"]
     problems = driver.execute_async_script(MEASURE, must_fit)
     driver.execute_script("document.querySelector('.kexport-cards').scrollIntoView({behavior: 'instant'})")
-    driver.save_screenshot(f"/tmp/kexport-layout-{theme}-{width}.png")
+    driver.save_screenshot(f"/tmp/kexport-layout-{theme}-{width}" + ("" if width == WIDE else "-cards") + ".png")
     assert problems == [], "\n".join(problems)
+    assert console_errors(driver) == []
+
+
+# --------------------------------------------------------------------------
+# a phone: the operator tables stack, every cell on screen and labelled
+
+# Each status column's header, in the order of a row's cells, then the details'.
+LABELS = ["ONNX · CPU", "ONNX · CUDA", "torch.export · CPU", "torch.export · CUDA",
+          "torch.compile · CPU", "torch.compile · CUDA"]
+DARK = {"furo": "document.body.dataset.theme = 'dark'",
+        "pydata": "document.documentElement.dataset.theme = 'dark'"}
+
+# Every cell (td and th) of every shown row of the operator tables, measured after
+# scrolling its table into view. Returns a list of problems, in words.
+MEASURE_CELLS = """
+const [labels, done] = [arguments[0], arguments[arguments.length - 1]];
+const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 20))));
+const root = document.querySelector('.kexport'), vw = document.documentElement.clientWidth;
+const problems = [], px = Math.round;
+const quoted = c => /^".*"$/.test(c) ? c.slice(1, -1) : '';  // computed `content`: "text", or none/normal
+function bg(el) {
+  for (; el; el = el.parentElement) {
+    const c = getComputedStyle(el).backgroundColor;
+    if (!/rgba\\(.*, 0\\)$/.test(c) && c !== 'transparent') return c;
+  }
+  return 'rgb(255, 255, 255)';
+}
+function scroller(el) {  // an ancestor, up to the page's container, that would scroll the cell sideways
+  for (el = el.parentElement; el && el !== root.parentElement; el = el.parentElement) {
+    const o = getComputedStyle(el).overflowX;
+    if ((o === 'auto' || o === 'scroll') && el.scrollWidth > el.clientWidth + 1) return el;
+  }
+  return null;
+}
+(async () => {
+  const colours = [];
+  for (const table of root.querySelectorAll('table.kx-t')) {
+    if (!table.getClientRects().length) continue;  // a package the filter hid
+    table.scrollIntoView({block: 'start', behavior: 'instant'});
+    await frames();
+    for (const tr of table.rows) {
+      if (tr.hidden || tr.offsetParent === null) continue;
+      const body = tr.parentElement.tagName === 'TBODY', last = tr.cells.length - 1;
+      [...tr.cells].forEach((cell, i) => {
+        const what = `${table.id} ${tr.id || 'header'} cell ${i + 1} "${cell.textContent.trim().slice(0, 30)}"`;
+        const r = cell.getBoundingClientRect();
+        if (r.left < -1 || r.right > vw + 1)
+          problems.push(`${what} is outside the viewport (${px(r.left)}..${px(r.right)} of 0..${vw})`);
+        const s = scroller(cell);
+        if (s) problems.push(`${what} sits in a sideways scroll container (${s.scrollWidth} px in ${s.clientWidth} px)`);
+        if (cell.scrollWidth > cell.clientWidth + 1)
+          problems.push(`${what}: its content runs out of the cell (${cell.scrollWidth} px in ${cell.clientWidth} px)`);
+        // labelled: status cells and non-empty details (the operator is the stacked row's title)
+        if (!body || i === 0 || (i === last && !cell.textContent.trim())) return;
+        const before = getComputedStyle(cell, '::before'), want = i === last ? 'Details' : labels[i - 1];
+        const shown = quoted(before.content);
+        if (shown !== want || before.display === 'none')
+          problems.push(`${what} shows the label ${JSON.stringify(shown || before.content)}, not "${want}"`);
+        else if (colours.length < 3) colours.push([what, before.color, bg(cell)]);
+      });
+    }
+  }
+  return [problems, colours];
+})().then(done, e => done([['script error: ' + e], []]));
+"""
+
+
+def _measure_cells(driver) -> list[str]:
+    problems, colours = driver.execute_async_script(MEASURE_CELLS, LABELS)
+    for what, fg, bg in colours:
+        if contrast(parse_rgb(fg), parse_rgb(bg)) < 4.5:
+            problems.append(f"{what}: its label ({fg} on {bg}) is hard to read")
+    return problems
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_on_a_phone_every_cell_is_on_screen_and_says_its_column(driver, base_url, theme):
+    driver.set_window_size(PHONE, 900)
+    driver.set_script_timeout(30)
+    driver.get(base_url + f"{theme}/index.html")
+    console_errors(driver)
+    if theme in DARK:
+        driver.execute_script("document.documentElement.dataset.theme = 'light'; document.body.dataset.theme = 'light'")
+    # every "Reproduce" box open (the script fills in its snippets), so they are measured too
+    driver.execute_script("document.querySelectorAll('.kexport table.kx-t details').forEach(d => d.open = true)")
+    time.sleep(0.1)
+    assert driver.find_elements("css selector", ".kexport table.kx-t .kx-snippet pre")
+    assert len(visible_rows(driver)) == 29
+    problems = _measure_cells(driver)
+    driver.execute_script("document.getElementById('kx-mylib-geometry-warp-perspective')"
+                          ".scrollIntoView({block: 'start', behavior: 'instant'})")
+    driver.save_screenshot(f"/tmp/kexport-layout-{theme}-{PHONE}.png")
+    assert problems == [], "\n".join(problems)
+
+    if theme in DARK:
+        driver.execute_script(DARK[theme])
+        problems = _measure_cells(driver)
+        driver.save_screenshot(f"/tmp/kexport-layout-{theme}-{PHONE}-dark.png")
+        assert problems == [], "dark:\n" + "\n".join(problems)
+
+    # the script's search and filter still hide rows in the stacked layout
+    box = driver.find_element("css selector", ".kexport-controls input[type=search]")
+    box.send_keys("svd")
+    assert visible_rows(driver) == ["kx-mylib-geometry-warp-perspective", "kx-mylib-geometry-solve-pnp"]
+    box.clear()
+    driver.execute_script("const s = document.querySelector('.kexport-controls select[data-kx=filter]');"
+                          "s.value = 'fail-compile'; s.dispatchEvent(new Event('change'));")
+    shown = visible_rows(driver)
+    assert shown and len(shown) < 29
+    assert _measure_cells(driver) == []
     assert console_errors(driver) == []

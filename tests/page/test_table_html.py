@@ -13,7 +13,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from sphinx_kexport.page.model.page_model import build_model, column_payload, display_columns
-from sphinx_kexport.page.writers.html import STATUS_CODE
+from sphinx_kexport.page.writers.html import STATUS_CODE, column_headers, css_string
 from sphinx_kexport.snapshot import load_snapshot
 
 ROOT = Path(__file__).parent / "roots" / "test-browser"
@@ -100,6 +100,20 @@ def test_controls_are_hidden_until_the_script_runs_and_labelled(page):
     assert [o["value"] for o in controls.select("select[data-kx=device] option")] == ["", "cpu", "cuda"]
     assert "disagree" in [o["value"] for o in controls.select("select[data-kx=filter] option")]
     assert controls.select_one("[aria-live=polite]").get_text() == "29 configurations"
+
+
+def test_stacked_rows_take_their_labels_from_the_headers_escaped(page):
+    """On a narrow screen each cell shows its column's header (kexport.css): one CSS custom
+    property per column on the page's container, not an attribute per cell."""
+    assert page.select_one("div.kexport")["style"] == (
+        '--kx-l1:"ONNX · CPU";--kx-l2:"ONNX · CUDA";--kx-l3:"torch.export · CPU";--kx-l4:"torch.export · CUDA";'
+        '--kx-l5:"torch.compile · CPU";--kx-l6:"torch.compile · CUDA";--kx-ld:"Details"')
+    assert page.select_one("table.kx-t thead tr").select("th")[-1].get_text() == "Details"
+    one_device = [{"path_label": p, "device_label": "CPU", "device": "cpu"} for p in ("ONNX", "torch.export")]
+    assert column_headers(one_device) == ["ONNX", "torch.export"]
+    # an untrusted label cannot end the string, the declaration or the attribute
+    hostile = css_string('x"; } body { color: red } \\ </div><script>')
+    assert hostile.startswith('"x\\22 ') and hostile.count('"') == 2 and not set(hostile) & set(";{}<>'")
 
 
 def test_no_inline_styles_and_no_hidden_rows_in_the_tables(page):

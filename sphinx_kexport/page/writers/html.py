@@ -8,6 +8,9 @@ interprets cell markup:
 
 * ``div.kexport[data-cols]``: the column keys, in the order of each row's
   status codes (``data-labels``: their labels, ``|``-separated);
+* ``div.kexport[style]``: the column headers as CSS custom properties, the
+  labels of a row's cells when the stylesheet stacks them on a narrow screen
+  (see ``stacked_labels``);
 * ``table[data-p][data-q]``: package slug; package and section search text;
 * ``tr[data-s]``: one status code per column (see ``STATUS_CODE``); left
   out when every column is ok, the common case;
@@ -64,7 +67,28 @@ SUPPORTED_CODES = frozenset("obr")
 # fails, - none); left out when no cell of the row has one.
 # ``tr[data-c]``: how each cell changed since the compared snapshot ("-": not at all).
 CHANGE_CODE = {"regressed": "r", "fixed": "f", "changed": "c"}
+DETAILS_LABEL = "Details"  # the last column's header
 
+
+def column_headers(columns: list[dict[str, Any]]) -> list[str]:
+    """Each status column's header in one line: "torch.compile · CUDA", or the path alone on one device."""
+    multi = len({c["device"] for c in columns}) > 1
+    return [f"{c['path_label']} · {c['device_label']}" if multi else c["path_label"] for c in columns]
+
+
+def css_string(text: str) -> str:
+    """``text`` as a quoted CSS string; anything but letters, digits and a few harmless signs as a hex
+    escape, so that no (untrusted) label can end the string or the declaration."""
+    return '"' + "".join(c if c.isalnum() or c in " .·()-_/:" else f"\\{ord(c):x} " for c in text) + '"'
+
+
+def stacked_labels(columns: list[dict[str, Any]]) -> str:
+    """The page container's ``style``: the headers as custom properties, ``--kx-l1`` ... for the status
+    columns in display order and ``--kx-ld`` for the details. When a table's rows stack on a narrow
+    screen, the stylesheet shows them above each cell. Set once per page, not as an attribute per cell:
+    rows stay as small as they are."""
+    labels = [f"--kx-l{i}:{css_string(label)}" for i, label in enumerate(column_headers(columns), 1)]
+    return ";".join(labels + [f"--kx-ld:{css_string(DETAILS_LABEL)}"])
 
 
 def _header_groups(columns: list[dict[str, Any]]) -> list[tuple[str, int]]:
@@ -209,7 +233,7 @@ def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "")
     return render("table.html.jinja",
         table_id=node["table_id"], title=node.get("title", ""), package_slug=package_slug,
         table_search=table_text, columns=columns, groups=_header_groups(columns),
-        multi_device=len(device_labels) > 1, rows=rows,
+        multi_device=len(device_labels) > 1, rows=rows, details_label=DETAILS_LABEL,
     )
 
 
@@ -233,7 +257,8 @@ def visit_page(self, node: nodes.Element) -> None:
     self._kexport_since = node.get("compare", "")
     columns = display_columns(node["columns"])
     attrs = {"data-cols": " ".join(c["key"] for c in columns),
-             "data-labels": "|".join(c["label"] for c in columns)}  # for the "Reproduce" snippets
+             "data-labels": "|".join(c["label"] for c in columns),  # for the "Reproduce" snippets
+             "style": stacked_labels(columns)}  # the column labels of stacked rows (kexport.css)
     if node.get("page_id") and node["page_id"] not in node["ids"]:
         attrs["ids"] = [node["page_id"]]
     self.body.append(self.starttag(node, "div", "", CLASS="kexport", **attrs))
