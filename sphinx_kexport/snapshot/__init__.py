@@ -2,7 +2,7 @@
 
 * ``vocabulary``: paths, devices, statuses, stages and their labels;
 * ``errors``: ``SnapshotError`` and how a problem is put into words;
-* ``validation``: the one validator, compiled from ``snapshot-1.schema.json``;
+* ``validation``: the one validator, compiled from ``snapshot-2.schema.json``;
 * ``kornia_format``: Kornia's committed flat format, converted to format 1;
 * ``files``: reading (``read_snapshot``, ``load_snapshot``) and atomic writing;
 * ``records``: the typed records the page renders;
@@ -29,13 +29,13 @@ from .files import (
                     write_atomic,
 )
 from .kornia_format import from_kornia, is_kornia_format
-from .records import NOT_PROBED, Case, Dynamic, Result, Snapshot, build
+from .records import NOT_PROBED, Case, Dynamic, ObjectWithoutCase, Result, Snapshot, build
 from .validation import SCHEMA_PATH, load_schema, validate
 from .vocabulary import DEVICE_LABELS, DEVICES, DYNAMIC_STATUSES, FAILING, PATH_LABELS, PATHS, SCHEMA_VERSION, STAGES, STATUSES, SUPPORTED
 
 __all__ = [
     "Case", "DEVICES", "DEVICE_LABELS", "DYNAMIC_STATUSES", "Dynamic", "FAILING", "FIX_HINT", "KORNIA_FORMAT", "NATIVE_FORMAT", "NOT_PROBED",
-    "PATHS", "PATH_LABELS", "Result", "SCHEMA_PATH", "SCHEMA_VERSION", "STAGES", "STATUSES", "SUPPORTED",
+    "ObjectWithoutCase", "PATHS", "PATH_LABELS", "Result", "SCHEMA_PATH", "SCHEMA_VERSION", "STAGES", "STATUSES", "SUPPORTED",
     "Snapshot", "SnapshotError", "build", "dump_snapshot", "dumps", "from_kornia", "is_kornia_format",
     "load_schema", "load_snapshot", "normalise", "read_json", "read_snapshot", "validate", "write_atomic",
 ]

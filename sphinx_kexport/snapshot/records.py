@@ -71,6 +71,16 @@ class Case:
         return self.results.get(device, {}).get(path, NOT_PROBED)
 
 
+@dataclass(slots=True, frozen=True)
+class ObjectWithoutCase:
+    """An object whose docstring example yielded no case, and why (vocabulary.NO_CASE_KINDS)."""
+
+    ref: str
+    package: str
+    kind: str
+    detail: str
+
+
 @dataclass(slots=True)
 class Snapshot:
     source: str
@@ -80,6 +90,7 @@ class Snapshot:
     environments: dict[str, dict[str, Any]]
     cases: list[Case]
     missing: list[str] = field(default_factory=list)
+    objects_without_cases: list[ObjectWithoutCase] = field(default_factory=list)
 
     @property
     def devices(self) -> list[str]:
@@ -115,5 +126,7 @@ def build(data: dict[str, Any], source: str) -> Snapshot:
         ))
     return Snapshot(source=source, generated_at=data["generated_at"], complete=data["complete"],
                     library=dict(data["library"]), environments=dict(data["environments"]), cases=cases,
-                    missing=list(data.get("missing", [])))
+                    missing=list(data.get("missing", [])),
+                    objects_without_cases=[ObjectWithoutCase(o["ref"], o["package"], o["kind"], o["detail"])
+                                           for o in data.get("objects_without_cases", ())])
 

@@ -30,6 +30,17 @@ DYNAMIC_STATUSES = ("ok", "static", "fail", STATUS_TIMEOUT, "n/a")
 ORIGIN_HAND = "hand-written"
 ORIGIN_DOCSTRING = "docstring"
 ORIGINS = (ORIGIN_HAND, ORIGIN_DOCSTRING)
+# Why an object of the library whose docstring has an example yields no case (the snapshot's
+# ``objects_without_cases``, format 2), and how people read each reason.
+NO_CASE_WORDS = {
+    "no tensor call": "no tensor call",
+    "raised": "the example raised",
+    "download": "it tried to download",
+    "time limit": "it ran past the time limit",
+    "import failed": "the module does not import",
+    "unparsable": "doctest cannot parse its docstring",
+}
+NO_CASE_KINDS = tuple(NO_CASE_WORDS)
 # The stage of an n/a result whose case never reached a capture path: it raised when run eagerly, or it
 # returned no tensor (format 2; format 1 said both with stage "eager" and told them apart by wording).
 STAGE_EAGER = "eager"

@@ -211,3 +211,50 @@ def test_a_timeout_is_a_status_of_its_own_left_out_of_the_counts(make_app, tmp_p
     assert row is not None and row.select_one("kx-t").get_text() == "timed out"
     assert "ran past the time limit of 300 s during torch.compile" in row.get_text()
     assert page.select_one('select[data-kx="filter"] option[value="timeout"]').get_text() == "ran past the time limit"
+
+
+def test_objects_whose_docstring_examples_yielded_no_case_are_listed_under_not_probed(make_app, tmp_path):
+    """The snapshot's objects_without_cases (the probe's discovery: the example raised, tried to download,
+    cannot be parsed, ...) are listed with why, after the registered entries; their text is data."""
+    import json
+
+    from page_support import build, copy_root
+
+    from sphinx_kexport.snapshot.upgrade import upgrade_format_1
+
+    src = copy_root("basic", tmp_path)
+    data_file = src / "_data" / "export_support.json"
+    data = upgrade_format_1(json.loads(data_file.read_text()))
+    data["objects_without_cases"] = [
+        {"ref": "mylib.metrics.BRISQUE", "package": "mylib.metrics", "kind": "unparsable",
+         "detail": "line 9 of the docstring for mylib.metrics.BRISQUE has inconsistent leading whitespace"},
+        {"ref": "mylib.io.fetch<b>", "package": "mylib.io", "kind": "download",
+         "detail": "DownloadBlocked: urlopen 'https://x.invalid/w.pt' <script>alert(1)</script>"},
+        {"ref": "mylib.filters.strict", "package": "mylib.filters", "kind": "raised",
+         "detail": "mylib.filters.strict raised ValueError: needs 2-D (the example shows it failing)"},
+    ]
+    data_file.write_text(json.dumps(data))
+    app = make_app("html", srcdir=src, freshenv=True)
+    build(app)
+    assert warnings(app) == ""
+    page = soup(app).select_one("div.kexport")
+    note = page.select_one("p.kexport-note").get_text()
+    assert ("1 registered entry is not in the tables (1 skipped); 3 objects’ docstring examples yielded no case: "
+            "see “Not probed” below.") in note
+    intro = page.select_one("p.kexport-without-cases-intro").get_text()
+    assert intro.startswith("3 objects of the library have docstring examples that yielded no case (1 the example "
+                            "raised, 1 it tried to download, 1 doctest cannot parse its docstring)")
+    rows = [[td.get_text(" ", strip=True) for td in tr.select("td")]
+            for tr in page.select("table.kexport-without-cases tbody tr")]
+    assert rows == [  # in the order of the reasons, then of the names
+        ["mylib.filters.strict (mylib.filters)", "the example raised",
+         "mylib.filters.strict raised ValueError: needs 2-D (the example shows it failing)"],
+        ["mylib.io.fetch<b> (mylib.io)", "it tried to download",
+         "DownloadBlocked: urlopen 'https://x.invalid/w.pt' <script>alert(1)</script>"],
+        ["mylib.metrics.BRISQUE (mylib.metrics)", "doctest cannot parse its docstring",
+         "line 9 of the docstring for mylib.metrics.BRISQUE has inconsistent leading whitespace"],
+    ]
+    table = page.select_one("table.kexport-without-cases")
+    assert table.find("script") is None and table.find("b") is None  # snapshot text is text
+    # after the registered entries without a row, in the same part
+    assert page.select_one("table.kexport-not-probed").find_next("table") is table

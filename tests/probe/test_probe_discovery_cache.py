@@ -79,7 +79,7 @@ def test_doclib_loads_from_the_cache_equal_to_a_fresh_discovery_without_running_
     off = discover_in_process("probe_cases.doclib", "off", limit=2)
     stored = discover_in_process("probe_cases.doclib", str(cache), limit=2)
     loaded = discover_in_process("probe_cases.doclib", str(cache), limit=2)
-    assert off["cache"] == "discovery cache off" and len(off["ran"]) == 10
+    assert off["cache"] == "discovery cache off" and len(off["ran"]) == 12
     assert stored["cache"].startswith(f"ran the examples and stored them in the discovery cache {cache}")
     assert loaded["cache"].startswith(f"loaded from the discovery cache {cache}")
     assert loaded["ran"] == []  # not one example ran: the `slow` one alone takes the 2 s limit
@@ -87,10 +87,11 @@ def test_doclib_loads_from_the_cache_equal_to_a_fresh_discovery_without_running_
     same_result(off, loaded)
     names = {c["name"] for c in loaded["cases"]}
     assert names == {"Scaler[doc]", "blur_then_scale[doc]", "jitter[doc]", "mix[doc]", "scale[doc]", "shift[doc]",
-                     "scale[doc 2]"}
+                     "scale[doc 2]", "checked[doc]"}
     skips = {ref.rsplit(".", 1)[1]: skip for ref, skip, *_ in loaded["objects"] if skip}
     assert skips == {"broken": "raised", "fetch_weights": "download", "make_ramp": "no tensor call",
-                     "slow": "time limit"}  # the records `discover` prints come from the cache too
+                     "slow": "time limit", "refuse": "raised", "misaligned": "unparsable"}
+    # the records `discover` prints come from the cache too: the download is not tried again
     assert [p.name for p in cache.iterdir()] == [Path(loaded["cache"].split(" ")[5]).name]
 
 

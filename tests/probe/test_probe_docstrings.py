@@ -43,9 +43,19 @@ def test_each_object_yields_its_cases_or_a_reason(found):
     reports = by_ref(found)
     assert {k: [c.name for c in r.cases] for k, r in reports.items() if r.cases} == {
         "Scaler": ["Scaler[doc]"], "blur_then_scale": ["blur_then_scale[doc]"], "jitter": ["jitter[doc]"],
-        "mix": ["mix[doc]"], "scale": ["scale[doc]"], "shift": ["shift[doc]", "scale[doc 2]"]}
+        "mix": ["mix[doc]"], "scale": ["scale[doc]"], "shift": ["shift[doc]", "scale[doc 2]"],
+        "checked": ["checked[doc]"]}
     assert {k: r.skip for k, r in reports.items() if not r.cases} == {
-        "broken": "raised", "fetch_weights": "download", "make_ramp": "no tensor call", "slow": "time limit"}
+        "broken": "raised", "fetch_weights": "download", "make_ramp": "no tensor call", "slow": "time limit",
+        "refuse": "raised", "misaligned": "unparsable"}
+    # a call the example shows failing (a Traceback) is no case: it would only fail eagerly
+    assert reports["checked"].dropped == [f"{LIB}.checked raised ValueError: checked needs a 2-D tensor, got 1-D "
+                                          "(the example shows it failing)"]
+    assert [tuple(t.shape) for t in reports["checked"].cases[0].inputs] == [(2, 2)]
+    assert reports["refuse"].detail == (f"{LIB}.refuse raised NotImplementedError: refuse is not implemented "
+                                        "(the example shows it failing)")
+    assert reports["misaligned"].detail.startswith(f"line 5 of the docstring for {LIB}.misaligned has inconsistent "
+                                                   "leading whitespace")
     assert "TypeError" in reports["broken"].detail and "broken(torch.ones(2), 3)" in reports["broken"].detail
     assert "urlopen" in reports["fetch_weights"].detail
     assert reports["fetch_weights"].seconds < 1.0  # blocked at once, never waiting on a network
@@ -104,7 +114,7 @@ def test_fingerprints_are_identical_in_two_processes():
     for done in outputs:
         assert done.returncode == 0, done.stderr
     first, second = (json.loads(o.stdout) for o in outputs)
-    assert first == second and len(first) == 7
+    assert first == second and len(first) == 8
 
 
 def test_merge_cases_keeps_the_hand_written_one(found):
@@ -134,14 +144,16 @@ def test_discover_command_lists_every_object_and_totals(tmp_path):
     assert f"{LIB}.slow: no case: it ran past the time limit" in out
     assert "scale[doc] -> probe_cases.doclib.scale [(2,3)]: repeats the hand-written 'scale[hand]'" in out
     assert "    mix[doc] -> probe_cases.doclib.mix [(2,2), (2,2)]" in out
-    assert (f"{LIB}: 10 objects with examples, 6 cases (+1 repeating hand-written cases from {hand}); objects "
-            "without a case: 1 no tensor call, 1 the example raised, 1 it tried to download, 1 it ran past the "
-            "time limit, 1 repeats hand-written cases;") in out
+    assert f"{LIB}.misaligned: no case: doctest cannot parse its docstring: line 5 of the docstring" in out
+    assert f"    not a case: {LIB}.checked raised ValueError: checked needs a 2-D tensor, got 1-D" in out
+    assert (f"{LIB}: 13 objects with examples, 7 cases (+1 repeating hand-written cases from {hand}); objects "
+            "without a case: 1 no tensor call, 2 the example raised, 1 it tried to download, 1 it ran past the "
+            "time limit, 1 doctest cannot parse its docstring, 1 repeats hand-written cases;") in out
     # progress on stderr as it goes: a line before anything is imported, then one per example
     progress = done.stderr.splitlines()
     assert progress[0].startswith(f"discovering {LIB}: importing it")
     lines = [line.strip() for line in progress if line.startswith("  [")]
-    assert len(lines) == 10 and lines[0].startswith("[1/10] ") and lines[-1].startswith("[10/10] ")
+    assert len(lines) == 12 and lines[0].startswith("[1/12] ") and lines[-1].startswith("[12/12] ")
     assert any(line.endswith(" s") and f"{LIB}.slow: no case (it ran past the time limit)" in line for line in lines)
 
 
@@ -176,6 +188,12 @@ def test_the_discovered_survey_runs_through_the_real_probe(tmp_path):
     snapshot = json.loads(out.read_text())
     status = {c["name"]: {p: r["status"] for p, r in c["results"]["cpu"].items()} for c in snapshot["cases"]}
     assert set(status) == {"Scaler[doc]", "blur_then_scale[doc]", "jitter[doc]", "mix[doc]", "scale[doc]",
-                           "shift[doc]", "scale[doc 2]"}
+                           "shift[doc]", "scale[doc 2]", "checked[doc]"}
+    assert status["checked[doc]"] == {"onnx": "ok", "export": "ok", "compile": "ok"}  # only the call that works
+    # every object with an example but no case is in the snapshot, with why (the page lists them)
+    without = {o["ref"].removeprefix(LIB + "."): (o["kind"], o["package"]) for o in snapshot["objects_without_cases"]}
+    assert without == {"broken": ("raised", LIB), "refuse": ("raised", LIB), "fetch_weights": ("download", LIB),
+                       "make_ramp": ("no tensor call", LIB), "slow": ("time limit", LIB),
+                       "misaligned": ("unparsable", LIB)}
     assert status["jitter[doc]"] == {"onnx": "ok-unverified", "export": "ok-unverified", "compile": "ok-unverified"}
     assert status["mix[doc]"] == {"onnx": "ok", "export": "ok", "compile": "ok"}

@@ -157,9 +157,9 @@ def test_assembly_drops_a_device_measured_with_other_tools_and_says_so():
 # -- merge
 
 
-def part(tmp_path: Path, name: str, measured: dict, cases=("a", "b"), env=ENV) -> Path:
+def part(tmp_path: Path, name: str, measured: dict, cases=("a", "b"), env=ENV, without=()) -> Path:
     snapshot = build_snapshot(cases=[inventory_case(n) for n in cases], measured=measured, environments={"cpu": env},
-                              library=LIBRARY, previous=None)[0]
+                              library=LIBRARY, previous=None, objects_without_cases=list(without))[0]
     path = tmp_path / name
     dump_snapshot(snapshot, path)
     return path
@@ -178,6 +178,17 @@ def test_merge_joins_shard_parts_and_refuses_gaps_and_foreign_parts(tmp_path):
         merge_parts([first, part(tmp_path, "3.json", {("c", "cpu"): all_ok()}, cases=("a", "c"))])
     with pytest.raises(MergeError, match="different environments"):
         merge_parts([first, part(tmp_path, "4.json", {("b", "cpu"): all_ok()}, env=dict(ENV, torch="2.14.0"))])
+
+
+def test_objects_without_cases_go_into_the_snapshot_and_through_a_merge_once(tmp_path):
+    raised = {"ref": "lib.f", "package": "lib", "kind": "raised", "detail": "lib.f raised E: x"}
+    unparsable = {"ref": "lib.g", "package": "lib", "kind": "unparsable", "detail": "line 3 of the docstring"}
+    first = part(tmp_path, "1.json", {("a", "cpu"): all_ok()}, without=[raised, unparsable])
+    second = part(tmp_path, "2.json", {("b", "cpu"): all_ok()}, without=[raised, unparsable])
+    assert json.loads(first.read_text())["objects_without_cases"] == [raised, unparsable]
+    assert merge_parts([first, second]).snapshot["objects_without_cases"] == [raised, unparsable]
+    assert "objects_without_cases" not in merge_parts([part(tmp_path, "3.json", {("a", "cpu"): all_ok(),
+                                                                                 ("b", "cpu"): all_ok()})]).snapshot
 
 
 # -- format 1, upgraded on reading

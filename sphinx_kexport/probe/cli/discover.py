@@ -2,7 +2,8 @@
 
 Nothing is dropped silently: every object with an example is listed with its
 cases or the reason it has none (no tensor call, the example raised, it tried
-to download, it ran past the time limit, its cases repeat hand-written ones),
+to download, it ran past the time limit, its cases repeat hand-written ones,
+doctest cannot parse its docstring),
 then the totals. The hand-written cases come from the configured case
 sources (``cases`` of ``[tool.sphinx-kexport]``, or ``--cases``).
 """
@@ -14,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from .common import EXIT_OK, PROG, CliParser, report_failure
+from ...snapshot.vocabulary import NO_CASE_WORDS
 
 SLOW_EXAMPLE = 10.0  # seconds past which a progress line calls an example slow
-SKIP_WORDS = {"no tensor call": "no tensor call", "raised": "the example raised", "download": "it tried to download",
-              "time limit": "it ran past the time limit", "duplicate": "repeats hand-written cases",
-              "import failed": "the module does not import"}
+SKIP_WORDS = dict(NO_CASE_WORDS, duplicate="repeats hand-written cases")
 
 
 def _parser() -> CliParser:

@@ -27,7 +27,7 @@ import random
 import sys
 import types
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
 
@@ -45,6 +45,7 @@ class Call:
     kwargs: dict[str, Any]
     statement: int  # index of the example statement that made it
     span: tuple[int, int, int, int] | None  # (line, end line, column, end column) of the call in that statement
+    raised: str = ""  # the exception the call raised ("" when it returned): such a call is not a case
 
 
 @dataclass
@@ -77,9 +78,9 @@ class Recorder:
         self.calls: list[Call] | None = None
         self.statement = 0
 
-    def record(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any], frame: Any) -> None:
+    def record(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any], frame: Any) -> Call | None:
         if self.calls is None or not frame.f_code.co_filename.startswith(EXAMPLE_FILE_PREFIX):
-            return
+            return None
         span = None
         try:
             positions = list(frame.f_code.co_positions())[frame.f_lasti // 2]
@@ -87,8 +88,21 @@ class Recorder:
                 span = tuple(positions)
         except (AttributeError, IndexError):  # Python < 3.11 has no positions: the code field stays empty
             span = None
-        self.calls.append(Call(ref, callee, tuple(_snapshot(a) for a in args),
-                               {k: _snapshot(v) for k, v in kwargs.items()}, self.statement, span))
+        call = Call(ref, callee, tuple(_snapshot(a) for a in args), {k: _snapshot(v) for k, v in kwargs.items()},
+                    self.statement, span)
+        self.calls.append(call)
+        return call
+
+
+def _called(call: Call | None, run: Callable[[], Any]) -> Any:
+    """``run()``, marking ``call`` (the record of this very call) as raised when it raises: an example that
+    shows a Traceback on purpose still runs on, but the call that raised is no case."""
+    try:
+        return run()
+    except BaseException as exc:
+        if call is not None:
+            call.raised = _first_line(exc)
+        raise
 
 
 RECORDER = Recorder()
@@ -97,9 +111,8 @@ RECORDER = Recorder()
 def _function_proxy(function: Any, ref: str) -> Any:
     @functools.wraps(function)
     def proxy(*args: Any, **kwargs: Any) -> Any:
-        if RECORDER.calls is not None:
-            RECORDER.record(ref, function, args, kwargs, sys._getframe(1))
-        return function(*args, **kwargs)
+        call = RECORDER.record(ref, function, args, kwargs, sys._getframe(1)) if RECORDER.calls is not None else None
+        return _called(call, lambda: function(*args, **kwargs))
 
     proxy.__kexport_original__ = function
     return proxy
@@ -116,14 +129,15 @@ def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
     """
     @functools.wraps(raw)
     def proxy(*args: Any, **kwargs: Any) -> Any:
+        call = None
         if RECORDER.calls is not None and (kind == "static" or args):
             if kind == "static":
                 callee, rest = raw, args
             else:
                 owner = args[0] if kind == "class" else _snapshot(args[0])
                 callee, rest = types.MethodType(raw, owner), args[1:]
-            RECORDER.record(ref, callee, rest, kwargs, sys._getframe(1))
-        return raw(*args, **kwargs)
+            call = RECORDER.record(ref, callee, rest, kwargs, sys._getframe(1))
+        return _called(call, lambda: raw(*args, **kwargs))
 
     proxy.__kexport_original__ = raw
     return staticmethod(proxy) if kind == "static" else classmethod(proxy) if kind == "class" else proxy
@@ -174,11 +188,12 @@ def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, 
 
     def module_call(original: Any) -> Any:
         def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            made = None
             if RECORDER.calls is not None:
                 ref = module_classes.get(type(self))
                 if ref:
-                    RECORDER.record(ref, _copy_module(self), args, kwargs, sys._getframe(1))
-            return original(self, *args, **kwargs)
+                    made = RECORDER.record(ref, _copy_module(self), args, kwargs, sys._getframe(1))
+            return _called(made, lambda: original(self, *args, **kwargs))
 
         return call
 

@@ -36,9 +36,12 @@ from .doc_run import recording, run_example
 from .cache import DiscoveryCache, Stored, cache_dir, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec, public_path
+from . import without_cases
+from ...snapshot.vocabulary import NO_CASE_KINDS
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds per example
-SKIP_KINDS = ("no tensor call", "raised", "download", "time limit", "duplicate", "import failed")
+# why an object yields no case; "duplicate" (its cases repeat hand-written ones) is said by `discover` only
+SKIP_KINDS = (*NO_CASE_KINDS, "duplicate")
 
 
 class DiscoveryError(Exception):
@@ -135,14 +138,17 @@ def _place(ref: str, package: str) -> tuple[str, str]:
     return group, (rest[0] if rest else "")
 
 
-def _examples(ref: str, obj: Any) -> list[doctest.DocTest]:
+def _examples(ref: str, obj: Any) -> tuple[list[doctest.DocTest], ObjectReport | None]:
+    """(the object's examples, or a report saying why doctest cannot read them)."""
     finder = doctest.DocTestFinder(recurse=True, exclude_empty=True)
     module = sys.modules.get(getattr(obj, "__module__", ""), None)
     try:
         tests = finder.find(obj, name=ref, module=module if module is not None else False)
-    except Exception:  # an object doctest cannot inspect has no examples we can run
-        return []
-    return sorted((t for t in tests if t.examples), key=lambda t: t.name)
+    except ValueError as exc:  # doctest's parser: "line 7 of the docstring for X has inconsistent leading ..."
+        return [], ObjectReport(ref, skip="unparsable", detail=str(exc).strip().splitlines()[0][:300])
+    except Exception:  # an object doctest cannot inspect (no source, a broken __wrapped__) has no examples
+        return [], None
+    return sorted((t for t in tests if t.examples), key=lambda t: t.name), None
 
 
 def _globals(test: doctest.DocTest, top: str) -> dict[str, Any]:
@@ -280,8 +286,15 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
     module_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and issubclass(o, torch.nn.Module)}
     method_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and o not in module_classes
                       and not issubclass(o, BaseException)}
-    tests = [t for ref, obj in objects.items() for t in _examples(ref, obj)]
-    tests = [t for t in tests if (not include or _matches(t.name, include)) and not _matches(t.name, exclude)]
+    tests: list[doctest.DocTest] = []
+    for ref, obj in objects.items():
+        found, unreadable = _examples(ref, obj)
+        tests += found
+        if unreadable is not None:
+            failures.append(unreadable)
+    wanted = lambda name: (not include or _matches(name, include)) and not _matches(name, exclude)  # noqa: E731
+    tests = [t for t in tests if wanted(t.name)]
+    failures = [f for f in failures if wanted(f.ref)]
     if only is not None:
         tests = [t for t in tests if t.name in only]
     used: Counter[str] = Counter()
@@ -378,6 +391,9 @@ def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, use
     for call in in_package:
         if not any(is_tensor(v) for v in (*call.args, *call.kwargs.values())):
             continue  # a call with Python values only (a kernel factory, a config): nothing to probe
+        if call.raised:  # the example shows it failing (a Traceback): a case would only fail eagerly
+            report.dropped.append(f"{call.ref} raised {call.raised} (the example shows it failing)")
+            continue
         base = case_base_name(call.ref)
         used[base] += 1
         name = f"{base}[doc]" if used[base] == 1 else f"{base}[doc {used[base]}]"
@@ -391,7 +407,9 @@ def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, use
         except Exception as exc:  # e.g. case() refusing the target: said, not hidden
             used[base] -= 1
             report.dropped.append(f"{call.ref}: {type(exc).__name__}: {exc}")
-    if not report.cases:
+    if not report.cases and any(c.raised for c in in_package):
+        report.skip, report.detail = "raised", "; ".join(report.dropped)
+    elif not report.cases:
         report.skip = "no tensor call"
         called = sorted({c.ref for c in in_package})
         report.detail = ("calls " + ", ".join(called) + " only with Python values" if called and not report.dropped
@@ -410,7 +428,11 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     """
     if _LEFT_OUT["on"]:
         return []
-    return discover(package, include=include, exclude=exclude, time_limit=time_limit).cases
+    found = discover(package, include=include, exclude=exclude, time_limit=time_limit)
+    for report in found.objects:
+        if report.skip in NO_CASE_KINDS:  # listed in the snapshot with why (run/inventory takes them)
+            without_cases.note(report.ref, _place(report.ref, package)[0], report.skip, report.detail)
+    return found.cases
 
 
 def duplicate_of(spec: CaseSpec, hand: list[CaseSpec]) -> CaseSpec | None:

@@ -42,17 +42,21 @@ class Inventory:
     cuda_available: bool
     environments: dict[str, dict[str, Any]]  # device -> the snapshot header entry, read in a child
     modules: list[ModuleReport] = field(default_factory=list)
+    # objects whose docstring example yielded no case, with why (the snapshot's objects_without_cases)
+    objects_without_cases: list[dict[str, Any]] = field(default_factory=list)
 
 
 def describe_in_child(source: Source, sys_path: list[str], rediscover: bool, jobs: int,
                       environment: tuple[list[str], int] | None = None) -> tuple[Any, ...]:
     """A child's whole life: import one case module and describe its cases (and, for the first module, read the
-    environment of ``(devices, opset)``); ("ok", cases, environment, seconds, kb) or ("error", message)."""
+    environment of ``(devices, opset)``); ("ok", cases, environment, seconds, kb, objects without cases) or
+    ("error", message)."""
     began = time.monotonic()
     sys.path[:] = sys_path
     limit_threads(thread_share(jobs))
     from ..cases.describe import describe_module
     from ..discover.cache import refresh
+    from ..discover.without_cases import taken
 
     refresh(rediscover)
     try:
@@ -60,7 +64,7 @@ def describe_in_child(source: Source, sys_path: list[str], rediscover: bool, job
     except LoadError as exc:
         return ("error", str(exc))
     env = _environment(*environment) if environment else None
-    return ("ok", cases, env, time.monotonic() - began, peak_rss_kb())
+    return ("ok", cases, env, time.monotonic() - began, peak_rss_kb(), taken())
 
 
 def _environment(devices: list[str], opset: int) -> dict[str, Any]:
@@ -90,12 +94,13 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
         env: dict[str, Any] = {}
         described: dict[str, list[InventoryCase]] = {}
         reports: dict[str, ModuleReport] = {}
+        without: dict[str, list[dict[str, Any]]] = {}
         for future in concurrent.futures.as_completed(futures):
             source = futures[future]
             outcome = _result(future, f"building the cases of {source.label}")
             if outcome[0] == "error":
                 raise LoadError(outcome[1])
-            _, cases, read, seconds, peak = outcome
+            _, cases, read, seconds, peak, without[source.module] = outcome
             env = read or env
             described[source.module] = cases
             reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak)
@@ -109,7 +114,17 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
     pool.shutdown(wait=True)
     cases, repeats = join_inventory((source.label, described[source.module]) for source in sources)
     return Inventory(cases=cases, repeats=repeats, torch_version=env["torch"], cuda_available=env["cuda"],
-                     environments=env["environments"], modules=[reports[s.module] for s in sources])
+                     environments=env["environments"], modules=[reports[s.module] for s in sources],
+                     objects_without_cases=_joined(without[s.module] for s in sources))
+
+
+def _joined(per_module: Any) -> list[dict[str, Any]]:
+    """Each module's objects without cases, once per object (two modules may survey one package)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for objects in per_module:
+        for entry in objects:
+            seen.setdefault(entry["ref"], entry)
+    return [seen[ref] for ref in sorted(seen)]
 
 
 def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:

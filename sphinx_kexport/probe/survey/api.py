@@ -307,7 +307,8 @@ class _Survey:
         measured = {cell: results for cell, results in self.measured_cells.items() if cell[0] in listed}
         try:
             snapshot, more = build_snapshot(cases=inventory.cases, measured=measured, environments=environments,
-                                            library=self.info, previous=self.previous, stamps=self.stamps)
+                                            library=self.info, previous=self.previous, stamps=self.stamps,
+                                            objects_without_cases=inventory.objects_without_cases)
         except SnapshotError as exc:  # a bug in the probe, not in the user's cases
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         self.notes += more

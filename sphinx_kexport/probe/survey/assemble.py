@@ -39,7 +39,8 @@ def missing_cases(cases: list[dict[str, Any]], devices: list[str]) -> list[str]:
 def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str], dict[str, Any]],
                    environments: dict[str, dict[str, Any]], library: dict[str, str],
                    previous: dict[str, Any] | None,
-                   stamps: dict[tuple[str, str], dict[str, str]] | None = None) -> tuple[dict[str, Any], list[str]]:
+                   stamps: dict[tuple[str, str], dict[str, str]] | None = None,
+                   objects_without_cases: list[dict[str, Any]] = ()) -> tuple[dict[str, Any], list[str]]:
     """The snapshot dict and notes for the user about what was carried over or dropped.
 
     ``stamps`` holds, per (case, device) of ``measured``, the fingerprint and
@@ -88,4 +89,6 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
     }
     if missing:
         snapshot["missing"] = missing
+    if objects_without_cases:
+        snapshot["objects_without_cases"] = [dict(entry) for entry in objects_without_cases]
     return snapshot, notes

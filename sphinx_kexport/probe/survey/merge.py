@@ -116,6 +116,9 @@ def merge_parts(paths: list[Path], allow_incomplete: bool = False) -> MergeResul
                                 "library": library, "environments": environments, "cases": cases}
     if missing:
         snapshot["missing"] = missing
+    without = {o["ref"]: o for _, data in reversed(parts) for o in data.get("objects_without_cases", ())}
+    if without:  # the parts share the inventory: the same objects, each said once (the first part's wording)
+        snapshot["objects_without_cases"] = [without[ref] for ref in sorted(without)]
     return MergeResult(snapshot, missing, notes)
 
 

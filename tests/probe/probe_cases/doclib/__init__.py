@@ -5,7 +5,8 @@ tests/probe/test_probe_docstrings.py for what each should yield.
 """
 
 from .layers import Scaler
-from .ops import blur_then_scale, broken, fetch_weights, jitter, make_ramp, mix, scale, shift, slow
+from .ops import (blur_then_scale, broken, checked, fetch_weights, jitter, make_ramp, misaligned, mix, refuse, scale,
+                  shift, slow)
 
-__all__ = ["Scaler", "blur_then_scale", "broken", "fetch_weights", "jitter", "make_ramp", "mix", "scale", "shift",
-           "slow"]
+__all__ = ["Scaler", "blur_then_scale", "broken", "checked", "fetch_weights", "jitter", "make_ramp", "misaligned",
+           "mix", "refuse", "scale", "shift", "slow"]

@@ -102,3 +102,43 @@ def slow(x):
         tensor([1.])
     """
     return x
+
+
+def checked(x):
+    """Refuses a 1-D input: the example shows that failing (a Traceback) before a call that works.
+
+    Only the call that works is a case; the one that raised on purpose is listed as "the example raised".
+
+    Examples:
+        >>> checked(torch.ones(3))
+        Traceback (most recent call last):
+        ...
+        ValueError: checked needs a 2-D tensor, got 1-D
+        >>> checked(torch.ones(2, 2)).shape
+        torch.Size([2, 2])
+    """
+    if x.dim() != 2:
+        raise ValueError(f"checked needs a 2-D tensor, got {x.dim()}-D")
+    return x.t()
+
+
+def refuse(x):
+    """Its example only shows the call failing: no case, and it says so.
+
+    Examples:
+        >>> refuse(torch.ones(2))
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: refuse is not implemented
+    """
+    raise NotImplementedError("refuse is not implemented")
+
+
+def misaligned(x):
+    """Its example's output is indented less than its prompt: doctest cannot parse the docstring.
+
+    Examples:
+        >>> misaligned(torch.ones(2))
+      tensor([1., 1.])
+    """
+    return x
