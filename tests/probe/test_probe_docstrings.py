@@ -190,6 +190,10 @@ def test_the_discovered_survey_runs_through_the_real_probe(tmp_path):
     assert set(status) == {"Scaler[doc]", "blur_then_scale[doc]", "jitter[doc]", "mix[doc]", "scale[doc]",
                            "shift[doc]", "scale[doc 2]", "checked[doc]"}
     assert status["checked[doc]"] == {"onnx": "ok", "export": "ok", "compile": "ok"}  # only the call that works
+    # the inventory child says each example as discovery runs it (the cache is off in the tests), on stderr
+    ran = [line.split("doclib_cases.py ", 1)[1] for line in done.stderr.splitlines() if "doclib_cases.py [" in line]
+    assert len(ran) == 12 and ran[0].startswith(f"[1/12] {LIB}.Scaler: 1 case, ")
+    assert any(line.startswith(f"[9/12] {LIB}.refuse: no case (the example raised), ") for line in ran)
     # every object with an example but no case is in the snapshot, with why (the page lists them)
     without = {o["ref"].removeprefix(LIB + "."): (o["kind"], o["package"]) for o in snapshot["objects_without_cases"]}
     assert without == {"broken": ("raised", LIB), "refuse": ("raised", LIB), "fetch_weights": ("download", LIB),

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from .common import EXIT_OK, PROG, CliParser, report_failure
-from ...snapshot.vocabulary import NO_CASE_WORDS
+from ..discover.progress import WORDS as SKIP_WORDS
+from ..discover.progress import to_stderr
 
-SLOW_EXAMPLE = 10.0  # seconds past which a progress line calls an example slow
-SKIP_WORDS = dict(NO_CASE_WORDS, duplicate="repeats hand-written cases")
 
 
 def _parser() -> CliParser:
@@ -75,14 +74,6 @@ def _case_text(spec: Any) -> str:
     return f"{spec.name} -> {spec.ref} [{shapes}]{'' if spec.check else ' random'}"
 
 
-def _progress(done: int, total: int, report: Any, seconds: float) -> None:
-    """One line per example as discovery goes, on stderr (stdout is the report), slow ones named."""
-    what = (f"{len(report.cases)} case{'s' if len(report.cases) != 1 else ''}" if not report.skip
-            else f"no case ({SKIP_WORDS.get(report.skip, report.skip)})")
-    slow = f" - a slow example (over {SLOW_EXAMPLE:g} s)" if seconds > SLOW_EXAMPLE else ""
-    print(f"  [{done}/{total}] {report.ref}: {what}, {seconds:.1f} s{slow}", file=sys.stderr, flush=True)
-
-
 def run_discover(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     # a line at once, before torch and the library are imported (minutes can pass before the first example)
@@ -104,7 +95,7 @@ def run_discover(argv: list[str]) -> int:
         refresh()
     try:
         found = discover(args.package, include=args.include, exclude=args.exclude,
-                         time_limit=args.time_limit or DEFAULT_TIME_LIMIT, on_example=_progress)
+                         time_limit=args.time_limit or DEFAULT_TIME_LIMIT, on_example=to_stderr())
     except DiscoveryError as exc:
         return report_failure(str(exc))
     out = sys.stdout

@@ -29,7 +29,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from .doc_cases import UnsupportedCall, build_case, is_tensor
 from .doc_run import recording, run_example
@@ -37,6 +37,7 @@ from .cache import DiscoveryCache, Stored, cache_dir, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec, public_path
 from . import without_cases
+from .progress import OnExample, reporter
 from ...snapshot.vocabulary import NO_CASE_KINDS
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds per example
@@ -167,9 +168,6 @@ def _globals(test: doctest.DocTest, top: str) -> dict[str, Any]:
     test.globs = globs
     return globs
 
-
-# called after each example that runs: (examples done, examples in all, its report, its seconds)
-OnExample = Callable[[int, int, "ObjectReport", float], None]
 
 def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str] = (),
              time_limit: float = DEFAULT_TIME_LIMIT, on_example: OnExample | None = None) -> Discovery:
@@ -428,7 +426,7 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     """
     if _LEFT_OUT["on"]:
         return []
-    found = discover(package, include=include, exclude=exclude, time_limit=time_limit)
+    found = discover(package, include=include, exclude=exclude, time_limit=time_limit, on_example=reporter())
     for report in found.objects:
         if report.skip in NO_CASE_KINDS:  # listed in the snapshot with why (run/inventory takes them)
             without_cases.note(report.ref, _place(report.ref, package)[0], report.skip, report.detail)

@@ -56,9 +56,11 @@ def describe_in_child(source: Source, sys_path: list[str], rediscover: bool, job
     limit_threads(thread_share(jobs))
     from ..cases.describe import describe_module
     from ..discover.cache import refresh
+    from ..discover.progress import report_examples, to_stderr
     from ..discover.without_cases import taken
 
     refresh(rediscover)
+    report_examples(to_stderr(f"    {source.label} "))  # examples that run (not from the cache): a line each
     try:
         cases = describe_module(source)
     except LoadError as exc:

@@ -1,0 +1,44 @@
+"""One line per docstring example as discovery runs it, for people watching a long discovery.
+
+``discover`` prints them on stderr; a probe's inventory child (run/inventory.py) does
+too, while a case module's ``cases_from_docstrings`` runs the examples (none run when
+they come from the discovery cache). Standard library only.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+from ...snapshot.vocabulary import NO_CASE_WORDS
+
+SLOW_EXAMPLE = 10.0  # seconds past which a progress line calls an example slow
+WORDS = dict(NO_CASE_WORDS, duplicate="repeats hand-written cases")
+
+# (examples done, examples in all, the object's report, its seconds)
+OnExample = Callable[[int, int, Any, float], None]
+_REPORTER: dict[str, OnExample | None] = {"on_example": None}
+
+
+def line(done: int, total: int, report: Any, seconds: float) -> str:
+    """``[12/673] kornia.filters.blur: 2 cases, 0.4 s`` (slow examples named)."""
+    what = (f"{len(report.cases)} case{'s' if len(report.cases) != 1 else ''}" if not report.skip
+            else f"no case ({WORDS.get(report.skip, report.skip)})")
+    slow = f" - a slow example (over {SLOW_EXAMPLE:g} s)" if seconds > SLOW_EXAMPLE else ""
+    return f"[{done}/{total}] {report.ref}: {what}, {seconds:.1f} s{slow}"
+
+
+def to_stderr(indent: str = "  ") -> OnExample:
+    def say(done: int, total: int, report: Any, seconds: float) -> None:
+        print(indent + line(done, total, report, seconds), file=sys.stderr, flush=True)
+
+    return say
+
+
+def report_examples(on_example: OnExample | None) -> None:
+    """What ``cases_from_docstrings`` calls after each example it runs in this process (None: nothing)."""
+    _REPORTER["on_example"] = on_example
+
+
+def reporter() -> OnExample | None:
+    return _REPORTER["on_example"]
