@@ -114,3 +114,16 @@ def test_what_varies_still_merges_on_the_kornia_reasons():
     assert len(lowering) >= 5 and {normalise(d) for d in lowering} == {"no ONNX lowering for ‹name›"}
     assert normalise("3 graph breaks: the output shape depends on tensor values (torch.nonzero)") == \
         normalise("26 graph breaks: the output shape depends on tensor values (aten._unique2)")
+
+
+def test_a_recompile_reason_is_one_entry_whatever_its_names_numbers_and_paths():
+    """As the probe words torch.compile's recompilation: every variable part is quoted code, a number or
+    a library path; a single-module library's bare ``fsim.py:241`` is a path too (it was ‹name›:‹n›)."""
+    tensor = ("recompiles at batch 3: the guard on `y.shape[0]` failed (compiled for 2), set by "
+              "`for i in range(y.shape[0])` (piq/fsim.py:241), after the graph break at piq/fsim.py:230")
+    number = ("recompiles at batch 5: the guard on `N` failed (compiled for 4), set by "
+              "`sum_ai_aj = torch.zeros(N, orientations, 1, H, W).to(x)` (fsim.py:241), after the graph break at "
+              "fsim.py:220")
+    assert normalise(tensor) == normalise(number) == (
+        "recompiles at batch ‹n›: the guard on ‹name› failed (compiled for ‹n›), set by ‹name› (‹path›), "
+        "after the graph break at ‹path›")

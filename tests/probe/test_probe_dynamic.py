@@ -113,9 +113,11 @@ def test_the_batch_as_a_python_number_specialises_non_strict_export_only(survey)
 @pytest.mark.probe
 def test_a_recompilation_at_the_other_size_is_static_for_compile(survey):
     result = dynamic(survey, "loop_after_graph_break", "compile")
-    assert result["status"] == "static" and result["detail"].startswith("recompiles at batch 3")
-    assert "a Python loop over it" in result["detail"]
+    assert result["status"] == "static" and result["detail"].startswith(
+        "recompiles at batch 3: the guard on `y.shape[0]` failed (compiled for 2), set by `return torch.stack(")
     assert "for i in range(y.shape[0])" in source_line(result["where"])
+    after = result["detail"].split(", after the graph break at ")[1]  # the .item() dynamo cannot trace
+    assert ".item()" in source_line(after)
 
 
 @pytest.mark.probe

@@ -22,6 +22,8 @@ from .page_model import PageModel, Row
 _RULES = [
     (re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\""), "‹name›"),
     (re.compile(r"(?:[\w.-]*[A-Za-z][\w.-]*/)+[\w.-]+(?::\d+)?"), "‹path›"),
+    # a single-module library's `where` has no folder: "fsim.py:241" is a path as much as "piq/fsim.py:241"
+    (re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.py(?::\d+)?\b"), "‹path›"),
     (re.compile(r"torch\.Size\(\[[^\]]*\]\)|\((?:\s*-?\d+\s*,)+\s*-?\d*\s*\)|\[(?:\s*-?\d+\s*,)+\s*-?\d*\s*\]"),
      "‹shape›"),
     (re.compile(r"\b[A-Za-z_]\w*(?:::[A-Za-z_]\w*)+(?:\.\w+)*"), "‹name›"),  # aten::atan2, aten::add.Tensor

@@ -14,7 +14,7 @@ plus one and compared with eager at that size:
   as the static path judges it (the ordinary ``torch.compile``, whose outputs
   decide ok / ok-breaks), run at the traced size, then at the other size under
   ``error_on_recompile``: a constraint error or a recompilation means it does
-  not hold.
+  not hold (recompile.py says which guard failed and the library line that set it).
 
 Inputs may be dicts, lists and tuples of tensors: the batch dimension is one
 per tensor leaf (batch_dim.py), so every leaf is repeated, marked dynamic or
@@ -58,9 +58,9 @@ from .explain import (
     clean_line,
     exception_chain,
     explain_exception,
-    explain_text,
 )
 from .locate import LibraryRoot, deepest_frame, where_exception
+from .recompile import failed_guard, wording
 from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_session, NotSaved, saved_model
 
 
@@ -158,18 +158,21 @@ def _is_user_frame(filename: str) -> bool:
     return not filename.startswith((_TORCH_DIR, _PROBE_DIR, "<"))
 
 
+def _specialising_line(found: Specialisation, root: Any) -> tuple[str, str, str]:
+    """(source line, where, function) of a specialisation: the library frame, else the innermost user frame."""
+    where = deepest_frame([(f.filename, f.lineno or 0) for f in found.user_frames], root)
+    for frame in reversed(found.user_frames):
+        label = root.label(frame.filename, frame.lineno or 0) if root.owns(frame.filename) else ""
+        if (where and label == where) or (not where and _is_user_frame(frame.filename)):
+            return (frame.line or "").strip(), where, frame.name
+    return "", where, ""
+
+
 def _why_specialised(found: Specialisation | None, traced: int, root: Any) -> tuple[str, str]:
     """(reason, where) for a specialised batch."""
     if found is None:
         return "the batch size is specialised by the traced code", ""
-    frames = [(f.filename, f.lineno or 0) for f in found.user_frames]
-    where = deepest_frame(frames, root)
-    line = ""
-    for frame in reversed(found.user_frames):  # the library line, else the innermost user line
-        label = root.label(frame.filename, frame.lineno or 0) if root.owns(frame.filename) else ""
-        if (where and label == where) or (not where and _is_user_frame(frame.filename)):
-            line = (frame.line or "").strip()
-            break
+    line, where, _ = _specialising_line(found, root)
     return batch_specialisation(line, found.torch_functions), where
 
 
@@ -372,13 +375,22 @@ class DynamicBatch:
             dynamo.reset()
 
     def _recompiled(self, exc: BaseException, log: SpecialisationLog) -> dict[str, Any]:
-        guard = str(exc).split("guard failure(s):", 1)[-1].strip(" \n-")
-        guard = explain_text(re.sub(r"^\d+/\d+:\s*", "", guard))  # dynamo's frame/compile id
-        detail = f"recompiles at batch {self.other}" + (f" ({guard})" if guard else "")
-        where = ""
+        """Which guard failed and which library line set it (recompile.py); never dynamo's raw guard text,
+        which carries the machine's paths."""
+        message = next((str(e) for e in exception_chain(exc) if type(e).__name__ == "RecompileError"), str(exc))
+        guard = failed_guard(message, self.root)
+        if guard is None:  # a message this torch words otherwise: the recorded specialisation, if any
+            detail, where = f"recompiles at batch {self.other}", ""
+            if log.found is not None:
+                why, where = _why_specialised(log.found, self.traced, self.root)
+                detail += f": {why}"
+            return self._result("static", detail, where)
+        set_by = ("", "")
         if log.found is not None:
-            why, where = _why_specialised(log.found, self.traced, self.root)
-            detail += f": {why}"
+            line, where, function = _specialising_line(log.found, self.root)
+            if function == guard.function:  # a specialisation in another function set another guard
+                set_by = (line, where)
+        detail, where = wording(guard, self.other, set_by)
         return self._result("static", detail, where)
 
     @staticmethod

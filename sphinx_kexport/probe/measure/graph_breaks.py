@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 import torch
 
-from .explain import explain_exception, explain_text
+from .explain import exception_chain, explain_exception, explain_text
 
 # dynamo repeats one break once per enclosing frame it traces (the probe's wrapper adds two);
 # the reason text is the same, so breaks are counted by distinct reason
@@ -92,7 +92,10 @@ def start_recording() -> None:
     torch._dynamo.utils.counters.clear()
 
 
-def recorded() -> CompileRecord:
+def recorded(raised_compiling: bool = False) -> CompileRecord:
+    """What the counters hold since :func:`start_recording`. ``raised_compiling``: the compile raised out
+    of a frame's compile (inductor or dynamo failing, not the compiled code running); that frame is
+    counted in ``total`` and not in ``ok``, but it failed, dynamo did not skip it."""
     counters = torch._dynamo.utils.counters
     messages: list[str] = []
     for record in _RECORDS:
@@ -100,8 +103,18 @@ def recorded() -> CompileRecord:
             if message not in messages:
                 messages.append(message)
     frames = counters["frames"]
-    return CompileRecord(graphs=int(counters["stats"]["unique_graphs"]),
-                         skipped_frames=max(0, int(frames["total"]) - int(frames["ok"])), messages=messages)
+    not_ok = int(frames["total"]) - int(frames["ok"]) - (1 if raised_compiling else 0)
+    return CompileRecord(graphs=int(counters["stats"]["unique_graphs"]), skipped_frames=max(0, not_ok),
+                         messages=messages)
+
+
+def is_break(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is a break dynamo records: the soft failures (``Unsupported``, ``UserError``) that
+    the ordinary compile turns into a graph break or a skipped frame. Anything else (an inductor error, a
+    dynamo internal error) fails the compile and breaks nothing."""
+    from torch._dynamo.exc import Unsupported, UserError
+
+    return exc is not None and any(isinstance(e, (Unsupported, UserError)) for e in exception_chain(exc))
 
 
 def reason_of(exc: BaseException) -> str:
@@ -112,7 +125,7 @@ def reason_of(exc: BaseException) -> str:
 
 def reasons(first: BaseException | None, record: CompileRecord) -> list[str]:
     """Distinct reasons in words, the first break's first."""
-    texts = [reason_of(first)] if first is not None else []
+    texts = [reason_of(first)] if is_break(first) else []
     for message in record.messages:
         text = explain_text(message)
         if text and text not in texts:
@@ -122,9 +135,9 @@ def reasons(first: BaseException | None, record: CompileRecord) -> list[str]:
 
 def count(first: BaseException | None, record: CompileRecord) -> int:
     """Graph breaks: at least the graphs minus one, at least one per distinct message dynamo recorded,
-    and at least one when dynamo skipped a frame or fullgraph=True failed. (A function with no tensor
-    operation compiles no graph and breaks nothing.)"""
+    and at least one when dynamo skipped a frame or fullgraph=True stopped at a break. (A function with
+    no tensor operation compiles no graph and breaks nothing; a backend that fails breaks nothing.)"""
     breaks = max(record.graphs - 1, len(record.messages))
-    if first is not None or record.skipped_frames:
+    if is_break(first) or record.skipped_frames:
         breaks = max(breaks, 1)
     return breaks

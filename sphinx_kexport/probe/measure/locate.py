@@ -14,6 +14,7 @@ import os
 import re
 import traceback
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from .explain import exception_chain
 
@@ -61,23 +62,71 @@ def library_root(name: str) -> LibraryRoot:
     return LibraryRoot(name, directory, os.path.dirname(directory))
 
 
+def failing_node(exc: BaseException) -> Any:
+    """The FX graph node being translated when ``exc`` was raised (the innermost frame holding a ``node``
+    with a ``meta`` dict), or None."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        node = tb.tb_frame.f_locals.get("node")
+        if isinstance(getattr(node, "meta", None), dict):
+            found = node
+        tb = tb.tb_next
+    return found
+
+
+def _trace_frames(node: Any) -> list[tuple[str, int]]:
+    trace = node.meta.get("stack_trace") if node is not None else None
+    return [(m.group(1), int(m.group(2))) for m in _FILE_LINE.finditer(trace)] if isinstance(trace, str) else []
+
+
 def _node_frames(exc: BaseException) -> list[tuple[str, int]]:
     """User frames of the graph node being translated when ``exc`` was raised.
 
     A missing ONNX lowering fails far from user code, but the exporter's
     frame holds the FX ``node``, whose ``stack_trace`` names the line that
-    called the operator.
+    called the operator: as far as the trace goes (see :func:`where_call`).
     """
-    frames: list[tuple[str, int]] = []
-    tb = exc.__traceback__
-    while tb is not None:
-        node = tb.tb_frame.f_locals.get("node")
-        meta = getattr(node, "meta", None)
-        trace = meta.get("stack_trace") if isinstance(meta, dict) else None
-        if isinstance(trace, str):
-            frames = [(m.group(1), int(m.group(2))) for m in _FILE_LINE.finditer(trace)]
-        tb = tb.tb_next
-    return frames
+    return _trace_frames(failing_node(exc))
+
+
+def _operator_calls(packet: Any, stacks: list[list[tuple[str, int]]]) -> Any:
+    """A dispatch mode that appends the Python stack of every eager call of one aten operator (any
+    overload) to ``stacks``. Made on use: the parent process imports this module without torch."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class OperatorCalls(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            if getattr(func, "overloadpacket", None) is packet:
+                stacks.append([(f.filename, f.lineno or 0) for f in traceback.extract_stack()[:-1]])
+            return func(*args, **(kwargs or {}))
+
+    return OperatorCalls()
+
+
+def where_call(exc: BaseException, root: LibraryRoot, replay: Callable[[], Any]) -> str:
+    """The library frame that called the operator of the node that failed to translate, or "".
+
+    torch.export's non-strict trace (the ONNX exporter's first try) keeps only the ``forward`` frames
+    in a node's ``stack_trace`` (torch 2.13), so a helper function's line is lost: piq's KID reported
+    ``base.py`` (``forward``) for a ``torch.randperm`` called in ``kid.py``. ``replay`` runs the case
+    eagerly once more while the operator's calls are recorded; the first call whose stack passes through
+    the node's innermost traced library frame is the node's, and its deepest library frame is the answer."""
+    node = next((n for n in map(failing_node, reversed(exception_chain(exc))) if n is not None), None)
+    packet = getattr(getattr(node, "target", None), "overloadpacket", None)
+    anchor = deepest_frame(_trace_frames(node), root)
+    if packet is None or not anchor or root is NO_LIBRARY:
+        return ""
+    stacks: list[list[tuple[str, int]]] = []
+    try:
+        with _operator_calls(packet, stacks):
+            replay()
+    except Exception:  # the replay is only a way to find the line: the node's own trace stands
+        return ""
+    for stack in stacks:
+        if anchor in (root.label(f, line) for f, line in stack if root.owns(f)):
+            return deepest_frame(stack, root)
+    return ""
 
 
 def _frames_of(exc: BaseException) -> list[tuple[str, int]]:

@@ -23,7 +23,7 @@ from . import compare_outputs, graph_breaks
 from .case_run import CaseRun, seeded
 from .dynamic_batch import DynamicBatch, outcome
 from .explain import clean_line, exception_chain, explain_exception
-from .locate import LibraryRoot, deepest_frame, where_exception
+from .locate import LibraryRoot, deepest_frame, where_call, where_exception
 from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_provider, onnx_session, NotSaved, saved_model
 
 MAX_BREAK_REASONS = 5
@@ -112,13 +112,19 @@ class Measurement:
                     wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))]
         except Exception as exc:
             # the exporter wraps torch.export failures in TorchExportError, translation ones in ConversionError
-            return self._failure("fail", "capture" if type(exc).__name__ == "TorchExportError" else "translate",
-                                 exc)
+            failed = self._failure("fail", "capture" if type(exc).__name__ == "TorchExportError" else "translate",
+                                   exc)
+            return dict(failed, where=self._where_call(exc) or failed["where"])
         try:
             with saved_model(program.pop()) as model:
                 return self._check_and_run(model, caught)
         except NotSaved as exc:
             return self._failure("fail", "translate", exc)
+
+    def _where_call(self, exc: BaseException) -> str:
+        """The library line that called the operator the exporter could not translate (locate.where_call)."""
+        wrapper, inputs = self.run.wrapper(), self.run.inputs()
+        return where_call(exc, self.root, lambda: seeded(lambda: wrapper(*inputs)))
 
     def _check_and_run(self, model: str, caught: LibraryWarnings) -> dict[str, Any]:
         """The exported model file through onnx.checker and onnxruntime, judged against eager."""
@@ -189,7 +195,7 @@ class Measurement:
             try:
                 outputs = seeded(lambda: compiled(*inputs))
             except Exception as exc:
-                record = graph_breaks.recorded()
+                record = graph_breaks.recorded(raised_compiling=compile_stage(exc) != "run")
                 extra = self._break_fields(first, record)
                 return self._failure("fail", compile_stage(exc), exc, **extra)
             record = graph_breaks.recorded()
