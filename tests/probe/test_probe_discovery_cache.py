@@ -169,6 +169,32 @@ def tune(x, opts):
     return x * opts.level
 
 
+def metric(x, y):
+    """A metric function.
+
+    >>> metric(torch.ones(2), torch.zeros(2))
+    tensor(2.)
+    """
+    return (x - y).abs().sum()
+
+
+class MetricLoss(torch.nn.Module):
+    """Binds the library's function when built, as piq's losses do: while the example ran, that name was
+    the recorder's stand-in, which must still pickle (as the function it stands for).
+
+    >>> loss = MetricLoss()
+    >>> loss(torch.ones(2), torch.zeros(2))
+    tensor(2.)
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.metric = metric
+
+    def forward(self, x, y):
+        return self.metric(x, y)
+
+
 def twice(x):
     """Two calls, named after the ones before.
 
@@ -198,7 +224,8 @@ def test_examples_whose_cases_do_not_pickle_run_again_alone_with_the_same_names(
     assert "ran again the 2 example(s) whose cases do not pickle" in loaded["cache"]
     same_result(off, loaded)
     cases = {c["name"]: c for c in loaded["cases"]}
-    assert set(cases) == {"apply[doc]", "apply[doc 2]", "blend[doc]", "Gate[doc]", "tune[doc]", "twice[doc]"}
+    assert set(cases) == {"apply[doc]", "apply[doc 2]", "blend[doc]", "Gate[doc]", "tune[doc]", "twice[doc]",
+                          "metric[doc]", "MetricLoss[doc]"}
     assert "opts=Opts(level=3) baked" in cases["tune[doc]"]["note"]
     assert cases["apply[doc 2]"]["note"].startswith("from the docstring example of `cachelib_kx.twice`")
     assert cases["Gate[doc]"]["target"] == "_keyword_module_class.<locals>.KeywordModuleCall"  # pickled and back
@@ -211,7 +238,7 @@ def test_an_edit_to_the_library_runs_the_examples_again_and_replaces_the_entry(t
     discover_in_process("editlib_kx", str(cache), lib)
     (lib / "editlib_kx" / "helpers.py").write_text("# a new file in the library\n")
     edited = discover_in_process("editlib_kx", str(cache), lib)
-    assert edited["cache"].startswith("ran the examples") and len(edited["ran"]) == 5
+    assert edited["cache"].startswith("ran the examples") and len(edited["ran"]) == 7
     assert len(list(cache.glob("editlib_kx-*.pickle"))) == 1  # the old key's file is gone
     other_limit = discover_in_process("editlib_kx", str(cache), lib, limit=7.0)
     assert other_limit["cache"].startswith("ran the examples")  # the arguments are part of the key

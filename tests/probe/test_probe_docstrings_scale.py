@@ -237,6 +237,26 @@ def test_a_call_that_draws_is_random_even_when_its_output_never_changes():
     assert not is_random(torch.mul, [torch.rand(1, 1, 2, 2), torch.rand(1)], {})
 
 
+def test_a_call_that_reads_no_random_state_runs_once_and_one_that_reads_python_random_is_found_random():
+    # piq's PR example (a 10000 x 1024 feature comparison) spent 54 s of discovery running nine times
+    import random
+
+    from sphinx_kexport.probe.discover.doc_cases import RANDOM_SEEDS, is_random
+
+    runs = []
+
+    def steady(x):
+        runs.append("steady")
+        return x * 2
+
+    def python_coin(x):  # no torch draw to see: the seeds' outputs decide
+        runs.append("coin")
+        return x if random.random() >= 0.5 else -x
+
+    assert not is_random(steady, [torch.ones(2)], {}) and runs.count("steady") == 1
+    assert is_random(python_coin, [torch.ones(2)], {}) and 1 < runs.count("coin") <= len(RANDOM_SEEDS)
+
+
 def test_a_call_that_returns_no_tensor_is_not_a_case(tmp_path):
     write_library(tmp_path, "checklib_kx", {"__init__.py": '''
         def check_shape(x, dims):

@@ -32,6 +32,7 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import importlib.util
+import io
 import json
 import os
 import pickle
@@ -39,6 +40,7 @@ import re
 import sys
 import tempfile
 import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from functools import lru_cache
@@ -372,13 +374,35 @@ def _definition(spec: Any) -> str:
                       sort_keys=True, default=str)
 
 
+class _CasePickler(pickle.Pickler):
+    """Pickles the recorder's stand-in for a library function (discover/doc_run.py) as the function itself.
+
+    A module built while its example ran may keep the stand-in (piq's losses bind their metric function
+    in ``__init__``), and pickle finds a function by its name, which names the original: without this,
+    such a case did not pickle and its example ran again on every load."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        original = getattr(obj, "__kexport_original__", None) if isinstance(obj, types.FunctionType) else None
+        return (_itself, (original,)) if original is not None else NotImplemented
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+def _dumps(value: Any) -> bytes:
+    buffer = io.BytesIO()
+    _CasePickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
+
+
 def _pickled(report: Any) -> tuple[bytes, list[bytes]] | None:
     """(the report without its cases, each case) pickled, each unpickled once to check it gives the same
     fingerprint, name and code; None when one does not pickle (a closure, a lambda baked into a call) or
     does not come back equal (a class whose pickling drops state): the example then runs again on load."""
     try:
         shell = pickle.dumps(dataclasses.replace(report, cases=[]), protocol=pickle.HIGHEST_PROTOCOL)
-        cases = [pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL) for spec in report.cases]
+        cases = [_dumps(spec) for spec in report.cases]
         if any(_definition(pickle.loads(blob)) != _definition(spec) for spec, blob in zip(report.cases, cases)):
             return None
     except Exception:

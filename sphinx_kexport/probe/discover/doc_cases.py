@@ -15,6 +15,7 @@ import copy
 import doctest
 import functools
 import inspect
+import random
 from typing import Any
 
 from .doc_run import EXAMPLE_SEED, Call, seed_everything
@@ -184,11 +185,14 @@ def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
     """The call draws random numbers, or runs under different seeds give different outputs (an
     exception counts as not random).
 
-    Up to ``len(RANDOM_SEEDS)`` runs, stopping at the first that differs from
-    the first run: an augmentation applied with probability 0.5 to a batch of
-    one gives the same output under two seeds half the time (kornia's
-    ``RandomClahe`` example did under seeds 1 and 2, and its ONNX check then
-    reported a mismatch).
+    A call watched by the dispatch mode that draws nothing, and leaves Python's
+    and numpy's random state as the seed set it, cannot depend on the seed: one
+    run decides (piq's PR example took 54 s of discovery running nine times).
+    Otherwise up to ``len(RANDOM_SEEDS)`` runs, stopping at the first that
+    differs from the first run: an augmentation applied with probability 0.5 to
+    a batch of one gives the same output under two seeds half the time
+    (kornia's ``RandomClahe`` example did under seeds 1 and 2, and its ONNX
+    check then reported a mismatch).
     """
     from ..measure.compare_outputs import flatten_outputs
 
@@ -204,6 +208,8 @@ def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
             return False
         if draws:
             return True
+        if draws is False:  # watched, and nothing the seed sets was read
+            return False
         if first is None:
             first = outputs
         elif _outputs_differ(first, outputs):
@@ -229,26 +235,45 @@ def _random_draws_class() -> type:
     return RandomDraws
 
 
-def _run_watching_draws(callee: Any, tensors: list[Any], baked: dict[str, Any], seed: int) -> tuple[bool, Any]:
-    """(whether the call ran a seeded random aten op, its result) under ``seed``.
+def _run_watching_draws(callee: Any, tensors: list[Any], baked: dict[str, Any], seed: int
+                        ) -> tuple[bool | None, Any]:
+    """(whether the call ran a seeded random aten op, its result) under ``seed``; None for "not known":
+    it read Python's or numpy's random state, or failed under the dispatch mode and was run plainly
+    (its outputs decide then).
 
     Outputs alone miss a draw that happened to change nothing: kornia's RandomChannelShuffle on two
     channels kept their order under every seed tried, was registered checked, and its ONNX graph (which
-    draws with onnxruntime's own generator) then read as a mismatch. A call that fails under the
-    dispatch mode is run plainly (outputs decide then)."""
+    draws with onnxruntime's own generator) then read as a mismatch."""
     import torch
+
+    states: list[Any] = []
 
     def call() -> Any:
         seed_everything(seed)
+        states.append(_other_random_states())
         with torch.no_grad():
-            return callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))
+            result = callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))
+        states.append(_other_random_states())
+        return result
 
     try:
         with _random_draws_class()() as mode:
             result = call()
-        return mode.seen, result
     except Exception:
-        return False, call()
+        return None, call()
+    if mode.seen:
+        return True, result
+    return (False if states[0] == states[1] else None), result
+
+
+def _other_random_states() -> tuple[Any, Any]:
+    """Python's and numpy's global random state, comparable with ``==``."""
+    try:
+        import numpy
+    except ImportError:
+        return random.getstate(), None
+    kind, key, position, has_gauss, gauss = numpy.random.get_state()
+    return random.getstate(), (kind, key.tobytes(), position, has_gauss, gauss)
 
 
 def build_case(call: Call, *, name: str, package: str, section: str, source_ref: str, test: Any) -> CaseSpec:

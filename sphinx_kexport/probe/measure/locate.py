@@ -90,6 +90,9 @@ def _node_frames(exc: BaseException) -> list[tuple[str, int]]:
     return _trace_frames(failing_node(exc))
 
 
+MAX_RECORDED_CALLS = 64
+
+
 def _operator_calls(packet: Any, stacks: list[list[tuple[str, int]]]) -> Any:
     """A dispatch mode that appends the Python stack of every eager call of one aten operator (any
     overload) to ``stacks``. Made on use: the parent process imports this module without torch."""
@@ -97,7 +100,8 @@ def _operator_calls(packet: Any, stacks: list[list[tuple[str, int]]]) -> Any:
 
     class OperatorCalls(TorchDispatchMode):
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            if getattr(func, "overloadpacket", None) is packet:
+            # the first calls are enough (an operator called in a loop must not cost a stack per call)
+            if getattr(func, "overloadpacket", None) is packet and len(stacks) < MAX_RECORDED_CALLS:
                 stacks.append([(f.filename, f.lineno or 0) for f in traceback.extract_stack()[:-1]])
             return func(*args, **(kwargs or {}))
 
