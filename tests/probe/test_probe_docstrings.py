@@ -201,3 +201,64 @@ def test_the_discovered_survey_runs_through_the_real_probe(tmp_path):
                        "misaligned": ("unparsable", LIB)}
     assert status["jitter[doc]"] == {"onnx": "ok-unverified", "export": "ok-unverified", "compile": "ok-unverified"}
     assert status["mix[doc]"] == {"onnx": "ok", "export": "ok", "compile": "ok"}
+
+
+ALIASED = '''
+import torch
+
+
+class SEModule(torch.nn.Module):
+    """Squeeze and excite, known by its alias (as timm's ``SqueezeExcite = SEModule``).
+
+    >>> se = SqueezeExcite()
+    >>> se(torch.ones(1, 2, 3, 3)).shape
+    torch.Size([1, 2, 3, 3])
+    """
+
+    def forward(self, x):
+        return x * torch.sigmoid(x.mean((2, 3), keepdim=True))
+
+
+SqueezeExcite = SEModule
+
+
+def gelu_tanh(x):
+    """A function whose example uses its alias.
+
+    >>> tanh_gelu(torch.ones(2)).shape
+    torch.Size([2])
+    """
+    return torch.nn.functional.gelu(x, approximate="tanh")
+
+
+tanh_gelu = gelu_tanh
+
+
+def double(x):
+    """Its example calls the function by its own name.
+
+    >>> double(torch.ones(2))
+    tensor([2., 2.])
+    """
+    return 2 * x
+
+
+twice = double
+'''
+
+
+def test_a_case_is_named_and_linked_by_the_alias_its_example_uses(tmp_path):
+    from sphinx_kexport.probe.discover.docstrings import discover
+
+    (tmp_path / "aliaslib_kx").mkdir()
+    (tmp_path / "aliaslib_kx" / "__init__.py").write_text(ALIASED)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        found = discover("aliaslib_kx", time_limit=10)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.startswith("aliaslib_kx")]:
+            del sys.modules[name]
+    assert {c.name: c.ref for c in found.cases} == {
+        "SqueezeExcite[doc]": "aliaslib_kx.SqueezeExcite", "tanh_gelu[doc]": "aliaslib_kx.tanh_gelu",
+        "double[doc]": "aliaslib_kx.double"}

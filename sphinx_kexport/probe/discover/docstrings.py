@@ -25,6 +25,7 @@ import inspect
 import pickle
 import pkgutil
 import random
+import re
 import sys
 import time
 from collections import Counter
@@ -126,6 +127,36 @@ def _public_objects(modules: list[Any], top: str, package: str) -> dict[str, Any
         if ref.startswith(package + ".") and not any(p.startswith("_") for p in ref.split(".")):
             refs.setdefault(ref, obj)
     return dict(sorted(refs.items()))
+
+
+def _aliases(modules: list[Any], objects: dict[str, Any]) -> dict[str, list[str]]:
+    """ref -> the other public names of the same object (timm's ``SqueezeExcite = SEModule``), each under
+    the shortest module path that has it."""
+    refs = {id(obj): ref for ref, obj in objects.items()}
+    found: dict[str, dict[str, str]] = {}
+    for module in modules:
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+        for name in names:
+            ref = refs.get(id(getattr(module, name, None)))
+            if ref is None or name == ref.rsplit(".", 1)[1] or name.startswith("_"):
+                continue
+            alias = f"{module.__name__}.{name}"
+            if any(part.startswith("_") for part in alias.split(".")):
+                continue
+            known = found.setdefault(ref, {}).get(name)
+            if known is None or len(alias) < len(known):
+                found[ref][name] = alias
+    return {ref: sorted(by_name.values()) for ref, by_name in found.items()}
+
+
+def _as_written(ref: str, aliases: dict[str, list[str]], source: str) -> str:
+    """``ref``, or the alias the example's code spells when it spells only that one: a row is named and
+    linked the way the library's own example names the object."""
+    others = aliases.get(ref)
+    if not others or re.search(rf"\b{re.escape(ref.rsplit('.', 1)[1])}\b", source):
+        return ref
+    used = [alias for alias in others if re.search(rf"\b{re.escape(alias.rsplit('.', 1)[1])}\b", source)]
+    return used[0] if len(used) == 1 else ref
 
 
 def _place(ref: str, package: str) -> tuple[str, str]:
@@ -280,6 +311,7 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
     top = package.split(".")[0]
     modules, failures = _public_modules(package)
     objects = _public_objects(modules, top, package)
+    aliases = _aliases(modules, objects)
     functions = {id(o): (o, r) for r, o in objects.items() if inspect.isfunction(o)}
     module_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and issubclass(o, torch.nn.Module)}
     method_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and o not in module_classes
@@ -302,7 +334,7 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
             began = time.monotonic()
             try:
                 counter = Counter(only[test.name]) if only is not None else used
-                reports.append(_survey_one(test, package, top, time_limit, counter))
+                reports.append(_survey_one(test, package, top, time_limit, counter, aliases))
             finally:
                 release(test)
             if on_example is not None:
@@ -376,7 +408,8 @@ def release(test: doctest.DocTest) -> None:
     gc.collect()
 
 
-def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, used: Counter[str]) -> ObjectReport:
+def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, used: Counter[str],
+                aliases: dict[str, list[str]]) -> ObjectReport:
     report = ObjectReport(test.name)
     began = time.monotonic()
     globs = _globals(test, top)
@@ -386,6 +419,9 @@ def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, use
         report.skip, report.detail = run.failure, run.detail
         return report
     in_package = [c for c in run.calls if c.ref.startswith(package + ".")]
+    source = "\n".join(example.source for example in test.examples)
+    for call in in_package:
+        call.ref = _as_written(call.ref, aliases, source)
     for call in in_package:
         if not any(is_tensor(v) for v in (*call.args, *call.kwargs.values())):
             continue  # a call with Python values only (a kernel factory, a config): nothing to probe
