@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..cases.inventory import InventoryCase, LoadError, Source, join_inventory
+from .lifetime import die_with_parent
 from .memory import peak_rss_kb
 from .pool import ToolError
 from .settings import limit_threads, thread_share
@@ -87,7 +88,8 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
     context = multiprocessing.get_context("spawn")
     jobs = max(1, min(jobs, len(sources)))
     sys_path = list(sys.path)
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1)
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1,
+                                                  initializer=die_with_parent)  # a killed probe leaves none behind
     started(lambda: _stop(pool))  # how a caller in another thread stops it (an error, Ctrl-C)
     try:
         futures = {pool.submit(describe_in_child, source, sys_path, rediscover, jobs,

@@ -25,19 +25,9 @@ import warnings
 from typing import Any
 
 from ..cases.inventory import LoadError
+from .lifetime import die_with_parent
 from .memory import peak_rss_kb, reset_peak, rss_kb
 from .settings import WorkerSettings, limit_threads
-
-
-def _die_with_parent() -> None:
-    # kill -9 of the probe must not leave workers behind burning CPU (Linux only; best effort)
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def _redirect_output(log_path: str) -> Any:
@@ -61,7 +51,7 @@ def _quiet() -> None:
 def serve(conn: Any, settings: WorkerSettings) -> None:
     """Entry point of a spawned worker."""
     parent = os.getppid()
-    _die_with_parent()
+    die_with_parent()
     if os.getppid() != parent:
         return
     log = _redirect_output(settings.log_path)

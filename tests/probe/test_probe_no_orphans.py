@@ -1,0 +1,56 @@
+"""kill -9 of the probe while its inventory is being built leaves no child process behind (they can hold
+gigabytes of a library's docstring examples): the children die with their parent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.probe
+pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parents[2]
+CASE_FILE = REPO / "tests" / "probe" / "probe_cases" / "slow_import_cases.py"
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie no one reaped is dead: the container's init may not reap)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc (Linux)")
+def test_killing_the_probe_while_a_case_module_imports_kills_the_child_importing_it(tmp_path):
+    marker = tmp_path / "child.pid"
+    probe = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--library", "probe_cases",
+         "--out", str(tmp_path / "support.json"), "--jobs", "1"],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_IMPORT_MARKER=str(marker)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+            assert probe.poll() is None, "the probe ended before its child imported the case module"
+            time.sleep(0.1)
+        child = int(marker.read_text())
+        assert child != probe.pid and alive(child)
+        os.kill(probe.pid, signal.SIGKILL)
+        probe.wait()
+        deadline = time.monotonic() + 10
+        while alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(child), "the inventory child outlived the killed probe"
+    finally:
+        if probe.poll() is None:
+            probe.kill()
+        if marker.exists() and marker.read_text() and alive(int(marker.read_text())):
+            os.kill(int(marker.read_text()), signal.SIGKILL)
