@@ -127,6 +127,18 @@ def test_a_timeout_under_a_smaller_limit_is_measured_again_and_under_the_same_li
     assert set(reusable_results(previous, "cpu", TOOLS, 18, "1.0", 120.0)) == {"slow", "dyn_slow", "fine"}
 
 
+def test_an_interrupted_runs_timeout_under_a_smaller_limit_is_measured_again(tmp_path):
+    slow, fine = inventory_case("slow"), inventory_case("fine")
+    work = WorkDir(tmp_path / "work")
+    timed = dict(all_ok(), compile=with_breaks("compile", timed_out("ran past the time limit of 300 s", "", 300.0)))
+    work.save("slow", "cpu", keys_for(slow, "cpu")[0], timed, measured_at="t")
+    work.save("fine", "cpu", keys_for(fine, "cpu")[0], all_ok(), measured_at="t")
+    same = plan_survey([slow, fine], ["cpu"], keys_for, work, {}, 300.0)
+    assert same.tasks == [] and len(same.resumed) == 2
+    larger = plan_survey([slow, fine], ["cpu"], keys_for, work, {}, 600.0)
+    assert [t.name for t in larger.tasks] == ["slow"] and len(larger.resumed) == 1
+
+
 # -- assembly
 
 

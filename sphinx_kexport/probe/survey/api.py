@@ -171,7 +171,7 @@ class _Survey:
         ``final``: no case comes after these."""
         fresh = [case for case in cases if case.name not in self.planned]
         self.planned.update(case.name for case in fresh)
-        part = plan_survey(fresh, self.config.devices, self._keys, self.work, self.reusable)
+        part = plan_survey(fresh, self.config.devices, self._keys, self.work, self.reusable, self.config.timeout)
         self.plan.extend(part)
         self.measured_cells.update(part.measured)
         self.stamps.update(part.stamps)

@@ -3,7 +3,8 @@
 A result is reused when its fingerprint is one this run accepts
 (:func:`~..cases.fingerprint.reusable_keys`): first from the work directory of
 an interrupted run (the resume journal), then from the previous snapshot (an
-unchanged case measures nothing). Plain data in, plain data out: the parent
+unchanged case measures nothing), unless a path ran past a smaller time limit
+than this run's. Plain data in, plain data out: the parent
 plans from the inventory, never from a built case.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...snapshot.result_records import skipped_results
+from ...snapshot.result_records import measured_under_smaller_limit, skipped_results
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
 from ..cases.fingerprint import definition_digest
@@ -49,9 +50,11 @@ class Plan:
 
 def plan_survey(selected: list[InventoryCase], devices: list[str],
                 keys: Callable[[InventoryCase, str], tuple[str, ...]], work: WorkDir | None,
-                reusable: dict[str, dict[str, Reusable]]) -> Plan:
+                reusable: dict[str, dict[str, Reusable]], time_limit: float = float("inf")) -> Plan:
     """What to do with each (case, device). ``keys`` gives the fingerprints a case's results may carry (the
-    first is the one this run stamps); ``reusable`` maps device -> case name -> what the snapshot holds."""
+    first is the one this run stamps); ``reusable`` maps device -> case name -> what the snapshot holds
+    (already without the timeouts of a smaller limit). An interrupted run's record with a path that ran
+    past a smaller limit than ``time_limit`` is measured again too, as the snapshot's would be."""
     plan = Plan()
     for device in devices:
         cached = reusable.get(device, {})
@@ -65,6 +68,8 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 continue
             record = None if work is None else next(
                 filter(None, (work.finished_record(case.name, device, k) for k in accepted)), None)
+            if record is not None and measured_under_smaller_limit(record["results"], time_limit):
+                record = None
             hit = cached.get(case.name)
             if record is not None:
                 plan.measured[cell] = record["results"]
