@@ -5,7 +5,9 @@
 * ``where`` of an operator without an ONNX lowering is the library line that called it, also in a
   helper outside ``forward`` (KID's pointed at base.py's forward, not at kid.py's torch.randperm);
 * a torch.compile recompilation at a new batch says which value was guarded and which library line set
-  it, with no machine path, and one cause is one reason-index entry (piq's fsim split into three).
+  it, with no machine path, and one cause is one reason-index entry (piq's fsim split into three);
+* one data-dependent branch is one graph break (piq's GMSDLoss read "2 breaks": dynamo records it again
+  per frame it was tracing).
 """
 
 from __future__ import annotations
@@ -165,3 +167,16 @@ def test_one_recompile_cause_is_one_reason_index_entry(recompiled):
     index = build_index(build_model(_snapshot(recompiled)))
     assert [(entry.total, len(entry.examples)) for entry in index] == [(3, 3)], [e.text for e in index]
     assert index[0].text.startswith("works only at the traced batch size: recompiles at batch ‹n›: the guard on")
+
+
+# -- 4. one data-dependent branch is one break, however many frames dynamo records it in
+
+def test_one_data_dependent_branch_is_one_graph_break():
+    from probe_cases.wordlib.gmsd import CheckedGradientLoss
+
+    spec = case("CheckedGradientLoss", CheckedGradientLoss(), [torch.rand(2, 3, 8, 8), torch.rand(2, 3, 8, 8)],
+                package=PACKAGE)
+    result = Measurement(spec, "cpu", 18, library_root("probe_cases"), dynamic=False).measure(["compile"])["compile"]
+    assert result["status"] == "ok-breaks"
+    assert result["graph_breaks"] == 1, result  # piq's GMSDLoss read "2 breaks"
+    assert result["break_reasons"] == ["a Python branch (if / while) tests tensor values at run time"]
