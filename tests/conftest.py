@@ -80,3 +80,21 @@ def driver():
 
     with chromium() as d:
         yield d
+
+
+# Test modules that take longest (probe runs in subprocesses), heaviest first, measured with
+# `pytest --junitxml`: with `--dist loadfile` each module runs on one worker, so starting these first
+# and leaving the many quick page modules to fill in at the end keeps both cores busy to the last
+# minute. Only an order: a module not named here runs after them, in collection order.
+LONGEST_FIRST = (
+    "test_probe_discovery_cache", "test_probe_dynamic", "test_probe_docstrings", "test_probe_reuse",
+    "test_probe_repro_cli", "test_probe_time_limits", "test_probe_repro_pasted", "test_run_survey",
+    "test_probe_run", "test_probe_resume", "test_probe_containers", "test_example_docs",
+    "test_probe_statuses_at_the_edges",
+    "test_browser", "test_browser_layout", "test_browser_features",  # together: they share the built sites
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).stem, len(rank)))  # stable: the rest keep order

@@ -76,15 +76,13 @@ def same_result(first: dict, second: dict) -> None:
 
 def test_doclib_loads_from_the_cache_equal_to_a_fresh_discovery_without_running_an_example(tmp_path):
     cache = tmp_path / "cache"
-    off = discover_in_process("probe_cases.doclib", "off", limit=2)
-    stored = discover_in_process("probe_cases.doclib", str(cache), limit=2)
+    stored = discover_in_process("probe_cases.doclib", str(cache), limit=2)  # a fresh discovery, stored
     loaded = discover_in_process("probe_cases.doclib", str(cache), limit=2)
-    assert off["cache"] == "discovery cache off" and len(off["ran"]) == 12
+    assert len(stored["ran"]) == 12
     assert stored["cache"].startswith(f"ran the examples and stored them in the discovery cache {cache}")
     assert loaded["cache"].startswith(f"loaded from the discovery cache {cache}")
     assert loaded["ran"] == []  # not one example ran: the `slow` one alone takes the 2 s limit
-    same_result(off, stored)
-    same_result(off, loaded)
+    same_result(stored, loaded)
     names = {c["name"] for c in loaded["cases"]}
     assert names == {"Scaler[doc]", "blur_then_scale[doc]", "jitter[doc]", "mix[doc]", "scale[doc]", "shift[doc]",
                      "scale[doc 2]", "checked[doc]"}
@@ -98,12 +96,11 @@ def test_doclib_loads_from_the_cache_equal_to_a_fresh_discovery_without_running_
 def test_a_kornia_subpackage_loads_equal_to_a_fresh_discovery(tmp_path):
     pytest.importorskip("kornia")
     cache = tmp_path / "cache"
-    off = discover_in_process("kornia.morphology", "off", limit=60)
-    discover_in_process("kornia.morphology", str(cache), limit=60)
+    stored = discover_in_process("kornia.morphology", str(cache), limit=60)  # a fresh discovery, stored
     loaded = discover_in_process("kornia.morphology", str(cache), limit=60)
-    assert len(off["cases"]) >= 8 and len(off["ran"]) >= 8
+    assert len(stored["cases"]) >= 8 and len(stored["ran"]) >= 8
     assert loaded["ran"] == [] and loaded["cache"].startswith("loaded from")
-    same_result(off, loaded)
+    same_result(stored, loaded)
 
 
 LIBRARY = '''
@@ -215,14 +212,13 @@ def write_library(root: Path, name: str, text: str) -> Path:
 def test_examples_whose_cases_do_not_pickle_run_again_alone_with_the_same_names(tmp_path):
     lib = write_library(tmp_path / "lib", "cachelib_kx", LIBRARY)
     cache = tmp_path / "cache"
-    off = discover_in_process("cachelib_kx", "off", lib)
-    stored = discover_in_process("cachelib_kx", str(cache), lib)
+    stored = discover_in_process("cachelib_kx", str(cache), lib)  # a fresh discovery, stored
     loaded = discover_in_process("cachelib_kx", str(cache), lib)
     assert "2 example(s) will run again: their cases do not pickle" in stored["cache"]
     # the lambda baked into apply's call does not pickle; tune's Opts(3) comes back as Opts(1)
     assert loaded["ran"] == ["cachelib_kx.apply", "cachelib_kx.tune"]
     assert "ran again the 2 example(s) whose cases do not pickle" in loaded["cache"]
-    same_result(off, loaded)
+    same_result(stored, loaded)
     cases = {c["name"]: c for c in loaded["cases"]}
     assert set(cases) == {"apply[doc]", "apply[doc 2]", "blend[doc]", "Gate[doc]", "tune[doc]", "twice[doc]",
                           "metric[doc]", "MetricLoss[doc]"}

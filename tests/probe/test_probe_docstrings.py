@@ -40,6 +40,7 @@ def by_ref(found):
 
 
 def test_each_object_yields_its_cases_or_a_reason(found):
+    assert found.cache == "discovery cache off"  # KEXPORT_DISCOVERY_CACHE=off (tests/probe/conftest.py)
     reports = by_ref(found)
     assert {k: [c.name for c in r.cases] for k, r in reports.items() if r.cases} == {
         "Scaler": ["Scaler[doc]"], "blur_then_scale": ["blur_then_scale[doc]"], "jitter": ["jitter[doc]"],
