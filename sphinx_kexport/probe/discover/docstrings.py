@@ -176,10 +176,11 @@ def _examples(ref: str, obj: Any) -> tuple[list[doctest.DocTest], ObjectReport |
     module = sys.modules.get(getattr(obj, "__module__", ""), None)
     try:
         tests = finder.find(obj, name=ref, module=module if module is not None else False)
-    except ValueError as exc:  # doctest's parser: "line 7 of the docstring for X has inconsistent leading ..."
-        return [], ObjectReport(ref, skip="unparsable", detail=str(exc).strip().splitlines()[0][:300])
-    except Exception:  # an object doctest cannot inspect (no source, a broken __wrapped__) has no examples
-        return [], None
+    except Exception as exc:
+        if isinstance(exc, ValueError) and "of the docstring for" in str(exc):  # doctest's parser: "line 7 of
+            # the docstring for X has inconsistent leading whitespace"
+            return [], ObjectReport(ref, skip="unparsable", detail=str(exc).strip().splitlines()[0][:300])
+        return [], None  # an object doctest cannot inspect (no source, a broken __wrapped__) has no examples
     return sorted((t for t in tests if t.examples), key=lambda t: t.name), None
 
 
