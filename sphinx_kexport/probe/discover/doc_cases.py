@@ -16,7 +16,7 @@ import doctest
 import functools
 import inspect
 import random
-from typing import Any
+from typing import Any, Iterator
 
 from .doc_run import EXAMPLE_SEED, Call, seed_everything
 from ...snapshot.vocabulary import ORIGIN_DOCSTRING
@@ -166,19 +166,18 @@ def _outputs_differ(first: list[Any], second: list[Any]) -> bool:
     return False
 
 
-def returns_tensors(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
-    """The call's result holds a tensor (one that raises here is kept: the probe reports it)."""
-    from ..measure.compare_outputs import flatten_outputs
-
-    import torch
-
-    callee = copy.deepcopy(target).eval() if isinstance(target, torch.nn.Module) else target
-    seed_everything(RANDOM_SEEDS[0])
+def tensors_and_randomness(target: Any, tensors: list[Any], baked: dict[str, Any]) -> tuple[bool, bool]:
+    """(the call's result holds a tensor, the call is random), from as few runs as they need: the first
+    run answers both (and, for a call that reads no random state, all of it). A call that raises here is
+    kept (the probe reports it) and not random."""
+    runs = _seeded_runs(target, tensors, baked)
     try:
-        with torch.no_grad():
-            return bool(flatten_outputs(callee(*[t.clone() for t in tensors], **copy.deepcopy(baked))))
+        draws, outputs = next(runs)
     except Exception:
-        return True
+        return True, False
+    if not outputs:
+        return False, False
+    return True, _random_from(draws, outputs, runs)
 
 
 def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
@@ -194,26 +193,37 @@ def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
     (kornia's ``RandomClahe`` example did under seeds 1 and 2, and its ONNX
     check then reported a mismatch).
     """
+    runs = _seeded_runs(target, tensors, baked)
+    try:
+        draws, outputs = next(runs)
+    except Exception:
+        return False
+    return _random_from(draws, outputs, runs)
+
+
+def _seeded_runs(target: Any, tensors: list[Any], baked: dict[str, Any]) -> Iterator[tuple[bool | None, list]]:
+    """(draws, flat outputs) of the call under each of RANDOM_SEEDS in turn, each on a fresh copy of a
+    module; runs only as far as it is read. Raises what the call raises."""
     from ..measure.compare_outputs import flatten_outputs
 
     import torch
 
-    first = None
     for seed in RANDOM_SEEDS:
-        try:
-            callee = copy.deepcopy(target).eval() if isinstance(target, torch.nn.Module) else target
-            draws, result = _run_watching_draws(callee, tensors, baked, seed)
-            outputs = flatten_outputs(result)
-        except Exception:
-            return False
-        if draws:
-            return True
-        if draws is False:  # watched, and nothing the seed sets was read
-            return False
-        if first is None:
-            first = outputs
-        elif _outputs_differ(first, outputs):
-            return True
+        callee = copy.deepcopy(target).eval() if isinstance(target, torch.nn.Module) else target
+        draws, result = _run_watching_draws(callee, tensors, baked, seed)
+        yield draws, flatten_outputs(result)
+
+
+def _random_from(draws: bool | None, first: list, more: Iterator[tuple[bool | None, list]]) -> bool:
+    """Whether the call is random, given its first run (``draws``, ``first``) and the runs after it."""
+    if draws is not None:  # watched: it drew (random), or read nothing the seed sets (not random)
+        return draws
+    try:
+        for draws, outputs in more:
+            if draws or _outputs_differ(first, outputs):
+                return True
+    except Exception:
+        return False
     return False
 
 
@@ -290,9 +300,9 @@ def build_case(call: Call, *, name: str, package: str, section: str, source_ref:
         target = keyword_module_call(callee, names)
     else:
         target = KeywordCall(callee, names)
-    if not returns_tensors(target, tensors, baked):
+    holds_tensors, random_op = tensors_and_randomness(target, tensors, baked)
+    if not holds_tensors:
         raise UnsupportedCall("it returns no tensor (a check, a Python object), so there is no output to compare")
-    random_op = is_random(target, tensors, baked)
     live = ", ".join(f"{n} {_shape(t)}" for n, t in zip(names, tensors))
     held = "nn.Module built in the example; " if isinstance(callee, torch.nn.Module) else ""
     owner = getattr(callee, "__self__", None)
