@@ -70,6 +70,24 @@ def copy_root(name: str, destination: Path) -> Path:
     return target
 
 
+def basic_root_with_a_timeout(destination: Path) -> tuple[Path, dict]:
+    """A copy of test-basic, upgraded to format 2, whose first ok torch.compile cell ran past the time
+    limit instead; (the copy, that case's entry)."""
+    import json
+
+    from sphinx_kexport.snapshot.result_records import timed_out, with_breaks
+    from sphinx_kexport.snapshot.upgrade import upgrade_format_1
+
+    src = copy_root("basic", destination)
+    data_file = src / "_data" / "export_support.json"
+    data = upgrade_format_1(json.loads(data_file.read_text()))
+    slow = next(c for c in data["cases"] if c["results"].get("cpu", {}).get("compile", {}).get("status") == "ok")
+    slow["results"]["cpu"]["compile"] = with_breaks("compile", timed_out(
+        "ran past the time limit of 300 s during torch.compile", "mylib/slow.py:7", 300.0))
+    data_file.write_text(json.dumps(data))
+    return src, slow
+
+
 def skeleton(page: kexport_page) -> str:
     """The page's doctree as pseudo-XML, with the row payloads cut down to
     "id statuses" so the regression file stays readable."""

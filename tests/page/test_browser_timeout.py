@@ -4,12 +4,10 @@ that ran past the probe's time limit)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from browser_support import build_html, chromium_available, opened, visible_rows
-from page_support import copy_root
+from page_support import basic_root_with_a_timeout
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,16 +18,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    from sphinx_kexport.snapshot.result_records import timed_out, with_breaks
-    from sphinx_kexport.snapshot.upgrade import upgrade_format_1
-
-    src = copy_root("basic", tmp_path_factory.mktemp("timeout-root"))
-    data_file = src / "_data" / "export_support.json"
-    data = upgrade_format_1(json.loads(data_file.read_text()))
-    slow = next(c for c in data["cases"] if c["results"].get("cpu", {}).get("compile", {}).get("status") == "ok")
-    slow["results"]["cpu"]["compile"] = with_breaks("compile", timed_out(
-        "ran past the time limit of 300 s during torch.compile", "mylib/slow.py:7", 300.0))
-    data_file.write_text(json.dumps(data))
+    src, slow = basic_root_with_a_timeout(tmp_path_factory.mktemp("timeout-root"))
     out = src.parent / "html"
     assert build_html(src, out) == ""
     return {"out": out, "operator": slow["operator"] or slow["name"]}

@@ -185,20 +185,9 @@ def test_the_page_carries_its_script_and_stylesheet(built):
 def test_a_timeout_is_a_status_of_its_own_left_out_of_the_counts(make_app, tmp_path):
     """A cell that ran past the time limit is not known: its own pill, legend row and filter, and the cards
     count it neither as supported nor as probed (the page built from the probe's format 2)."""
-    import json
+    from page_support import basic_root_with_a_timeout, build
 
-    from page_support import build, copy_root
-
-    from sphinx_kexport.snapshot.result_records import timed_out, with_breaks
-    from sphinx_kexport.snapshot.upgrade import upgrade_format_1
-
-    src = copy_root("basic", tmp_path)
-    data_file = src / "_data" / "export_support.json"
-    data = upgrade_format_1(json.loads(data_file.read_text()))
-    slow = next(c for c in data["cases"] if c["results"].get("cpu", {}).get("compile", {}).get("status") == "ok")
-    slow["results"]["cpu"]["compile"] = with_breaks("compile", timed_out(
-        "ran past the time limit of 300 s during torch.compile", "mylib/slow.py:7", 300.0))
-    data_file.write_text(json.dumps(data))
+    src, _ = basic_root_with_a_timeout(tmp_path)
     app = make_app("html", srcdir=src, freshenv=True)
     build(app)
     assert warnings(app) == ""
