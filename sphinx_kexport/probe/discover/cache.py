@@ -32,11 +32,11 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import importlib.util
-import io
 import json
 import os
 import pickle
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -326,44 +326,31 @@ class DiscoveryCache:
         A cache that cannot be written (read-only home, full disk) is skipped:
         discovery's result does not depend on it.
         """
-        entries, blobs, unpicklable, offset = [], [], 0, 0
-        for report in reports:
-            bases = [base_name(spec.ref) for spec in report.cases]
-            pickled = _pickled(report)
-            unpicklable += pickled is None
-            if pickled is None:
-                entries.append(Entry(report.ref, bases))
-                continue
-            shell, cases = pickled
-            entry = Entry(report.ref, bases, offset, len(shell))
-            blobs.append(shell)
-            offset += len(shell)
-            for spec, blob in zip(report.cases, cases):
-                entry.cases.append((spec.name, offset, len(blob)))
-                blobs.append(blob)
-                offset += len(blob)
-            entries.append(entry)
-        stored = Stored(self.key, time.time(), seconds, entries,
-                        pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL))
-        header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(MAGIC + len(header).to_bytes(8, "little") + header)
-                    for blob in blobs:
-                        out.write(blob)
-                os.replace(temporary, self.path)  # readers (the probe's workers) see a whole file or none
-            except BaseException:
-                os.unlink(temporary)
-                raise
+            # the reports' pickles go to a body file as they are made, never held in memory all at once
+            # (kornia.models' are 2 GB); the cache file is then the header followed by that body
+            with tempfile.TemporaryFile(dir=self.directory) as body:
+                entries = [_write_report(body, report, base_name) for report in reports]
+                stored = Stored(self.key, time.time(), seconds, entries,
+                                pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL))
+                header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
+                handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
+                try:
+                    with os.fdopen(handle, "wb") as out:
+                        out.write(MAGIC + len(header).to_bytes(8, "little") + header)
+                        body.seek(0)
+                        shutil.copyfileobj(body, out, 16 << 20)
+                    os.replace(temporary, self.path)  # readers (the probe's workers) see a whole file or none
+                except BaseException:
+                    os.unlink(temporary)
+                    raise
             for old in self.directory.glob(f"{self.stem}-*.pickle"):
                 if old != self.path:
                     old.unlink(missing_ok=True)  # the same package and arguments under an older key
         except OSError:
-            pass
-        return unpicklable
+            return 0
+        return sum(1 for entry in entries if not entry.stored)
 
 
 def _definition(spec: Any) -> str:
@@ -390,21 +377,28 @@ def _itself(value: Any) -> Any:
     return value
 
 
-def _dumps(value: Any) -> bytes:
-    buffer = io.BytesIO()
-    _CasePickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return buffer.getvalue()
-
-
-def _pickled(report: Any) -> tuple[bytes, list[bytes]] | None:
-    """(the report without its cases, each case) pickled, each unpickled once to check it gives the same
-    fingerprint, name and code; None when one does not pickle (a closure, a lambda baked into a call) or
-    does not come back equal (a class whose pickling drops state): the example then runs again on load."""
+def _write_report(body: Any, report: Any, base_name: Callable[[str], str]) -> Entry:
+    """Append ``report`` to ``body`` (the report without its cases, then each case) and say where it lies;
+    each case is unpickled once from the file to check it gives the same fingerprint, name and code. One
+    that does not pickle (a closure, a lambda baked into a call) or does not come back equal (a class whose
+    pickling drops state) is cut off again: the entry says its example runs again on load."""
+    start = body.seek(0, os.SEEK_END)
+    entry = Entry(report.ref, [base_name(spec.ref) for spec in report.cases], start)
     try:
-        shell = pickle.dumps(dataclasses.replace(report, cases=[]), protocol=pickle.HIGHEST_PROTOCOL)
-        cases = [_dumps(spec) for spec in report.cases]
-        if any(_definition(pickle.loads(blob)) != _definition(spec) for spec, blob in zip(report.cases, cases)):
-            return None
+        pickle.dump(dataclasses.replace(report, cases=[]), body, protocol=pickle.HIGHEST_PROTOCOL)
+        entry.length = body.tell() - start
+        for spec in report.cases:
+            offset = body.tell()
+            _CasePickler(body, protocol=pickle.HIGHEST_PROTOCOL).dump(spec)
+            end = body.tell()
+            body.seek(offset)
+            same = _definition(pickle.load(body)) == _definition(spec)  # the copy is dropped at once
+            if not same:
+                raise ValueError(f"{spec.name} does not come back equal from pickle")
+            entry.cases.append((spec.name, offset, end - offset))
+            body.seek(end)
     except Exception:
-        return None
-    return shell, cases
+        body.seek(start)
+        body.truncate()
+        return Entry(report.ref, entry.bases)
+    return entry
