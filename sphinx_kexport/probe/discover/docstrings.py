@@ -28,6 +28,7 @@ import random
 import re
 import sys
 import time
+import types
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
@@ -409,12 +410,19 @@ def release(test: doctest.DocTest) -> None:
     gc.collect()
 
 
+_DEFINED = object()  # what stands for an example's value once the example has run (only its name is read)
+
+
 def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, used: Counter[str],
                 aliases: dict[str, list[str]]) -> ObjectReport:
     report = ObjectReport(test.name)
     began = time.monotonic()
-    globs = _globals(test, top)
-    run = run_example(test, globs, limit)
+    run = run_example(test, _globals(test, top), limit)
+    # the example's own objects go before its cases are checked (a 1.5 GB model would otherwise sit beside
+    # the case's copy and the copy each check runs); a case holds copies of its target and inputs, and
+    # writing its repro reads only which names are modules
+    test.globs = {name: value if isinstance(value, (str, types.ModuleType)) else _DEFINED
+                  for name, value in test.globs.items()}
     report.seconds = time.monotonic() - began
     if run.failure:
         report.skip, report.detail = run.failure, run.detail
