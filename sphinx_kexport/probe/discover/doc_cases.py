@@ -167,9 +167,9 @@ def _outputs_differ(first: list[Any], second: list[Any]) -> bool:
 
 
 def tensors_and_randomness(target: Any, tensors: list[Any], baked: dict[str, Any]) -> tuple[bool, bool]:
-    """(the call's result holds a tensor, the call is random), from as few runs as they need: the first
-    run answers both (and, for a call that reads no random state, all of it). A call that raises here is
-    kept (the probe reports it) and not random."""
+    """(the call's result holds a tensor, the call is random (see :func:`is_random`)), from as few runs as
+    they need: the first run answers both (and, for a call that reads no random state, all of it). A call
+    that raises here is kept (the probe reports it) and not random."""
     runs = _seeded_runs(target, tensors, baked)
     try:
         draws, outputs = next(runs)
@@ -193,12 +193,7 @@ def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
     (kornia's ``RandomClahe`` example did under seeds 1 and 2, and its ONNX
     check then reported a mismatch).
     """
-    runs = _seeded_runs(target, tensors, baked)
-    try:
-        draws, outputs = next(runs)
-    except Exception:
-        return False
-    return _random_from(draws, outputs, runs)
+    return tensors_and_randomness(target, tensors, baked)[1]
 
 
 def _seeded_runs(target: Any, tensors: list[Any], baked: dict[str, Any]) -> Iterator[tuple[bool | None, list]]:

@@ -27,7 +27,7 @@ import random
 import sys
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
 
@@ -94,14 +94,16 @@ class Recorder:
         return call
 
 
-def _called(call: Call | None, run: Callable[[], Any]) -> Any:
-    """``run()``, marking ``call`` (the record of this very call) as raised when it raises: an example that
-    shows a Traceback on purpose still runs on, but the call that raised is no case."""
+def _called(call: Call | None, function: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """``function(*args, **kwargs)``, marking ``call`` (the record of this very call) as raised when it
+    raises: an example that shows a Traceback on purpose still runs on, but the call that raised is no
+    case. Calls the library makes itself are not recorded (``call`` is None) and pass straight through."""
+    if call is None:
+        return function(*args, **kwargs)
     try:
-        return run()
+        return function(*args, **kwargs)
     except BaseException as exc:
-        if call is not None:
-            call.raised = _first_line(exc)
+        call.raised = _first_line(exc)
         raise
 
 
@@ -112,7 +114,7 @@ def _function_proxy(function: Any, ref: str) -> Any:
     @functools.wraps(function)
     def proxy(*args: Any, **kwargs: Any) -> Any:
         call = RECORDER.record(ref, function, args, kwargs, sys._getframe(1)) if RECORDER.calls is not None else None
-        return _called(call, lambda: function(*args, **kwargs))
+        return _called(call, function, args, kwargs)
 
     proxy.__kexport_original__ = function
     return proxy
@@ -137,7 +139,7 @@ def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
                 owner = args[0] if kind == "class" else _snapshot(args[0])
                 callee, rest = types.MethodType(raw, owner), args[1:]
             call = RECORDER.record(ref, callee, rest, kwargs, sys._getframe(1))
-        return _called(call, lambda: raw(*args, **kwargs))
+        return _called(call, raw, args, kwargs)
 
     proxy.__kexport_original__ = raw
     return staticmethod(proxy) if kind == "static" else classmethod(proxy) if kind == "class" else proxy
@@ -193,7 +195,7 @@ def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, 
                 ref = module_classes.get(type(self))
                 if ref:
                     made = RECORDER.record(ref, _copy_module(self), args, kwargs, sys._getframe(1))
-            return _called(made, lambda: original(self, *args, **kwargs))
+            return _called(made, original, (self, *args), kwargs)
 
         return call
 

@@ -112,12 +112,16 @@ def _public_modules(package: str) -> tuple[list[Any], list[ObjectReport]]:
     return sorted(modules, key=lambda m: m.__name__), failures
 
 
+def _public_names(module: Any) -> list[str]:
+    """The names ``module`` exports: its ``__all__``, else every name without a leading underscore."""
+    return getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+
+
 def _public_objects(modules: list[Any], top: str, package: str) -> dict[str, Any]:
     """ref -> function or class defined in the library and reachable under a public name."""
     found: dict[int, Any] = {}
     for module in modules:
-        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
-        for name in names:
+        for name in _public_names(module):
             obj = getattr(module, name, None)
             home = getattr(obj, "__module__", "") or ""
             if (inspect.isfunction(obj) or inspect.isclass(obj)) and (home == top or home.startswith(top + ".")):
@@ -136,13 +140,12 @@ def _aliases(modules: list[Any], objects: dict[str, Any]) -> dict[str, list[str]
     refs = {id(obj): ref for ref, obj in objects.items()}
     found: dict[str, dict[str, str]] = {}
     for module in modules:
-        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
-        for name in names:
+        for name in _public_names(module):
             ref = refs.get(id(getattr(module, name, None)))
-            if ref is None or name == ref.rsplit(".", 1)[1] or name.startswith("_"):
+            if ref is None or name == ref.rsplit(".", 1)[1]:
                 continue
             alias = f"{module.__name__}.{name}"
-            if any(part.startswith("_") for part in alias.split(".")):
+            if any(part.startswith("_") for part in alias.split(".")):  # the name itself included
                 continue
             known = found.setdefault(ref, {}).get(name)
             if known is None or len(alias) < len(known):
