@@ -150,6 +150,10 @@ def full(scratch: Path) -> None:
     top = sorted(rows[0][2].get("case_peak_rss_kb", {}).items(), key=lambda kv: -kv[1])[:8]
     print("largest cases (worker peak while measuring each): " + ", ".join(f"{k} {gib(v)}" for k, v in top))
     print(f"recycled workers: {rows[0][2].get('workers_recycled', 0)}")
+    steps = rows[0][2].get("step_seconds", {})
+    total = sum(steps.values()) or 1.0
+    print("where the workers' time went (s, share): " + ", ".join(
+        f"{step} {seconds:.0f} ({seconds / total:.0%})" for step, seconds in steps.items()))
 
 
 def main() -> int:

@@ -52,6 +52,9 @@ def test_run_survey_runs_in_process_and_returns_the_snapshot_and_its_counts(tmp_
     assert first.written and first.out == out and read_snapshot(out)[0] == first.snapshot
     assert (first.counts.measured, first.counts.skipped, first.counts.reused_snapshot) == (1, 1, 0)
     assert first.stats["parent_peak_rss_kb"] > 0 and first.stats["case_peak_rss_kb"]["plain_ok [cpu]"] > 0
+    steps = first.stats["step_seconds"]  # dynamic=False: no ":dynamic" step
+    assert set(steps) == {"build", "eager", "onnx", "export", "compile"} and all(s > 0 for s in steps.values())
+    assert sum(steps.values()) <= first.stats["case_seconds"]["plain_ok [cpu]"] + 0.01
     assert "building the cases of 1 case module" in progress.getvalue() and "plain_ok" in progress.getvalue()
     again = run_survey(config, stream=io.StringIO())
     assert not again.written and again.counts.reused_snapshot == 1 and again.counts.measured == 0

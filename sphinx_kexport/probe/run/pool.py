@@ -70,6 +70,7 @@ class Slot:
     task: Task | None = None
     step: str | None = None  # what the task is doing now: eager, onnx, export, compile
     started: float = 0.0
+    timing: tuple[str, float] = ("", 0.0)  # the step whose time is being counted (``build`` before eager) and since when
     deadline: float = float("inf")
     log_offset: int = 0
     peak_kb: int = 0
@@ -110,6 +111,7 @@ class Runner:
         self.queue: collections.deque[Task] = collections.deque()
         self.peaks: list[dict[str, Any]] = []
         self.recycled = 0  # workers that handed their slot to a fresh process after a case
+        self.step_seconds: collections.Counter[str] = collections.Counter()  # where the workers' time went
         self.feed: queue.Queue | None = None
         self.on_fed: Callable[[Any], list[Task]] = lambda item: item
 
@@ -165,6 +167,7 @@ class Runner:
         slot.task, slot.step = task, None
         slot.started = time.monotonic()
         slot.deadline = slot.started + self.timeout
+        slot.timing = ("build", slot.started)
         try:
             slot.log_offset = os.path.getsize(self.work.log_path(slot.index))
         except OSError:
@@ -173,9 +176,18 @@ class Runner:
         slot.conn.send(Assignment(task.name, task.module, task.local_name, task.device, list(task.paths),
                                   task.discovery, task.digest))
 
+    def _time_step(self, slot: Slot, following: str = "") -> None:
+        """Count the time of the step ``slot`` was in; ``following`` (if any) starts now."""
+        step, since = slot.timing
+        now = time.monotonic()
+        if step:
+            self.step_seconds[step] += now - since
+        slot.timing = (following, now)
+
     def _finish(self, slot: Slot) -> None:
         task = slot.task
         assert task is not None
+        self._time_step(slot)
         task.seconds += time.monotonic() - slot.started
         slot.task, slot.step, slot.deadline = None, None, float("inf")
         self._complete(task)
@@ -191,6 +203,7 @@ class Runner:
         record that path, requeue the rest."""
         task = slot.task
         assert task is not None
+        self._time_step(slot)
         task.seconds += time.monotonic() - slot.started
         step = slot.step
         where = where_text(self._log_tail(slot, limit=0), self.root, innermost_first=True)
@@ -242,6 +255,7 @@ class Runner:
             self.work.save_environment(message[1], message[2])
         elif kind == "path":
             slot.step = message[3]
+            self._time_step(slot, message[3])
             slot.deadline = time.monotonic() + self.timeout  # each path and dynamic pass has the whole limit
         elif kind == "result" and slot.task is not None:
             slot.task.results[message[3]] = message[4]

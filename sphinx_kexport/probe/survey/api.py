@@ -339,6 +339,7 @@ class _Survey:
             "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
             "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
             "case_seconds": self.seconds, "case_peak_rss_kb": self.case_memory,
+            "step_seconds": {step: round(seconds, 3) for step, seconds in runner.step_seconds.most_common()},
         }
         if config.stats:
             config.stats.parent.mkdir(parents=True, exist_ok=True)
