@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 from .doc_run import EXAMPLE_SEED, Call, seed_everything
 from ...snapshot.vocabulary import ORIGIN_DOCSTRING
+from ..cases.module_copy import copy_module
 from ..cases.registry import CaseSpec, case
 
 DOC_NOTE_PREFIX = "from the docstring example of"
@@ -204,7 +205,7 @@ def _seeded_runs(target: Any, tensors: list[Any], baked: dict[str, Any]) -> Iter
     import torch
 
     for seed in RANDOM_SEEDS:
-        callee = copy.deepcopy(target).eval() if isinstance(target, torch.nn.Module) else target
+        callee = copy_module(target).eval() if isinstance(target, torch.nn.Module) else target
         draws, result = _run_watching_draws(callee, tensors, baked, seed)
         yield draws, flatten_outputs(result)
 

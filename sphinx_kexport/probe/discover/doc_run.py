@@ -29,6 +29,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from ..cases.module_copy import copy_module
 from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
 
 EXAMPLE_FILE_PREFIX = "<doctest "
@@ -165,8 +166,10 @@ def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, An
 
 
 def _copy_module(module: Any) -> Any:
+    """The module as called (a large one shares its parameters: an example that changes them afterwards,
+    with ``load_state_dict`` say, changes the recorded case's too; its buffers and attributes are its own)."""
     try:
-        return copy.deepcopy(module)
+        return copy_module(module)
     except Exception:  # a module that refuses deepcopy is recorded as the instance itself
         return module
 

@@ -12,7 +12,6 @@ and the worker carried two of them into the next.
 
 from __future__ import annotations
 
-import copy
 import ctypes
 import gc
 import itertools
@@ -22,6 +21,7 @@ from typing import Any, Callable
 import torch
 
 from ..cases import containers
+from ..cases.module_copy import copy_module
 from ..cases.registry import CaseSpec
 from . import compare_outputs
 
@@ -95,7 +95,7 @@ class CaseRun:
         target = self.spec.target
         if isinstance(target, torch.nn.Module):
             try:
-                target = copy.deepcopy(target)
+                target = copy_module(target, self.device)  # a large module's copy shares its parameters
             except Exception:  # some modules refuse deepcopy; share the instance then
                 pass
             target = target.to(self.device).eval()
