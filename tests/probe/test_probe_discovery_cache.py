@@ -305,13 +305,16 @@ def test_the_probe_reuses_the_cache_in_its_children_and_workers_and_rediscover_r
     try:
         base = ["--cases", "count_cases.py", "--library", "countlib_kx", "--out", "support.json", "--jobs", "1",
                 "--no-dynamic"]
-        counts = []
+        counts, measured = [], []
         for extra in ([], [], ["--fresh"], ["--rediscover"]):
-            done = run_cli(base + extra, tmp_path, tmp_path / "cache", lib, tmp_path)
+            done = run_cli(base + extra + ["--stats", "stats.json"], tmp_path, tmp_path / "cache", lib, tmp_path)
             assert done.returncode == 0, done.stdout + done.stderr
             counts.append(runs.read_text().count("ran") if runs.exists() else 0)
+            measured.append(json.loads((tmp_path / "stats.json").read_text())["measured"])
     finally:
         del os.environ["KX_RUNS"]
+    # --fresh measures every case again (the snapshot's results are not reused); --rediscover finds the same case
+    assert measured == [1, 0, 1, 0]
     # the first run's inventory child ran the example and its worker loaded the case alone from the cache;
     # the rerun ran nothing; --fresh measured again from the cache, running nothing;
     # --rediscover ran it again (in the inventory child only)
