@@ -40,11 +40,12 @@ import shutil
 import sys
 import tempfile
 import time
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from functools import lru_cache
 from typing import Any, Callable
+
+from .case_pickle import CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
@@ -226,7 +227,7 @@ def cache_key(package: str, include: list[str], exclude: list[str], time_limit: 
 # the file
 
 
-MAGIC = b"KXDISC03"  # then the header's length (8 bytes, little-endian), the header, the pickles' bytes
+MAGIC = b"KXDISC04"  # then the header's length (8 bytes, little-endian), the header, the pickles, the tensors
 
 
 @dataclass
@@ -255,6 +256,7 @@ class Stored:
     seconds: float  # how long the discovery that made it took
     entries: list[Entry] = field(default_factory=list)  # in the order the examples ran
     failures: bytes = b""  # the pickled "import failed" reports
+    blobs_start: int = 0  # where the cases' large tensors begin, from data_start (case_pickle.py)
     data_start: int = 0  # where the reports' bytes begin in the file (set when read)
 
 
@@ -304,10 +306,11 @@ class DiscoveryCache:
 
     def load_report(self, stored: Stored, entry: Entry, only: str | None = None) -> Any:
         """The report of ``entry`` with all its cases, or with the case named ``only`` alone (OSError when the
-        file is gone or ends before them). Each pickle is unpickled from the file as it is read: a 1.5 GB
-        model's bytes are never held whole beside the tensors they become."""
+        file is gone or ends before them). Each pickle is unpickled from the file as it is read, and each
+        large tensor read straight into its storage (case_pickle.py): a 1.5 GB model's bytes are never held
+        beside the tensors they become."""
         cases = [(offset, length) for name, offset, length in entry.cases if only is None or name == only]
-        with open(self.path, "rb") as handle:
+        with open(self.path, "rb") as handle, open(self.path, "rb") as blobs:
             end = max([entry.offset + entry.length] + [offset + length for offset, length in cases])
             if handle.seek(0, os.SEEK_END) < stored.data_start + end:
                 raise OSError(f"{self.path} ends before the report of {entry.name}")
@@ -316,7 +319,7 @@ class DiscoveryCache:
             report.cases = []
             for offset, _ in cases:
                 handle.seek(stored.data_start + offset)
-                report.cases.append(pickle.load(handle))
+                report.cases.append(CaseUnpickler(handle, blobs, stored.data_start + stored.blobs_start).load())
         return report
 
     def save(self, reports: list[Any], failures: list[Any], seconds: float,
@@ -330,17 +333,20 @@ class DiscoveryCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             # the reports' pickles go to a body file as they are made, never held in memory all at once
             # (kornia.models' are 2 GB); the cache file is then the header followed by that body
-            with tempfile.TemporaryFile(dir=self.directory) as body:
-                entries = [_write_report(body, report, base_name) for report in reports]
+            with tempfile.TemporaryFile(dir=self.directory) as body, \
+                    tempfile.TemporaryFile(dir=self.directory) as blobs:
+                entries = [_write_report(body, blobs, report, base_name) for report in reports]
                 stored = Stored(self.key, time.time(), seconds, entries,
-                                pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL))
+                                pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL),
+                                blobs_start=body.seek(0, os.SEEK_END))
                 header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
                 handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
                 try:
                     with os.fdopen(handle, "wb") as out:
                         out.write(MAGIC + len(header).to_bytes(8, "little") + header)
-                        body.seek(0)
-                        shutil.copyfileobj(body, out, 16 << 20)
+                        for part in (body, blobs):
+                            part.seek(0)
+                            shutil.copyfileobj(part, out, 1 << 20)  # a small buffer: no 16 MB bytes objects
                     os.replace(temporary, self.path)  # readers (the probe's workers) see a whole file or none
                 except BaseException:
                     os.unlink(temporary)
@@ -361,38 +367,27 @@ def _definition(spec: Any) -> str:
                       sort_keys=True, default=str)
 
 
-class _CasePickler(pickle.Pickler):
-    """Pickles the recorder's stand-in for a library function (discover/doc_run.py) as the function itself.
-
-    A module built while its example ran may keep the stand-in (piq's losses bind their metric function
-    in ``__init__``), and pickle finds a function by its name, which names the original: without this,
-    such a case did not pickle and its example ran again on every load."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        original = getattr(obj, "__kexport_original__", None) if isinstance(obj, types.FunctionType) else None
-        return (_itself, (original,)) if original is not None else NotImplemented
-
-
-def _itself(value: Any) -> Any:
-    return value
-
-
-def _write_report(body: Any, report: Any, base_name: Callable[[str], str]) -> Entry:
-    """Append ``report`` to ``body`` (the report without its cases, then each case) and say where it lies;
-    each case is unpickled once from the file to check it gives the same fingerprint, name and code. One
-    that does not pickle (a closure, a lambda baked into a call) or does not come back equal (a class whose
-    pickling drops state) is cut off again: the entry says its example runs again on load."""
-    start = body.seek(0, os.SEEK_END)
+def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[str], str]) -> Entry:
+    """Append ``report`` to ``body`` (the report without its cases, then each case, their large tensors to
+    ``blobs``) and say where it lies; each case is unpickled once from the file to check it gives the same
+    fingerprint, name and code. One that does not pickle (a closure, a lambda baked into a call) or does not
+    come back equal (a class whose pickling drops state) is cut off again: the entry says its example runs
+    again on load."""
+    start, blobs_start = body.seek(0, os.SEEK_END), blobs.seek(0, os.SEEK_END)
     entry = Entry(report.ref, [base_name(spec.ref) for spec in report.cases], start)
     try:
         pickle.dump(dataclasses.replace(report, cases=[]), body, protocol=pickle.HIGHEST_PROTOCOL)
         entry.length = body.tell() - start
         for spec in report.cases:
             offset = body.tell()
-            _CasePickler(body, protocol=pickle.HIGHEST_PROTOCOL).dump(spec)
+            pickler = CasePickler(body, blobs)
+            pickler.dump(spec)
             end = body.tell()
             body.seek(offset)
-            same = _definition(pickle.load(body)) == _definition(spec)  # the copy is dropped at once
+            # the check rebuilds the case on the storages it was pickled from: no copy of its weights
+            again = CaseUnpickler(body, None, originals=pickler.storages).load()
+            same = _definition(again) == _definition(spec)
+            del again, pickler
             if not same:
                 raise ValueError(f"{spec.name} does not come back equal from pickle")
             entry.cases.append((spec.name, offset, end - offset))
@@ -400,5 +395,7 @@ def _write_report(body: Any, report: Any, base_name: Callable[[str], str]) -> En
     except Exception:
         body.seek(start)
         body.truncate()
+        blobs.seek(blobs_start)
+        blobs.truncate()
         return Entry(report.ref, entry.bases)
     return entry

@@ -1,0 +1,111 @@
+"""Pickling a discovered case for the discovery cache: its tensors' bytes go beside the pickle, and come back
+read straight into their storage.
+
+Plain pickle stores a tensor's storage as a bytes object (``torch.save`` of that storage), and the unpickler
+keeps every such bytes object in its memo until the load ends: a worker loading kornia's SigLip2Model (1.5 GB
+of weights) held the weights twice, 3.0 GB, before measuring began. Here a storage of at least
+:data:`BLOB_MIN` bytes is written raw to a second file (the blobs) and the pickle holds only where it lies;
+loading reads it into a fresh storage of its own, with no bytes object in between. Storages shared by two
+tensors (tied weights, views) are written once and come back shared.
+
+The cache also checks that each case comes back from pickle equal; that check rebuilds the case on the very
+storages it was pickled from (:class:`CaseUnpickler` with ``originals``), so the check costs no copy of
+the weights either.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import types
+from typing import Any, BinaryIO
+
+BLOB_MIN = 1 << 20  # bytes of a storage from which it goes to the blobs (smaller ones stay in the pickle)
+STORAGE = "kexport-storage"
+
+
+class CasePickler(pickle.Pickler):
+    """Pickles to ``file``; appends large storages to ``blobs`` (positions are from the start of ``blobs``)."""
+
+    def __init__(self, file: BinaryIO, blobs: BinaryIO):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.blobs = blobs
+        self.written: dict[tuple[int, int], int] = {}  # (data pointer, bytes) -> position in blobs
+        self.storages: dict[int, Any] = {}  # position in blobs -> the untyped storage written there
+
+    def reducer_override(self, obj: Any) -> Any:
+        """The recorder's stand-in for a library function (discover/doc_run.py) is pickled as the function.
+
+        A module built while its example ran may keep the stand-in (piq's losses bind their metric function
+        in ``__init__``), and pickle finds a function by its name, which names the original: without this,
+        such a case did not pickle and its example ran again on every load."""
+        original = getattr(obj, "__kexport_original__", None) if isinstance(obj, types.FunctionType) else None
+        return (_itself, (original,)) if original is not None else NotImplemented
+
+    def persistent_id(self, obj: Any) -> Any:
+        torch = sys.modules.get("torch")
+        if torch is None or type(obj) is not torch.storage.TypedStorage:
+            return None
+        untyped = obj._untyped_storage
+        size = untyped.nbytes()
+        if untyped.device.type != "cpu" or size < BLOB_MIN:
+            return None
+        key = (untyped.data_ptr(), size)
+        if key not in self.written:
+            position = self.blobs.seek(0, os.SEEK_END)
+            self.blobs.write(memoryview(_bytes_view(torch, untyped).numpy()))
+            self.written[key] = position
+            self.storages[position] = untyped
+        return (STORAGE, self.written[key], size, str(obj.dtype).removeprefix("torch."))
+
+
+class CaseUnpickler(pickle.Unpickler):
+    """Unpickles from ``file``, reading the storages from ``blobs`` at ``base`` + their position; with
+    ``originals`` (a :class:`CasePickler`'s ``storages``), it uses those instead of reading."""
+
+    def __init__(self, file: BinaryIO, blobs: BinaryIO | None, base: int = 0,
+                 originals: dict[int, Any] | None = None):
+        super().__init__(file)
+        self.blobs, self.base, self.originals = blobs, base, originals
+        self.loaded: dict[int, Any] = {}
+
+    def persistent_load(self, pid: Any) -> Any:
+        import torch
+
+        if not (isinstance(pid, tuple) and len(pid) == 4 and pid[0] == STORAGE):
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+        _, position, size, dtype = pid
+        untyped = self.loaded.get(position)
+        if untyped is None:
+            if self.originals is not None:
+                untyped = self.originals[position]
+            else:
+                untyped = _read_storage(torch, self.blobs, self.base + position, size)
+            self.loaded[position] = untyped
+        return torch.storage.TypedStorage(wrap_storage=untyped, dtype=getattr(torch, dtype), _internal=True)
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+def _bytes_view(torch: Any, untyped: Any) -> Any:
+    """A uint8 tensor over the whole of ``untyped`` (no copy)."""
+    return torch.empty(0, dtype=torch.uint8).set_(untyped, 0, (untyped.nbytes(),), (1,))
+
+
+def _read_storage(torch: Any, blobs: BinaryIO | None, position: int, size: int) -> Any:
+    """A new storage of ``size`` bytes, filled from ``blobs`` at ``position`` directly (no bytes object)."""
+    if blobs is None:
+        raise pickle.UnpicklingError("this pickle keeps tensors in a blob file, and none was given")
+    tensor = torch.empty(size, dtype=torch.uint8)
+    view = memoryview(tensor.numpy())
+    blobs.seek(position)
+    done = 0
+    while done < size:
+        got = blobs.readinto(view[done:])
+        if not got:
+            raise EOFError(f"the discovery cache ends inside a tensor ({done} of {size} bytes read)")
+        done += got
+    return tensor.untyped_storage()
