@@ -401,7 +401,7 @@ def test_storing_writes_each_pickle_as_it_is_made_instead_of_holding_them_all(tm
     store = DiscoveryCache(tmp_path, dict(cache_key("probe_cases.doclib", [], [], 2.0), package="lib"))
     tracemalloc.start()
     try:
-        again = store.save(reports, [], 1.0, lambda ref: ref.rsplit(".", 1)[1])
+        again = store.save(reports, [], 1.0, lambda spec: spec.name)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

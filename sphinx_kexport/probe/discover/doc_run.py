@@ -46,6 +46,8 @@ class Call:
     statement: int  # index of the example statement that made it
     span: tuple[int, int, int, int] | None  # (line, end line, column, end column) of the call in that statement
     raised: str = ""  # the exception the call raised ("" when it returned): such a call is not a case
+    filename: str = ""  # the file of the code that made the call (a test file; "<doctest ...>" for an example)
+    function: str = ""  # the qualified name of the function that made it (a test's own body, or a helper)
 
 
 @dataclass
@@ -71,15 +73,22 @@ def _snapshot(value: Any) -> Any:
         return value
 
 
+def in_example(frame: Any) -> bool:
+    """Whether ``frame`` runs docstring example code (compiled by :func:`run_example`)."""
+    return frame.f_code.co_filename.startswith(EXAMPLE_FILE_PREFIX)
+
+
 class Recorder:
-    """Collects calls made from example frames; inactive outside :meth:`run`."""
+    """Collects calls made from the user's own code (``own_code(frame)``: by default a docstring example's);
+    inactive while ``calls`` is None."""
 
     def __init__(self) -> None:
         self.calls: list[Call] | None = None
         self.statement = 0
+        self.own_code = in_example
 
     def record(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any], frame: Any) -> Call | None:
-        if self.calls is None or not frame.f_code.co_filename.startswith(EXAMPLE_FILE_PREFIX):
+        if self.calls is None or not self.own_code(frame):
             return None
         span = None
         try:
@@ -88,8 +97,10 @@ class Recorder:
                 span = tuple(positions)
         except (AttributeError, IndexError):  # Python < 3.11 has no positions: the code field stays empty
             span = None
+        code = frame.f_code
         call = Call(ref, callee, tuple(_snapshot(a) for a in args), {k: _snapshot(v) for k, v in kwargs.items()},
-                    self.statement, span)
+                    self.statement, span, filename=code.co_filename,
+                    function=getattr(code, "co_qualname", code.co_name))
         self.calls.append(call)
         return call
 
@@ -103,7 +114,7 @@ def _called(call: Call | None, function: Any, args: tuple, kwargs: dict[str, Any
     try:
         return function(*args, **kwargs)
     except BaseException as exc:
-        call.raised = _first_line(exc)
+        call.raised = first_line(exc)
         raise
 
 
@@ -237,7 +248,7 @@ def seed_everything(seed: int) -> None:
         pass
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
@@ -268,12 +279,12 @@ def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
                     break
                 except Exception as exc:
                     if is_download_blocked(exc):
-                        run.failure, run.detail = "download", _first_line(exc)
+                        run.failure, run.detail = "download", first_line(exc)
                         break
                     if example.exc_msg is not None:
                         continue  # the example shows this exception on purpose
                     run.failure = "raised"
-                    run.detail = f"{_first_line(exc)} (at >>> {example.source.strip().splitlines()[0][:80]})"
+                    run.detail = f"{first_line(exc)} (at >>> {example.source.strip().splitlines()[0][:80]})"
                     break
     except ExampleTimeout as exc:  # the alarm fired between two statements
         run.failure, run.detail = "time limit", str(exc)
