@@ -276,7 +276,8 @@ class SuitePlugin:
                 self.on_test(run, node_source(item), self.done, self.total)
             except Exception as exc:  # the cases of one test must not stop the others
                 run.kind, run.detail = "failed", f"turning its calls into cases failed: {first_line(exc)}"
-                run.calls = []
+            finally:
+                run.calls = []  # the cases hold copies of what they need: a suite's calls are not kept to the end
 
     def pytest_runtest_setup(self, item: Any) -> Iterator[Any]:
         with time_limit(self.limit):
