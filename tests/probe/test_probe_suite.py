@@ -100,6 +100,8 @@ def test_only_the_tests_own_calls_outside_pytest_raises_are_cases(found):
     assert {spec.ref for spec in found.cases} == {f"suitelib.{n}" for n in (
         "Gain", "Box.area", "scale", "smooth", "checked", "blend", "apply")}
     assert [tuple(t.shape) for t in cases["checked[test]"].inputs] == [(2, 2)]
+    checked = next(r for r in found.reports if r.ref == "tests/test_ops.py::test_checked_refuses_1d")
+    assert (checked.dropped, checked.covered) == ([], 0)  # the calls in pytest.raises were never recorded
     scales = sorted(tuple(cases[n].inputs[0].shape) for n in ("scale[test]", "scale[test 2]", "scale[test 3]"))
     assert scales == [(1, 3, 4, 4), (2, 3), (6,)]  # (4,) and (5, 5) came after three were kept
     assert all(cases[n].kwargs == {"factor": 3.0} for n in ("scale[test]", "scale[test 2]", "scale[test 3]"))
@@ -108,12 +110,12 @@ def test_only_the_tests_own_calls_outside_pytest_raises_are_cases(found):
 def test_per_operator_keeps_configurations_that_differ(found):
     from sphinx_kexport.probe.discover.suite import discover_suite
 
-    one = discover_suite("suitelib", TESTS / "test_ops.py", include=["suitelib.scale"], per_operator=1,
-                         time_limit=LIMIT)
+    # the project's folder holds the library too: its own calls (smooth's call of scale) are still not the tests'
+    one = discover_suite("suitelib", PROJECT, include=["suitelib.scale"], per_operator=1, time_limit=LIMIT)
     assert [c.name for c in one.cases] == ["scale[test]"]  # only scale: include; one configuration: per_operator
-    assert one.cases[0].note.startswith("from the test `tests/test_ops.py::test_scale_shapes[shape0]`")
+    assert one.cases[0].note.startswith("from the test `tests/test_objects.py::test_scale_through_a_helper`")
     reports = {r.ref: r for r in one.reports}
-    assert reports["tests/test_ops.py::test_scale_shapes[shape1]"].skip == "covered"
+    assert reports["tests/test_ops.py::test_scale_shapes[shape0]"].skip == "covered"
     assert reports["tests/test_ops.py::test_smooth"].skip == "no tensor call"  # smooth is not included
     assert reports["tests/test_ops.py::test_smooth"].detail == ("calls only suitelib.smooth, which include/exclude "
                                                                 "leave out")

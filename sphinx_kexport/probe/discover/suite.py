@@ -35,7 +35,7 @@ from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, ma
                       public_objects, random_state_kept, recorded_callables)
 from .progress import OnExample, reporter
 from .suite_cases import Selection, build_suite_case, configuration
-from .suite_run import SuiteError, NodeRun, NodeSource, run_suite, suite_roots
+from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
 
@@ -254,7 +254,7 @@ def _run(package: str, path: Path, include: list[str], exclude: list[str], time_
                    on_test)
     with recording(functions, module_classes, top, method_classes):
         try:
-            suite = run_suite(targets or [str(path)], suite_roots(path), time_limit, taker)
+            suite = run_suite(targets or [str(path)], suite_roots(path), library_roots(top), time_limit, taker)
         except SuiteError as exc:
             raise DiscoveryError(str(exc)) from None
     reports = [taker.reports.get(run.nodeid) or NodeReport(run.nodeid, skip=run.kind, detail=run.detail)

@@ -124,15 +124,26 @@ def raises_watched() -> Iterator[None]:
         _RAISES["open"] = 0
 
 
-def own_node_code(roots: list[str]) -> Callable[[Any], bool]:
-    """The recorder's test of a frame: code of a file under ``roots`` (directories end with a separator), and
-    no ``pytest.raises`` block open."""
-    prefixes = tuple(roots)
+def own_test_code(roots: list[str], library: list[str]) -> Callable[[Any], bool]:
+    """The recorder's test of a frame: code of a file under ``roots`` but not under ``library`` (directories end
+    with a separator: a tests path that holds the library itself still leaves its calls to itself out), and no
+    ``pytest.raises`` block open."""
+    prefixes, excluded = tuple(roots), tuple(library)
 
     def own(frame: Any) -> bool:
-        return not _RAISES["open"] and frame.f_code.co_filename.startswith(prefixes)
+        if _RAISES["open"]:
+            return False
+        filename = frame.f_code.co_filename
+        return filename.startswith(prefixes) and not (excluded and filename.startswith(excluded))
 
     return own
+
+
+def library_roots(top: str) -> list[str]:
+    """The folders (or the file) of the imported top-level package ``top``, as :func:`suite_roots` writes them."""
+    module = sys.modules.get(top)
+    places = list(getattr(module, "__path__", []) or []) or [getattr(module, "__file__", "") or ""]
+    return [root for place in places if place for root in suite_roots(Path(place))]
 
 
 def suite_roots(path: Path) -> list[str]:
@@ -225,8 +236,8 @@ OnTest = Callable[[NodeRun, NodeSource, int, int], None]
 class SuitePlugin:
     """Records each test's calls and outcome; ``on_test(run, source, done, total)`` is called as each test ends."""
 
-    def __init__(self, roots: list[str], limit: float, on_test: OnTest):
-        self.own = own_node_code(roots)
+    def __init__(self, roots: list[str], library: list[str], limit: float, on_test: OnTest):
+        self.own = own_test_code(roots, library)
         self.limit = limit
         self.on_test = on_test
         self.runs: list[NodeRun] = []  # in the order pytest reports them
@@ -333,13 +344,18 @@ def pytest_arguments(targets: list[str]) -> list[str]:
             "--continue-on-collection-errors", "-q", "--no-header"]
 
 
-def run_suite(targets: list[str], roots: list[str], limit: float, on_test: OnTest) -> SuiteRun:
+def run_suite(targets: list[str], roots: list[str], library: list[str], limit: float, on_test: OnTest) -> SuiteRun:
     """Run the tests of ``targets`` under the recorder (installed by the caller), calling ``on_test`` as each
-    ends; SuiteError when pytest cannot run them. The test modules it imports are dropped from
-    ``sys.modules`` afterwards, and ``sys.path`` is restored, so a second run imports them afresh."""
-    import pytest
+    ends; calls from files under ``roots`` count, except those under ``library``. SuiteError when pytest cannot
+    run them. The test modules it imports are dropped from ``sys.modules`` afterwards, and ``sys.path`` is
+    restored, so a second run imports them afresh."""
+    try:
+        import pytest
+    except ImportError:
+        raise SuiteError("running the library's tests needs pytest, which is not installed here: "
+                         "pip install pytest (and whatever else the tests need)") from None
 
-    plugin = _as_hooks(SuitePlugin(roots, limit, on_test))
+    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test))
     modules, path = set(sys.modules), list(sys.path)
     env_addopts = os.environ.pop("PYTEST_ADDOPTS", None)  # the user's own pytest options are not discovery's
     output = io.StringIO()
