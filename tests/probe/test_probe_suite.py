@@ -257,11 +257,13 @@ def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, m
 
 def test_discover_tests_lists_each_file_and_why(tmp_path):
     hand = tmp_path / "hand_cases.py"
-    hand.write_text("import torch\nfrom sphinx_kexport.probe import case\nfrom suitelib import Gain\n"
-                    "CASES = [case('Gain[hand]', Gain(), [torch.rand(2, 4)], package='suitelib')]\n")
+    hand.write_text("import torch\nfrom sphinx_kexport.probe import case, cases_from_tests\nfrom suitelib import Gain\n"
+                    "CASES = [case('Gain[hand]', Gain(), [torch.rand(2, 4)], package='suitelib')] + "
+                    f"cases_from_tests('suitelib', {str(TESTS)!r}, time_limit={LIMIT})\n")
     done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "discover", "suitelib", "--tests",
                            str(TESTS), "--time-limit", str(LIMIT), "--cases", str(hand)], cwd=tmp_path,
-                          env=dict(ENV, KEXPORT_DISCOVERY_CACHE="off"), capture_output=True, text=True, timeout=180)
+                          env=dict(ENV, KEXPORT_DISCOVERY_CACHE=str(tmp_path / "cache")), capture_output=True, text=True,
+                          timeout=180)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("tests/test_broken.py: no case: its file does not import: ImportError")
@@ -276,7 +278,8 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
                                 "or docstring cases from ")
     assert "tests without a case: 1 no public tensor call, 3 its calls repeat configurations already kept, " \
            "1 the test failed" in lines[-2]
-    assert lines[-1] == "discovery cache off"
+    # loading the configured cases left their cases_from_tests out (else it would have filled the cache)
+    assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
     assert "[1/17] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
 
 
@@ -286,6 +289,10 @@ def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):
                           timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--tests no/such/tests: no such file or folder" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "discover", "suitelib", "--per-operator", "2",
+                           "--no-cases"], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--per-operator counts the configurations kept from the tests: give --tests" \
+        in done.stderr
     _on_path()
     from sphinx_kexport.probe import cases_from_tests
     from sphinx_kexport.probe.discover.library import DiscoveryError

@@ -57,6 +57,7 @@ def _hand_written(args: Any, docstring_cases: bool = False) -> tuple[list[Any], 
     from ..survey.config import ConfigError, find_pyproject, read_table
     from ..discover.docstrings import is_discovered
     from ..cases.loader import load_cases, resolve_sources
+    from ..discover.suite import suite_cases_left_out
 
     cwd = Path.cwd()
     if args.no_cases:
@@ -75,7 +76,8 @@ def _hand_written(args: Any, docstring_cases: bool = False) -> tuple[list[Any], 
         root = pyproject.parent
     if not entries:
         return [], ""
-    specs = load_cases(resolve_sources([str(e) for e in entries], root))
+    with suite_cases_left_out():  # a case module's own cases_from_tests would run a whole test suite for nothing
+        specs = load_cases(resolve_sources([str(e) for e in entries], root))
     return ([s for s in specs if not is_discovered(s) or (docstring_cases and s.from_docstring)],
             ", ".join(str(e) for e in entries))
 
@@ -97,8 +99,10 @@ def run_discover(argv: list[str]) -> int:
 
     if args.time_limit is not None and args.time_limit <= 0:
         return report_failure(f"--time-limit must be a positive number of seconds, found {args.time_limit:g}")
-    if args.per_operator is not None and (args.per_operator < 1 or not args.tests):
-        return report_failure(f"--per-operator goes with --tests and must be 1 or more, found {args.per_operator}")
+    if args.per_operator is not None and not args.tests:
+        return report_failure("--per-operator counts the configurations kept from the tests: give --tests PATH too")
+    if args.per_operator is not None and args.per_operator < 1:
+        return report_failure(f"--per-operator must be 1 or more, found {args.per_operator}")
     if args.tests and not Path(args.tests).exists():
         return report_failure(f"--tests {args.tests}: no such file or folder (looked in {Path.cwd()}). Give the "
                               "folder (or file) of the library's pytest tests.")

@@ -18,6 +18,7 @@ names, inputs and fingerprints. The result is stored in the discovery cache
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .cache import DiscoveryCache, Stored, cache_dir, refreshing
 from .doc_cases import UnsupportedCall, is_tensor
@@ -344,6 +345,20 @@ def suite_case(ref: SuiteRef, name: str) -> CaseSpec | None:
     return next((spec for report in reports for spec in report.cases if spec.name == name), None)
 
 
+@contextlib.contextmanager
+def suite_cases_left_out() -> Iterator[None]:
+    """While active, ``cases_from_tests`` returns no cases: ``discover`` loads the configured case modules for
+    their hand-written and docstring cases only."""
+    _LEFT_OUT["on"] = True
+    try:
+        yield
+    finally:
+        _LEFT_OUT["on"] = False
+
+
+_LEFT_OUT = {"on": False}
+
+
 def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: Iterable[str] = (),
                      exclude: Iterable[str] = (), per_operator: int = DEFAULT_PER_OPERATOR,
                      time_limit: float = DEFAULT_TIME_LIMIT) -> list[CaseSpec]:
@@ -355,7 +370,7 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
     ``python -m sphinx_kexport.probe discover PACKAGE --tests PATH`` to see what each test yields and why some
     yield nothing.
     """
-    if discovered_cases_left_out():
+    if discovered_cases_left_out() or _LEFT_OUT["on"]:
         return []
     return discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
                           per_operator=per_operator, on_test=reporter()).cases
