@@ -32,6 +32,7 @@ LIMIT = 1.0  # seconds of CPU time per test phase: test_spins spins past it
 EXPECTED = {
     "tests/test_broken.py": "file failed",
     "tests/test_objects.py::TestGain::test_forward": ["Gain[test]"],
+    "tests/test_objects.py::test_gain_twice": ["Gain[test 2]"],  # its second call; the first repeats Gain[test]
     "tests/test_objects.py::test_box_area": ["Box.area[test]"],
     "tests/test_objects.py::test_scale_through_a_helper": ["scale[test]"],
     "tests/test_objects.py::test_spins": "time limit",
@@ -197,7 +198,8 @@ def test_a_hand_written_case_wins_then_a_docstring_one(found):
     # the survey joins its case modules by the same rule, whatever order they come in
     kept, dropped = join([("tests", list(found.cases)), ("docs", [doc]), ("hand", hand)],
                          lambda spec: spec.joinable, lambda spec, name: spec)
-    assert sorted((d.name, w.name) for d, w in dropped) == [("Gain[test]", "Gain[doc]"), ("scale[test 2]", "scale[hand]")]
+    assert sorted((d.name, w.name) for d, w in dropped) == [("Gain[test]", "Gain[doc]"),
+                                                             ("scale[test 2]", "scale[hand]")]
     assert len(kept) == len(found.cases) and {"Gain[doc]", "scale[hand]"} <= {spec.name for spec in kept}
 
 
@@ -219,7 +221,7 @@ def test_names_and_fingerprints_are_identical_in_two_processes(found):
     from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
     here = [[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {})] for c in found.cases]
-    assert results[0] == results[1] == here and len(here) == 9
+    assert results[0] == results[1] == here and len(here) == 10
 
 
 def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, monkeypatch):
@@ -240,12 +242,17 @@ def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, m
     digests = lambda d: [(c.name, definition_digest(case_definition(c))) for c in d.cases]  # noqa: E731
     assert digests(again) == digests(first)
     assert _yields(again) == _yields(first)
-    # a worker builds one case alone: from its entry, or (the lambda's) by running that one test again
-    for name in ("Gain[test]", "apply[test]"):
+    # a worker builds one case alone: from its entry, or (the lambda's, or any without the cache) by running
+    # that one test again and taking the same call of it (Gain[test 2] is its test's second call of Gain)
+    for name, cache in (("Gain[test]", "on"), ("apply[test]", "on"), ("Gain[test 2]", "off")):
+        if cache == "off":
+            monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", "off")
         spec = next(c for c in first.cases if c.name == name)
         alone = suite_case(spec.discovery, name)
         assert alone is not None and definition_digest(case_definition(alone)) == \
             definition_digest(case_definition(spec))
+    assert next(c for c in first.cases if c.name == "Gain[test 2]").discovery.occurrence == 1
+    monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", str(tmp_path / "cache"))
     with (tests / "test_objects.py").open("a") as handle:
         handle.write("\n\ndef test_added():\n    assert scale(torch.ones(7), 3.0).shape == (7,)\n")
     edited = discover_suite("suitelib", tests, time_limit=LIMIT)
@@ -262,25 +269,25 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
                     f"cases_from_tests('suitelib', {str(TESTS)!r}, time_limit={LIMIT})\n")
     done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "discover", "suitelib", "--tests",
                            str(TESTS), "--time-limit", str(LIMIT), "--cases", str(hand)], cwd=tmp_path,
-                          env=dict(ENV, KEXPORT_DISCOVERY_CACHE=str(tmp_path / "cache")), capture_output=True, text=True,
-                          timeout=180)
+                          env=dict(ENV, KEXPORT_DISCOVERY_CACHE=str(tmp_path / "cache")), capture_output=True,
+                          text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("tests/test_broken.py: no case: its file does not import: ImportError")
-    assert "tests/test_objects.py: 4 tests, 3 cases" in lines
+    assert "tests/test_objects.py: 5 tests, 4 cases" in lines
     assert "    TestGain::test_forward: Gain[test] -> suitelib.Gain [(2,4)]: repeats the hand-written case " \
            "'Gain[hand]', not kept" in lines
     assert "    test_spins: no case: it ran past its time limit: ran past the 1 s limit" in lines
     assert "    test_that_fails: no case: the test failed: AssertionError: wrong on purpose" in lines
     assert "    test_on_cuda: no case: it needs CUDA: skipped: needs a CUDA device" in lines
     assert "    test_scale_shapes[shape1]: scale[test 3] -> suitelib.scale [(1,3,4,4)]" in lines
-    assert lines[-2].startswith(f"suitelib from {TESTS}: 22 tests in 3 files, 8 cases (+1 repeating hand-written "
+    assert lines[-2].startswith(f"suitelib from {TESTS}: 23 tests in 3 files, 9 cases (+1 repeating hand-written "
                                 "or docstring cases from ")
     assert "tests without a case: 1 no public tensor call, 3 its calls repeat configurations already kept, " \
            "1 the test failed" in lines[-2]
     # loading the configured cases left their cases_from_tests out (else it would have filled the cache)
     assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
-    assert "[1/17] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
+    assert "[1/18] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
 
 
 def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):
@@ -310,7 +317,7 @@ def survey(tmp_path_factory):
     out = tmp_path_factory.mktemp("suite-survey") / "export_support.json"
     progress = io.StringIO()
     result = run_survey(ProbeConfig(cases=[str(PROBE / "probe_cases" / "suitelib_cases.py")], out=out, jobs=2,
-                                    dynamic=False, only=["Gain", "scale[test 2]", "Box.area"]), stream=progress)
+                                    dynamic=False, only=["Gain[test]", "scale[test 2]", "Box.area"]), stream=progress)
     return result, progress.getvalue()
 
 
@@ -324,7 +331,7 @@ def test_a_survey_from_the_tests_alone(survey):
     assert measured == {name: {"onnx": "ok", "export": "ok", "compile": "ok"}
                         for name in ("Gain[test]", "scale[test 2]", "Box.area[test]")}  # built by the workers alone
     assert "gain = Gain(0.5)" in cases["Gain[test]"]["call"]
-    assert "suitelib_cases.py: 9 cases in" in progress
+    assert "suitelib_cases.py: 10 cases in" in progress
 
 
 def test_the_page_renders_the_test_cases(survey, tmp_path):

@@ -26,7 +26,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from .cache import DiscoveryCache, Stored, cache_dir, refreshing
 from .doc_cases import UnsupportedCall, is_tensor
@@ -135,29 +135,53 @@ def _slot(spec: CaseSpec) -> str:
 
 
 # (case name, call ref, occurrence) to build again, per node id
-Wanted = dict[str, list[tuple[str, str, int]]]
+Rebuild = dict[str, list[tuple[str, str, int]]]
 
 
 class _Taker:
     """Turns each finished test's calls into cases (``on_test`` of the suite run)."""
 
     def __init__(self, package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
-                 per_operator: int, aliases: dict[str, list[str]], wanted: Wanted | None,
+                 per_operator: int, aliases: dict[str, list[str]], rebuild: Rebuild | None,
                  on_test: OnExample | None):
         self.package, self.path, self.include, self.exclude = package, path, include, exclude
         self.time_limit, self.per_operator, self.aliases = time_limit, per_operator, aliases
         self.selection = Selection(per_operator)
-        self.wanted = wanted
+        self.rebuild = rebuild
         self.on_test = on_test
         self.reports: dict[str, NodeReport] = {}
         self._texts: dict[str, str] = {}
+        self.passed_over: list[str] = []  # refs of this test's calls not recorded: left out, or covered already
+        self.covered = 0
+
+    def wants(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
+        """The recorder's filter, before it copies anything: a call outside the package, left out by include /
+        exclude, or of a configuration kept already is not recorded (``_take`` still says so)."""
+        if self.rebuild is not None:
+            return True  # built again: the asked-for calls are found by their occurrence
+        if not ref.startswith(self.package + "."):
+            return False
+        if (self.include and not matches(ref, self.include)) or matches(ref, self.exclude):
+            self.passed_over.append(ref)
+            return False
+        try:
+            key = configuration(Call(ref, callee, args, kwargs, 0, None))
+        except Exception:  # recorded: _take says why it is no case
+            return True
+        if self.selection.why_not(ref, key):
+            self.passed_over.append(ref)
+            self.covered += 1
+            return False
+        return True
 
     def __call__(self, run: NodeRun, source: NodeSource, done: int, total: int) -> None:
         report = self.reports[run.nodeid] = NodeReport(run.nodeid, skip=run.kind, detail=run.detail,
                                                        seconds=run.seconds)
+        passed_over, report.covered = self.passed_over, self.covered
+        self.passed_over, self.covered = [], 0
         try:
             if not run.kind:
-                self._take(run, source, report)
+                self._take(run, source, report, passed_over)
         except Exception as exc:  # said, not hidden; the other tests go on
             report.cases, report.skip = [], "failed"
             report.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"
@@ -182,22 +206,21 @@ class _Taker:
         return build_suite_case(call, name=name, package=group, section=section, source=source,
                                ref=self._ref(source, call, occurrence))
 
-    def _take(self, run: NodeRun, source: NodeSource, report: NodeReport) -> None:
+    def _take(self, run: NodeRun, source: NodeSource, report: NodeReport, passed_over: list[str]) -> None:
         calls: list[tuple[Call, int]] = []
-        seen: Counter[str] = Counter()
         for call in run.calls:
             if not call.ref.startswith(self.package + "."):
                 continue
+            calls.append((call, call.occurrence))  # counted by the recorder under the canonical ref
             call.ref = as_written(call.ref, self.aliases, self._text(call.filename))
-            calls.append((call, seen[call.ref]))
-            seen[call.ref] += 1
-        if self.wanted is not None:  # built again: exactly the asked-for calls, under their names
-            for name, ref, occurrence in self.wanted.get(run.nodeid, []):
+        if self.rebuild is not None:  # built again: exactly the asked-for calls, under their names
+            for name, ref, occurrence in self.rebuild.get(run.nodeid, []):
                 call = next((c for c, o in calls if c.ref == ref and o == occurrence), None)
                 if call is not None:
                     report.cases.append(self._build(call, name, source, occurrence))
             return
-        left_out: set[str] = set()
+        left_out = {ref for ref in passed_over if (self.include and not matches(ref, self.include))
+                    or matches(ref, self.exclude)}
         for call, occurrence in calls:
             if (self.include and not matches(call.ref, self.include)) or matches(call.ref, self.exclude):
                 left_out.add(call.ref)
@@ -230,11 +253,12 @@ class _Taker:
             return
         if report.covered:
             report.skip = "covered"
+            covered = sorted({c.ref for c, _ in calls} | (set(passed_over) - left_out))
             report.detail = (f"{report.covered} call{'s' if report.covered != 1 else ''} of "
-                             f"{', '.join(sorted({c.ref for c, _ in calls}))} (per_operator={self.per_operator})")
+                             f"{', '.join(covered)} (per_operator={self.per_operator})")
         else:
             report.skip = "no tensor call"
-            called = sorted({c.ref for c, _ in calls} - left_out)
+            called = sorted({c.ref for c, _ in calls})
             report.detail = ("; ".join(report.dropped) if report.dropped
                              else "calls " + ", ".join(called) + " only with Python values" if called
                              else f"calls only {', '.join(sorted(left_out))}, which include/exclude leave out"
@@ -244,18 +268,19 @@ class _Taker:
 
 
 def _run(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float, per_operator: int,
-         targets: list[str] | None = None, wanted: Wanted | None = None, on_test: OnExample | None = None
+         targets: list[str] | None = None, rebuild: Rebuild | None = None, on_test: OnExample | None = None
          ) -> tuple[list[NodeReport], list[ObjectReport]]:
     """(the reports of the tests, in the order pytest reported them; the public modules that do not import)."""
     top = package.split(".")[0]
     modules, failures = public_modules(package)
     objects = public_objects(modules, top, package)
     functions, module_classes, method_classes = recorded_callables(objects)
-    taker = _Taker(package, path, include, exclude, time_limit, per_operator, find_aliases(modules, objects), wanted,
+    taker = _Taker(package, path, include, exclude, time_limit, per_operator, find_aliases(modules, objects), rebuild,
                    on_test)
     with recording(functions, module_classes, top, method_classes):
         try:
-            suite = run_suite(targets or [str(path)], suite_roots(path), library_roots(top), time_limit, taker)
+            suite = run_suite(targets or [str(path)], suite_roots(path), library_roots(top), time_limit, taker,
+                              taker.wants)
         except SuiteError as exc:
             raise DiscoveryError(str(exc)) from None
     reports = [taker.reports.get(run.nodeid) or NodeReport(run.nodeid, skip=run.kind, detail=run.detail)
@@ -312,9 +337,10 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, path: Path,
     rerun: dict[str, NodeReport] = {}
     if again:
         slots = {e.name: [json.loads(b) for b in e.bases] for e in again}
-        wanted = {node: [(name, ref, occurrence) for name, ref, occurrence, _ in found] for node, found in slots.items()}
+        rebuild = {node: [(name, ref, occurrence) for name, ref, occurrence, _ in found]
+                   for node, found in slots.items()}
         targets = [f"{found[0][3]}{os.sep}{node}" for node, found in slots.items() if found]
-        reports, _ = _run(package, path, include, exclude, time_limit, per_operator, targets=targets, wanted=wanted)
+        reports, _ = _run(package, path, include, exclude, time_limit, per_operator, targets=targets, rebuild=rebuild)
         rerun = {r.ref: r for r in reports}
         if any(len(rerun.get(e.name, NodeReport("")).cases) != len(e.bases) for e in again):
             return None  # a test that made cases before makes others now: run them all
@@ -339,7 +365,7 @@ def suite_case(ref: SuiteRef, name: str) -> CaseSpec | None:
             else:
                 reports, _ = _run(ref.package, path, include, exclude, ref.time_limit, ref.per_operator,
                                   targets=[f"{ref.rootdir}{os.sep}{ref.node}"],
-                                  wanted={ref.node: [(name, ref.call_ref, ref.occurrence)]})
+                                  rebuild={ref.node: [(name, ref.call_ref, ref.occurrence)]})
         except Exception:  # the tests moved or changed: the long way
             return None
     return next((spec for report in reports for spec in report.cases if spec.name == name), None)

@@ -85,7 +85,8 @@ class Selection:
         self.used[case_base_name(ref)] += 1
 
 
-def build_suite_case(call: Call, *, name: str, package: str, section: str, source: NodeSource, ref: SuiteRef) -> CaseSpec:
+def build_suite_case(call: Call, *, name: str, package: str, section: str, source: NodeSource,
+                     ref: SuiteRef) -> CaseSpec:
     """The case for ``call``, made by the test ``source`` (raises UnsupportedCall)."""
     replayed = replay(call)
     note = f"{TEST_NOTE_PREFIX} `{source.nodeid}`; {live_and_baked(call, replayed, 'the test')}"
@@ -134,7 +135,8 @@ def _changes(statement: ast.stmt) -> set[str]:
 
 def _is_seed(statement: ast.stmt) -> bool:
     return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
-            and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr in ("manual_seed", "seed"))
+            and isinstance(statement.value.func, ast.Attribute)
+            and statement.value.func.attr in ("manual_seed", "seed"))
 
 
 def _builds(body: list[ast.stmt], needed: set[str]) -> list[ast.stmt]:

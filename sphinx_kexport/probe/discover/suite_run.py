@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .doc_run import RECORDER, Call, first_line, in_example, seed_everything
+from .doc_run import RECORDER, Call, Wanted, first_line, seed_everything
 from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
 
 TEST_SEED = 0
@@ -236,8 +236,10 @@ OnTest = Callable[[NodeRun, NodeSource, int, int], None]
 class SuitePlugin:
     """Records each test's calls and outcome; ``on_test(run, source, done, total)`` is called as each test ends."""
 
-    def __init__(self, roots: list[str], library: list[str], limit: float, on_test: OnTest):
+    def __init__(self, roots: list[str], library: list[str], limit: float, on_test: OnTest,
+                 wanted: Wanted | None = None):
         self.own = own_test_code(roots, library)
+        self.wanted = wanted
         self.limit = limit
         self.on_test = on_test
         self.runs: list[NodeRun] = []  # in the order pytest reports them
@@ -297,11 +299,11 @@ class SuitePlugin:
     def pytest_runtest_call(self, item: Any) -> Iterator[Any]:
         run = self.current
         with time_limit(self.limit):
-            RECORDER.calls, RECORDER.own_code = (run.calls if run is not None else []), self.own
+            RECORDER.begin(run.calls if run is not None else [], self.own, self.wanted)
             try:
                 return (yield)
             finally:
-                RECORDER.calls, RECORDER.own_code = None, in_example
+                RECORDER.end()
 
     def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Iterator[Any]:
         with time_limit(self.limit):
@@ -344,18 +346,19 @@ def pytest_arguments(targets: list[str]) -> list[str]:
             "--continue-on-collection-errors", "-q", "--no-header"]
 
 
-def run_suite(targets: list[str], roots: list[str], library: list[str], limit: float, on_test: OnTest) -> SuiteRun:
+def run_suite(targets: list[str], roots: list[str], library: list[str], limit: float, on_test: OnTest,
+              wanted: Wanted | None = None) -> SuiteRun:
     """Run the tests of ``targets`` under the recorder (installed by the caller), calling ``on_test`` as each
-    ends; calls from files under ``roots`` count, except those under ``library``. SuiteError when pytest cannot
-    run them. The test modules it imports are dropped from ``sys.modules`` afterwards, and ``sys.path`` is
-    restored, so a second run imports them afresh."""
+    ends; calls from files under ``roots`` count, except those under ``library``, and of those the ones
+    ``wanted`` takes (all when None). SuiteError when pytest cannot run them. The test modules it imports are
+    dropped from ``sys.modules`` afterwards, and ``sys.path`` is restored, so a second run imports them afresh."""
     try:
         import pytest
     except ImportError:
         raise SuiteError("running the library's tests needs pytest, which is not installed here: "
                          "pip install pytest (and whatever else the tests need)") from None
 
-    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test))
+    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted))
     modules, path = set(sys.modules), list(sys.path)
     env_addopts = os.environ.pop("PYTEST_ADDOPTS", None)  # the user's own pytest options are not discovery's
     output = io.StringIO()

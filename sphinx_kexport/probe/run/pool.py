@@ -54,7 +54,7 @@ class Task:
     device: str
     fingerprint: str
     paths: list[str]  # still to measure
-    discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example (or test) alone
+    discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example or test alone
     digest: str = ""  # of the definition the inventory described: the worker checks what it built
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0

@@ -46,5 +46,5 @@ class Assignment:
     local_name: str  # the name that module registers it under
     device: str
     paths: list[str] = field(default_factory=list)
-    discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example (or test) alone
+    discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example or test alone
     digest: str = ""  # cases.fingerprint.definition_digest of the case as the inventory described it

@@ -17,6 +17,13 @@ class TestGain:
         assert out.shape == x.shape
 
 
+def test_gain_twice():
+    gain = Gain(0.5)
+    gain(torch.rand(2, 4))  # the configuration TestGain::test_forward gave a case already
+    x = torch.rand(3, 4)
+    assert gain(x).shape == (3, 4)  # a new one: the case is this test's second call of Gain
+
+
 def test_box_area():
     box = Box(2.0)
     sides = torch.rand(3, 2)
