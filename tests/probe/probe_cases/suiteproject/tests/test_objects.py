@@ -24,6 +24,12 @@ def test_gain_twice():
     assert gain(x).shape == (3, 4)  # a new one: the case is this test's second call of Gain
 
 
+def test_gains_in_a_loop():
+    for width in (5,):
+        gain = Gain(2.0)
+        assert gain(torch.rand(1, width)).shape == (1, width)  # in a loop: its repro cannot be the test's lines
+
+
 def test_box_area():
     box = Box(2.0)
     sides = torch.rand(3, 2)
