@@ -90,8 +90,9 @@ def _case_text(spec: Any) -> str:
 def run_discover(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     # a line at once, before torch and the library are imported (minutes can pass before the first example)
-    print(f"discovering {args.package}: importing it, then running its docstring examples (or loading them "
-          "from the discovery cache)", file=sys.stderr, flush=True)
+    what = f"its tests under {args.tests}" if args.tests else "its docstring examples"
+    print(f"discovering {args.package}: importing it, then running {what} (or loading them from the discovery "
+          "cache)", file=sys.stderr, flush=True)
     from ..survey.config import ConfigError
     from ..discover.docstrings import DEFAULT_TIME_LIMIT, discover, duplicate_of
     from ..discover.library import DiscoveryError

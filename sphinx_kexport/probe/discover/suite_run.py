@@ -358,8 +358,12 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
         raise SuiteError("running the library's tests needs pytest, which is not installed here: "
                          "pip install pytest (and whatever else the tests need)") from None
 
+    import torch
+
     plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted))
     modules, path = set(sys.modules), list(sys.path)
+    # what a test may set for the whole process and forget (a worker measures other cases afterwards)
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     env_addopts = os.environ.pop("PYTEST_ADDOPTS", None)  # the user's own pytest options are not discovery's
     output = io.StringIO()
     try:
@@ -370,6 +374,8 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
             os.environ["PYTEST_ADDOPTS"] = env_addopts
         sys.path[:] = path
         _forget_test_modules(modules, roots)
+        torch.set_default_dtype(dtype)
+        torch.set_grad_enabled(grad)
     if int(status) == 2 and not plugin.runs:
         raise KeyboardInterrupt
     if int(status) not in PYTEST_RAN:

@@ -68,3 +68,8 @@ def test_downloads_weights():
     with urllib.request.urlopen("https://example.invalid/weights.pt") as response:
         weights = float(response.read())
     assert scale(torch.ones(2), weights).shape == (2,)
+
+
+def test_leaves_float64_as_the_default():
+    torch.set_default_dtype(torch.float64)  # and forgets it: discovery restores it when the suite ends
+    assert scale(torch.ones(2, 3), 3.0).dtype == torch.float64
