@@ -200,7 +200,9 @@ def _discover_tests(args: Any, winners: list[Any], where: str) -> int:
     skipped = found.skipped()
     reasons = ", ".join(f"{skipped[k]} {TEST_WORDS[k]}" for k in TEST_WORDS if skipped[k]) or "none"
     tests = sum(1 for r in found.reports if r.skip != "file failed")
-    out.write(f"\n{args.package} from {args.tests}: {tests} tests in {len(found.files())} files, {kept} cases"
+    files = len(found.files())
+    out.write(f"\n{args.package} from {args.tests}: {tests} test{'s' if tests != 1 else ''} in {files} "
+              f"file{'s' if files != 1 else ''}, {kept} case{'s' if kept != 1 else ''}"
               f"{f' (+{repeats} repeating hand-written or docstring cases from {where})' if repeats else ''}; "
               f"tests without a case: {reasons}; {found.seconds:.1f} s\n")
     out.write(f"{found.cache}\n")
