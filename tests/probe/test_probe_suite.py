@@ -55,6 +55,7 @@ EXPECTED = {
     "tests/test_ops.py::test_that_fails": "failed",
     "tests/test_ops.py::test_on_cuda": "needs CUDA",
     "tests/test_ops.py::test_downloads_weights": "network",
+    "tests/test_ops.py::test_blend_an_indirect_parameter[1]": ["blend[test 2]"],
     "tests/test_ops.py::test_leaves_float64_as_the_default": "covered",
 }
 
@@ -155,6 +156,7 @@ def test_the_code_is_the_tests_own_lines_with_fixtures_inlined(found):
     assert "device = torch.device('cpu')" in blend and "dtype = torch.float32" in blend  # the parametrisation
     assert "pytest" not in cases["checked[test]"].code  # the test's checks are left out
     assert cases["scale[test]"].code == ""  # made in a helper of the test file: written from ref and inputs
+    assert cases["blend[test 2]"].code == ""  # its fixture reads request.param: `offset = 1` would be wrong
 
 
 def test_every_snippet_runs_as_pasted(found):
@@ -232,7 +234,7 @@ def test_names_and_fingerprints_are_identical_in_two_processes(found):
     from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
     here = [[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {})] for c in found.cases]
-    assert results[0] == results[1] == here and len(here) == 11
+    assert results[0] == results[1] == here and len(here) == 12
 
 
 def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, monkeypatch):
@@ -292,7 +294,7 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert "    test_that_fails: no case: the test failed: AssertionError: wrong on purpose" in lines
     assert "    test_on_cuda: no case: it needs CUDA: skipped: needs a CUDA device" in lines
     assert "    test_scale_shapes[shape1]: scale[test 3] -> suitelib.scale [(1,3,4,4)]" in lines
-    assert lines[-2].startswith(f"suitelib from {TESTS}: 25 tests in 3 files, 10 cases (+1 repeating hand-written "
+    assert lines[-2].startswith(f"suitelib from {TESTS}: 26 tests in 3 files, 11 cases (+1 repeating hand-written "
                                 "or docstring cases from ")
     assert "tests without a case: 1 no public tensor call, 4 its calls repeat configurations already kept, " \
            "1 the test failed" in lines[-2]
@@ -300,7 +302,7 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
     assert done.stderr.startswith(f"discovering suitelib: importing it, then running its tests under {TESTS} (or "
                                   "loading them from the discovery cache)\n")
-    assert "[1/20] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
+    assert "[1/21] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
 
 
 def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):
@@ -344,7 +346,7 @@ def test_a_survey_from_the_tests_alone(survey):
     assert measured == {name: {"onnx": "ok", "export": "ok", "compile": "ok"}
                         for name in ("Gain[test]", "scale[test 2]", "Box.area[test]")}  # built by the workers alone
     assert "gain = Gain(0.5)" in cases["Gain[test]"]["call"]
-    assert "suitelib_cases.py: 11 cases in" in progress
+    assert "suitelib_cases.py: 12 cases in" in progress
 
 
 def test_the_page_renders_the_test_cases(survey, tmp_path):

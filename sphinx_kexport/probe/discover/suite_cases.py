@@ -241,6 +241,8 @@ def _argument(name: str, source: NodeSource, snippet: _Snippet, depth: int = 0) 
     inlined; "" or why not."""
     if name in snippet.defined:
         return ""
+    if name in source.indirect:
+        return f"its argument {name!r} is a fixture parametrised indirectly (it reads request.param)"
     if name in source.params:
         text = literal_source(source.params[name])
         if text is None:

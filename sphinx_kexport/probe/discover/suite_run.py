@@ -39,6 +39,7 @@ TEST_SEED = 0
 # pytest exits 0 (passed), 1 (some failed) or 5 (none collected) after running what it could
 PYTEST_RAN = (0, 1, 5)
 CUDA_WORDS = ("cuda", "gpu")
+DIRECT_PARAM = "get_direct_param_fixture_func"  # the fixture function pytest gives a directly parametrised argument
 
 
 class SuiteError(Exception):
@@ -54,6 +55,7 @@ class NodeSource:
     function: Any  # the test function (unbound, for a method of a test class)
     params: dict[str, Any]  # the parametrised arguments' values
     fixtures: dict[str, Any]  # fixture name -> the fixture's function, for the fixtures the test requested
+    indirect: set[str] = field(default_factory=set)  # params that go to a fixture (``request.param``), not the test
 
 
 @dataclass
@@ -218,11 +220,15 @@ def node_source(item: Any) -> NodeSource:
     callspec = getattr(item, "callspec", None)
     params = dict(getattr(callspec, "params", {}))
     fixtures: dict[str, Any] = {}
+    indirect: set[str] = set()
     definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
     for name, defs in definitions.items():
         if defs and name not in params:
             fixtures[name] = defs[-1].func
-    return NodeSource(item.nodeid, str(item.config.rootpath), getattr(item, "function", None), params, fixtures)
+        elif defs and getattr(defs[-1].func, "__name__", "") != DIRECT_PARAM:
+            indirect.add(name)  # parametrize(..., indirect=True): the test gets what the fixture makes of it
+    return NodeSource(item.nodeid, str(item.config.rootpath), getattr(item, "function", None), params, fixtures,
+                      indirect)
 
 
 # --------------------------------------------------------------------------

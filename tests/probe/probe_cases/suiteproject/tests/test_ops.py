@@ -70,6 +70,18 @@ def test_downloads_weights():
     assert scale(torch.ones(2), weights).shape == (2,)
 
 
+@pytest.fixture
+def offset(request):
+    return request.param + 1
+
+
+@pytest.mark.parametrize("offset", [1], indirect=True)
+def test_blend_an_indirect_parameter(offset):
+    a = torch.full((2, 2), float(offset))  # 2.0: the snippet cannot say `offset = 1`
+    assert blend(a, a, alpha=0.5).sum() == 8.0
+
+
 def test_leaves_float64_as_the_default():
     torch.set_default_dtype(torch.float64)  # and forgets it: discovery restores it when the suite ends
     assert scale(torch.ones(2, 3), 3.0).dtype == torch.float64
+
