@@ -273,6 +273,11 @@ def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, m
     assert _yields(edited)["tests/test_objects.py::test_added"] == ["scale[test 2]"]  # (7,): a new configuration
     assert _yields(edited)["tests/test_ops.py::test_scale_shapes[shape1]"] == "covered"  # so scale is full sooner
     assert len(list((tmp_path / "cache").glob("suitelib-*.pickle"))) == 1  # the old key's file is replaced
+    from sphinx_kexport.probe.discover.cache import discovery_code_files
+
+    # the key covers the tests discovery's own code, read from what suite.py imports
+    assert {"suite.py", "suite_run.py", "suite_cases.py", "library.py", "doc_run.py", "case_slice.py"} <= \
+        {p.name for p in discovery_code_files("suite.py")}
 
 
 def test_discover_tests_lists_each_file_and_why(tmp_path):
