@@ -327,6 +327,14 @@ def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):
     with pytest.raises(DiscoveryError, match="the tests path 'nowhere' does not exist .*relative path is read from "
                                              "the current directory"):
         cases_from_tests("suitelib", "nowhere")
+    stopped = tmp_path / "stopped"
+    stopped.mkdir()
+    (stopped / "pytest.ini").write_text("[pytest]\n")
+    (stopped / "conftest.py").write_text("import pytest\n\ndef pytest_configure(config):\n"
+                                         "    pytest.exit('this suite runs on the GPU farm only')\n")
+    with pytest.raises(DiscoveryError, match=r"(?s)pytest could not run the tests of .*stopped \(exit status 2\):.*"
+                                             "this suite runs on the GPU farm only"):
+        cases_from_tests("suitelib", stopped)
 
 
 @pytest.fixture(scope="module")

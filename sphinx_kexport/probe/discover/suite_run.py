@@ -371,9 +371,10 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
     # what a test may set for the whole process and forget (a worker measures other cases afterwards)
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     env_addopts = os.environ.pop("PYTEST_ADDOPTS", None)  # the user's own pytest options are not discovery's
-    output = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(output), raises_watched(), network_blocked():
+    output, errors = io.StringIO(), _Copied(sys.stderr)
+    try:  # pytest's report would mix into discover's own on stdout; its errors still show on stderr
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors), raises_watched(), \
+                network_blocked():
             status = pytest.main(pytest_arguments(targets), plugins=[plugin])
     finally:
         if env_addopts is not None:
@@ -382,16 +383,32 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
         _forget_test_modules(modules, roots)
         torch.set_default_dtype(dtype)
         torch.set_grad_enabled(grad)
-    if int(status) == 2 and not plugin.runs:
-        raise KeyboardInterrupt
+    said = output.getvalue() + errors.copy.getvalue()
+    if int(status) == 2 and "KeyboardInterrupt" in said:
+        raise KeyboardInterrupt  # pytest caught the Ctrl-C that was meant for the probe
     if int(status) not in PYTEST_RAN:
-        tail = "\n".join(output.getvalue().strip().splitlines()[-8:])
+        tail = "\n".join(said.strip().splitlines()[-8:])
         raise SuiteError(f"pytest could not run the tests of {', '.join(targets)} (exit status {int(status)}):\n"
                          f"{tail}")
     # in pytest's collection order (deselected ones are reported at collection; a file that failed to import, by
     # its path, goes first)
     runs = sorted(plugin.runs, key=lambda run: plugin.order.get(run.nodeid, -1))
     return SuiteRun(runs, plugin.rootdir, plugin.total)
+
+
+class _Copied:
+    """A stream that writes through to ``stream`` and keeps a copy (what pytest said on stderr, for an error)."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+        self.copy = io.StringIO()
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def _forget_test_modules(before: set[str], roots: list[str]) -> None:
