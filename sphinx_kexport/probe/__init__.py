@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from .cases.registry import CaseError, CaseSpec, case
 from .discover.docstrings import cases_from_docstrings, merge_cases
+from .discover.suite import cases_from_tests
 from .survey.api import SurveyCounts, SurveyError, SurveyResult, ToolError, run_survey
 from .survey.config import ConfigError, ProbeConfig, build_config
 
-__all__ = ["case", "CaseSpec", "CaseError", "cases_from_docstrings", "merge_cases", "run_survey", "ProbeConfig",
+__all__ = ["case", "CaseSpec", "CaseError", "cases_from_docstrings", "cases_from_tests", "merge_cases", "run_survey", "ProbeConfig",
            "build_config", "ConfigError", "SurveyResult", "SurveyCounts", "SurveyError", "ToolError"]

@@ -25,11 +25,12 @@ STAGES = ("", "eager", "no-tensor", "capture", "translate", "check", "load", "ru
 # at another batch size? ok: yes; static: only at the traced batch size; fail: the dynamic capture fails
 # for another reason; timeout: the pass ran past the time limit; n/a: no batch dimension.
 DYNAMIC_STATUSES = ("ok", "static", "fail", STATUS_TIMEOUT, "n/a")
-# Where a case came from (the case's ``origin``, format 2): written by hand in a case module, or recorded
-# from a docstring example of the library.
+# Where a case came from (the case's ``origin``, format 2): written by hand in a case module, recorded
+# from a docstring example of the library, or recorded from a test of the library's own test suite.
 ORIGIN_HAND = "hand-written"
 ORIGIN_DOCSTRING = "docstring"
-ORIGINS = (ORIGIN_HAND, ORIGIN_DOCSTRING)
+ORIGIN_TEST = "test"
+ORIGINS = (ORIGIN_HAND, ORIGIN_DOCSTRING, ORIGIN_TEST)
 # Why an object of the library whose docstring has an example yields no case (the snapshot's
 # ``objects_without_cases``, format 2), and how people read each reason.
 NO_CASE_WORDS = {

@@ -409,7 +409,7 @@ def test_storing_and_loading_hold_no_copy_of_the_tensors_bytes(tmp_path):
     store = DiscoveryCache(tmp_path, dict(cache_key("probe_cases.doclib", [], [], 2.0), package="lib"))
     tracemalloc.start()
     try:
-        again = store.save(reports, [], 1.0, lambda ref: ref.rsplit(".", 1)[1])
+        again = store.save(reports, [], 1.0, lambda spec: spec.name)
         _, stored_peak = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
         stored = store.load()

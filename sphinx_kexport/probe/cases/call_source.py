@@ -22,7 +22,7 @@ from .registry import CaseSpec
 SMALL_TENSOR = 256  # tensors up to this many elements are written out exactly
 
 
-def _literal(value: Any) -> str | None:
+def literal_source(value: Any) -> str | None:
     """Source for a kwarg value, or None when it has no faithful literal."""
     import torch
 
@@ -34,14 +34,14 @@ def _literal(value: Any) -> str | None:
     if isinstance(value, torch.device):
         return f"torch.device({str(value)!r})"
     if isinstance(value, (list, tuple)):
-        items = [_literal(v) for v in value]
+        items = [literal_source(v) for v in value]
         if any(i is None for i in items):
             return None
         if isinstance(value, tuple):
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         return "[" + ", ".join(items) + "]"
     if isinstance(value, dict):
-        pairs = [(_literal(k), _literal(v)) for k, v in value.items()]
+        pairs = [(literal_source(k), literal_source(v)) for k, v in value.items()]
         if any(k is None or v is None for k, v in pairs):
             return None
         return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
@@ -236,7 +236,7 @@ def _callable_lines(spec: CaseSpec, callee: str) -> list[str]:
     arguments = [f"x{i}" for i in range(len(spec.inputs))]
     baked, unwritable = [], []
     for key, value in spec.kwargs.items():
-        text = _literal(value)
+        text = literal_source(value)
         if text is None:
             unwritable.append(key)
         else:

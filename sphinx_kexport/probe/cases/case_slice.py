@@ -18,7 +18,7 @@ import random
 import sys
 from typing import Any
 
-from .loader import IMPORT_SEED
+from .registry import IMPORT_SEED
 
 # names the repro snippet binds after the call: a slice that binds them could be broken by the snippet
 SNIPPET_NAMES = frozenset({"fn", "inputs", "target", "model", "Probe", "leaves", "on_cuda", "expected", "got",
@@ -98,7 +98,7 @@ def _is_seed(statement: ast.stmt) -> bool:
             and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr in SEED_CALLS)
 
 
-def _slice(tree: ast.Module, before: ast.stmt, needed: set[str]) -> list[ast.stmt] | None:
+def top_level_slice(tree: ast.Module, before: ast.stmt, needed: set[str]) -> list[ast.stmt] | None:
     """The top-level statements before ``before`` that define ``needed``, transitively, in module order."""
     body = tree.body[: tree.body.index(before)]
     kept: list[ast.stmt] = []
@@ -130,7 +130,7 @@ def _source(statements: list[ast.stmt], seeded: bool, tail: list[str]) -> str:
     return "\n".join(lines + tail)
 
 
-def _run(code: str) -> dict[str, Any] | None:
+def run_fresh(code: str) -> dict[str, Any] | None:
     """``code`` run in a fresh namespace, leaving every random stream as it was; None if it raises."""
     import numpy
     import torch
@@ -177,12 +177,12 @@ def case_source(spec: Any, *, target: bool, inputs: bool) -> str | None:
             tail.append(f"inputs = {text}\ninputs = tuple(inputs) if isinstance(inputs, (list, tuple)) "
                         "else (inputs,)")
         needed |= _loaded(expression)
-    statements = _slice(tree, statement, needed)
+    statements = top_level_slice(tree, statement, needed)
     if statements is None or any(_bound(s) & SNIPPET_NAMES for s in statements):
         return None
     for seeded in (False, True):
         code = _source(statements, seeded, tail)
-        namespace = _run(code)
+        namespace = run_fresh(code)
         if namespace is None:
             continue
         if target and not same_value(namespace.get("target"), spec.target):

@@ -9,8 +9,9 @@ Standard library only: the parent of a survey never imports torch.
 :func:`join` applies the rules that need every module at once, in the order of
 ``cases``: a discovered case whose name another module already registered is
 renamed ``Name[doc][package]``, any other repeated name is a mistake, and a
-discovered case that repeats a hand-written one (same ``ref``, same input
-shapes) is dropped (the hand-written one wins).
+discovered case that repeats a case of a better origin (same ``ref``, same input
+shapes) is dropped: a hand-written case wins over a docstring one, which wins over
+one recorded from the library's tests (:data:`ORIGIN_RANK`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
-from ...snapshot.vocabulary import ORIGIN_DOCSTRING
+from ...snapshot.vocabulary import ORIGIN_DOCSTRING, ORIGIN_HAND, ORIGIN_TEST
 
 T = TypeVar("T")
+# which case wins when two repeat each other (same ref, same input shapes): the lower rank
+ORIGIN_RANK = {ORIGIN_HAND: 0, ORIGIN_DOCSTRING: 1, ORIGIN_TEST: 2}
 
 
 class LoadError(Exception):
@@ -53,6 +56,24 @@ class DiscoveryRef:
     example: str  # the doctest's name: the object whose example made the case
 
 
+@dataclass(frozen=True)
+class SuiteRef:
+    """Where a case recorded from the library's tests comes from: the ``cases_from_tests`` call, the test (its
+    node id) and which call of that test. A worker rebuilds the case from this alone (the discovery cache's
+    entry of that test, or that one test run again)."""
+
+    package: str
+    tests: str  # the tests' path, absolute
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    time_limit: float
+    per_operator: int
+    rootdir: str  # pytest's rootdir for these tests: the node id is relative to it
+    node: str  # the test's node id
+    call_ref: str  # the callable called
+    occurrence: int  # 0 for the test's first call of call_ref, 1 for the second, ...
+
+
 @dataclass
 class InventoryCase:
     """One registered case as the parent sees it: plain data that pickles small."""
@@ -67,11 +88,11 @@ class InventoryCase:
     shapes: tuple[tuple[int, ...], ...]  # of the tensor inputs, for finding repeats
     definition: dict[str, Any]  # what the fingerprint covers (cases/fingerprint.py)
     entry: dict[str, Any] = field(default_factory=dict)  # the snapshot's case entry, without results
-    discovery: DiscoveryRef | None = None  # for a discovered case: how a worker rebuilds it alone
+    discovery: DiscoveryRef | SuiteRef | None = None  # for a discovered case: how a worker rebuilds it alone
 
     @property
     def discovered(self) -> bool:
-        return self.origin == ORIGIN_DOCSTRING
+        return self.origin != ORIGIN_HAND
 
     def renamed(self, name: str) -> InventoryCase:
         entry = dict(self.entry, name=name)
@@ -87,12 +108,20 @@ class Joinable:
     package: str
     ref: str
     shapes: tuple[tuple[int, ...], ...]
-    discovered: bool
+    origin: str
+
+    @property
+    def discovered(self) -> bool:
+        return self.origin != ORIGIN_HAND
+
+    @property
+    def rank(self) -> int:
+        return ORIGIN_RANK.get(self.origin, len(ORIGIN_RANK))
 
 
 def repeat_key(case: Joinable) -> tuple[str, tuple[tuple[int, ...], ...]] | None:
-    """What makes a discovered case repeat a hand-written one: the same ``ref`` (when it has one) and the same
-    input shapes. None for a case without a ref, which repeats nothing."""
+    """What makes a discovered case repeat a case of a better origin: the same ``ref`` (when it has one) and the
+    same input shapes. None for a case without a ref, which repeats nothing."""
     return (case.ref, case.shapes) if case.ref else None
 
 
@@ -108,7 +137,8 @@ def qualified_name(name: str, package: str) -> str:
 
 def join(groups: Sequence[tuple[str, Sequence[T]]], describe: Callable[[T], Joinable],
          rename: Callable[[T, str], T]) -> tuple[list[T], list[tuple[T, T]]]:
-    """(the cases in registration order, the (discovered, hand-written) pairs dropped as repeats).
+    """(the cases in registration order, the (dropped, winner) pairs of discovered cases dropped as repeats of a
+    case of a better origin, :data:`ORIGIN_RANK`).
 
     ``groups`` holds each module's label and its cases, in the order of ``cases``; ``describe`` reads a
     case, ``rename`` returns it under a new name. LoadError for a name registered twice.
@@ -129,22 +159,24 @@ def join(groups: Sequence[tuple[str, Sequence[T]]], describe: Callable[[T], Join
             cases.append(item)
     if not cases:
         raise LoadError("the case modules register no cases: " + ", ".join(label for label, _ in groups))
-    first_hand: dict[tuple, T] = {}
+    winners: dict[tuple, tuple[int, T]] = {}  # key -> (rank, the first case of the best rank)
     for item in cases:
         seen = describe(item)
-        if not seen.discovered and repeat_key(seen) is not None:
-            first_hand.setdefault(repeat_key(seen), item)
+        key = repeat_key(seen)
+        if key is not None and (key not in winners or seen.rank < winners[key][0]):
+            winners[key] = (seen.rank, item)
     dropped: list[tuple[T, T]] = []
     for item in cases:
         seen = describe(item)
-        if seen.discovered and repeat_key(seen) in first_hand:
-            dropped.append((item, first_hand[repeat_key(seen)]))
+        key = repeat_key(seen)
+        if seen.discovered and key in winners and winners[key][0] < seen.rank:
+            dropped.append((item, winners[key][1]))
     gone = {id(item) for item, _ in dropped}
     return [item for item in cases if id(item) not in gone], dropped
 
 
 def joinable(case: InventoryCase) -> Joinable:
-    return Joinable(case.name, case.package, case.ref, case.shapes, case.discovered)
+    return Joinable(case.name, case.package, case.ref, case.shapes, case.origin)
 
 
 def join_inventory(groups: Iterable[tuple[str, list[InventoryCase]]]

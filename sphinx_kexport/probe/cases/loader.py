@@ -20,10 +20,8 @@ import traceback
 from pathlib import Path
 
 from .fingerprint import case_definition, definition_digest
-from .inventory import DiscoveryRef, LoadError, Source, join
-from .registry import CaseError, CaseSpec
-
-IMPORT_SEED = 0
+from .inventory import DiscoveryRef, LoadError, Source, SuiteRef, join
+from .registry import IMPORT_SEED, CaseError, CaseSpec
 
 
 def _seed() -> None:
@@ -195,17 +193,21 @@ class CaseModules:
 
 class CaseBuilder:
     """Build, in a worker, exactly the case the inventory described: a discovered case from its discovery
-    cache entry (or its one example), a hand-written one from its module imported without the docstring
-    cases; the long way (the whole module) only when the short one does not give the described case."""
+    cache entry (or its one example, or its one test), a hand-written one from its module imported without the
+    discovered cases; the long way (the whole module) only when the short one does not give the described case."""
 
     def __init__(self, sources: list[Source]):
         self.modules = CaseModules(sources)
 
-    def build(self, name: str, module: str, local_name: str, discovery: DiscoveryRef | None, digest: str) -> CaseSpec:
+    def build(self, name: str, module: str, local_name: str, discovery: DiscoveryRef | SuiteRef | None,
+              digest: str) -> CaseSpec:
         from ..discover.docstrings import discovered_case
+        from ..discover.suite import suite_case
 
         attempts = []
-        if discovery is not None:
+        if isinstance(discovery, SuiteRef):
+            attempts.append(lambda: suite_case(discovery, local_name))
+        elif discovery is not None:
             attempts.append(lambda: discovered_case(discovery, local_name))
         else:
             attempts.append(lambda: self.modules.get(module, local_name, with_docstrings=False))

@@ -16,8 +16,11 @@ from typing import Any
 from ...snapshot.vocabulary import DEFAULT_ATOL, DEFAULT_RTOL, ORIGIN_DOCSTRING, ORIGIN_HAND
 from . import batch_dim
 from . import containers
-from .inventory import DiscoveryRef, Joinable
+from .inventory import DiscoveryRef, Joinable, SuiteRef
 from .batch_dim import Batch
+
+
+IMPORT_SEED = 0  # the seed case modules are imported under (cases/loader.py), so random inputs repeat
 
 
 class CaseError(ValueError):
@@ -58,17 +61,22 @@ class CaseSpec:
     batch: Batch = field(default_factory=lambda: Batch(None))  # batch_dim: which leaf dims are the batch
     code: str = ""  # statements that, after `import torch`, define `target` (and optionally `inputs`) as probed
     module: str = field(default="", compare=False)  # the case module that registered it, for messages and repros
-    origin: str = ORIGIN_HAND  # snapshot.vocabulary.ORIGINS: written by hand, or recorded from a docstring
-    discovery: DiscoveryRef | None = field(default=None, compare=False)  # set by docstring discovery
+    origin: str = ORIGIN_HAND  # snapshot.vocabulary.ORIGINS: written by hand, recorded from a docstring or a test
+    discovery: DiscoveryRef | SuiteRef | None = field(default=None, compare=False)  # set by discovery
 
     @property
     def from_docstring(self) -> bool:
         return self.origin == ORIGIN_DOCSTRING
 
     @property
+    def discovered(self) -> bool:
+        """Recorded by discovery (from a docstring example or a test), not written by hand."""
+        return self.origin != ORIGIN_HAND
+
+    @property
     def joinable(self) -> Joinable:
         """What joining case modules reads of this case (cases/inventory.py)."""
-        return Joinable(self.name, self.package, self.ref, containers.leaf_shapes(self.inputs), self.from_docstring)
+        return Joinable(self.name, self.package, self.ref, containers.leaf_shapes(self.inputs), self.origin)
 
     @property
     def operator(self) -> str:

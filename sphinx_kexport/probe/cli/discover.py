@@ -1,10 +1,13 @@
-"""``discover PACKAGE``: what the package's docstring examples yield as cases, object by object.
+"""``discover PACKAGE``: what the package's docstring examples yield as cases, object by object; with
+``--tests PATH``, what the library's own tests under PATH yield, test file by test file.
 
-Nothing is dropped silently: every object with an example is listed with its
-cases or the reason it has none (no tensor call, the example raised, it tried
-to download, it ran past the time limit, its cases repeat hand-written ones,
-doctest cannot parse its docstring),
-then the totals. The hand-written cases come from the configured case
+Nothing is dropped silently: every object with an example (every test) is listed
+with its cases or the reason it has none (no tensor call, the example raised, it
+tried to download, it ran past the time limit, its cases repeat hand-written ones,
+doctest cannot parse its docstring; for a test: no public tensor call, its calls
+repeat configurations already kept, it failed, it needs the network or CUDA, it
+ran past its time limit, pytest skipped it, another dtype, its file does not
+import), then the totals. The hand-written cases come from the configured case
 sources (``cases`` of ``[tool.sphinx-kexport]``, or ``--cases``).
 """
 
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import EXIT_OK, PROG, CliParser, report_failure
+from ..discover.progress import TEST_WORDS
 from ..discover.progress import WORDS as SKIP_WORDS
 from ..discover.progress import to_stderr
 
@@ -31,7 +35,12 @@ def _parser() -> CliParser:
     parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                         help="skip objects whose dotted name equals, starts with or matches PATTERN (repeatable)")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                        help="per example (default 60)")
+                        help="per example, or per phase of a test (default 60)")
+    parser.add_argument("--tests", metavar="PATH",
+                        help="run the library's pytest tests under PATH (a folder or a file) instead of the docstring "
+                             "examples, and list per test file what cases_from_tests(PACKAGE, PATH) yields")
+    parser.add_argument("--per-operator", type=int, default=None, metavar="N",
+                        help="with --tests: configurations kept per operator (default 3)")
     parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
                         help="hand-written case sources to check for repeats (replaces `cases` of pyproject.toml)")
     parser.add_argument("--no-cases", action="store_true", help="do not load any hand-written cases")
@@ -42,11 +51,13 @@ def _parser() -> CliParser:
     return parser
 
 
-def _hand_written(args: Any) -> tuple[list[Any], str]:
-    """The configured hand-written cases and where they came from ("" when none are configured)."""
+def _hand_written(args: Any, docstring_cases: bool = False) -> tuple[list[Any], str]:
+    """The configured hand-written cases (and docstring cases, when asked: they win over the tests' too) and where
+    they came from ("" when none are configured)."""
     from ..survey.config import ConfigError, find_pyproject, read_table
     from ..discover.docstrings import is_discovered
     from ..cases.loader import load_cases, resolve_sources
+    from ..discover.suite import suite_cases_left_out
 
     cwd = Path.cwd()
     if args.no_cases:
@@ -65,8 +76,10 @@ def _hand_written(args: Any) -> tuple[list[Any], str]:
         root = pyproject.parent
     if not entries:
         return [], ""
-    specs = load_cases(resolve_sources([str(e) for e in entries], root))
-    return [s for s in specs if not is_discovered(s)], ", ".join(str(e) for e in entries)
+    with suite_cases_left_out():  # a case module's own cases_from_tests would run a whole test suite for nothing
+        specs = load_cases(resolve_sources([str(e) for e in entries], root))
+    return ([s for s in specs if not is_discovered(s) or (docstring_cases and s.from_docstring)],
+            ", ".join(str(e) for e in entries))
 
 
 def _case_text(spec: Any) -> str:
@@ -77,22 +90,33 @@ def _case_text(spec: Any) -> str:
 def run_discover(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     # a line at once, before torch and the library are imported (minutes can pass before the first example)
-    print(f"discovering {args.package}: importing it, then running its docstring examples (or loading them "
-          "from the discovery cache)", file=sys.stderr, flush=True)
+    what = f"its tests under {args.tests}" if args.tests else "its docstring examples"
+    print(f"discovering {args.package}: importing it, then running {what} (or loading them from the discovery "
+          "cache)", file=sys.stderr, flush=True)
     from ..survey.config import ConfigError
-    from ..discover.docstrings import DEFAULT_TIME_LIMIT, DiscoveryError, discover, duplicate_of
+    from ..discover.docstrings import DEFAULT_TIME_LIMIT, discover, duplicate_of
+    from ..discover.library import DiscoveryError
     from ..cases.loader import LoadError
 
     if args.time_limit is not None and args.time_limit <= 0:
         return report_failure(f"--time-limit must be a positive number of seconds, found {args.time_limit:g}")
+    if args.per_operator is not None and not args.tests:
+        return report_failure("--per-operator counts the configurations kept from the tests: give --tests PATH too")
+    if args.per_operator is not None and args.per_operator < 1:
+        return report_failure(f"--per-operator must be 1 or more, found {args.per_operator}")
+    if args.tests and not Path(args.tests).exists():
+        return report_failure(f"--tests {args.tests}: no such file or folder (looked in {Path.cwd()}). Give the "
+                              "folder (or file) of the library's pytest tests.")
     try:
-        hand, where = _hand_written(args)
+        hand, where = _hand_written(args, docstring_cases=bool(args.tests))
     except (ConfigError, LoadError) as exc:
         return report_failure(f"{exc}\n(the hand-written cases are loaded to find repeats; pass --no-cases to skip them)")
     if args.fresh:  # after the hand-written cases: their modules' own discoveries may come from the cache
         from ..discover.cache import refresh
 
         refresh()
+    if args.tests:
+        return _discover_tests(args, hand, where)
     try:
         found = discover(args.package, include=args.include, exclude=args.exclude,
                          time_limit=args.time_limit or DEFAULT_TIME_LIMIT, on_example=to_stderr())
@@ -126,5 +150,60 @@ def run_discover(argv: list[str]) -> int:
     out.write(f"\n{args.package}: {examples} objects with examples, {kept} cases"
               f"{f' (+{repeats} repeating hand-written cases from {where})' if repeats else ''}; "
               f"objects without a case: {reasons}; {found.seconds:.1f} s\n")
+    out.write(f"{found.cache}\n")
+    return EXIT_OK
+
+
+def _discover_tests(args: Any, winners: list[Any], where: str) -> int:
+    """``discover PACKAGE --tests PATH``: per test file, each test's cases or why none, then the totals."""
+    from ..discover.docstrings import DEFAULT_TIME_LIMIT, duplicate_of
+    from ..discover.library import DiscoveryError
+    from ..discover.suite import DEFAULT_PER_OPERATOR, discover_suite
+
+    try:
+        found = discover_suite(args.package, args.tests, include=args.include, exclude=args.exclude,
+                               time_limit=args.time_limit or DEFAULT_TIME_LIMIT,
+                               per_operator=args.per_operator or DEFAULT_PER_OPERATOR, on_test=to_stderr())
+    except DiscoveryError as exc:
+        return report_failure(str(exc))
+    out = sys.stdout
+    kept = repeats = 0
+    for file, reports in found.files().items():
+        cases = sum(len(r.cases) for r in reports)
+        if len(reports) == 1 and reports[0].ref == file:  # the file itself: it did not import
+            report = reports[0]
+            out.write(f"{file}: no case: {TEST_WORDS[report.skip]}: {report.detail}\n")
+            continue
+        out.write(f"{file}: {len(reports)} test{'s' if len(reports) != 1 else ''}, "
+                  f"{cases} case{'s' if cases != 1 else ''}\n")
+        for report in reports:
+            test = report.ref.split("::", 1)[1] if "::" in report.ref else report.ref
+            fresh = []
+            for spec in report.cases:
+                twin = duplicate_of(spec, winners)
+                if twin is None:
+                    fresh.append(spec)
+                    out.write(f"    {test}: {_case_text(spec)}\n")
+                else:
+                    out.write(f"    {test}: {_case_text(spec)}: repeats the {twin.origin} case {twin.name!r}, "
+                              "not kept\n")
+            if report.cases and not fresh:
+                report.skip = "duplicate"
+            kept += len(fresh)
+            repeats += len(report.cases) - len(fresh)
+            if report.skip and report.skip != "duplicate":
+                out.write(f"    {test}: no case: {TEST_WORDS[report.skip]}: {report.detail}\n")
+            for dropped in report.dropped:
+                out.write(f"    {test}: not a case: {dropped}\n")
+    for failure in found.import_failures:
+        out.write(f"{failure.ref}: does not import, its callables are not recorded: {failure.detail}\n")
+    skipped = found.skipped()
+    reasons = ", ".join(f"{skipped[k]} {TEST_WORDS[k]}" for k in TEST_WORDS if skipped[k]) or "none"
+    tests = sum(1 for r in found.reports if r.skip != "file failed")
+    files = len(found.files())
+    out.write(f"\n{args.package} from {args.tests}: {tests} test{'s' if tests != 1 else ''} in {files} "
+              f"file{'s' if files != 1 else ''}, {kept} case{'s' if kept != 1 else ''}"
+              f"{f' (+{repeats} repeating hand-written or docstring cases from {where})' if repeats else ''}; "
+              f"tests without a case: {reasons}; {found.seconds:.1f} s\n")
     out.write(f"{found.cache}\n")
     return EXIT_OK

@@ -150,11 +150,12 @@ def _imported_files(path: Path) -> tuple[set[Path], set[Path]]:
     return found, inits
 
 
-def discovery_code_files() -> list[Path]:
-    """The discovery module and every module of the package it imports, directly or through another, at any
-    depth (read from the source, so a module moved to another folder is still followed), with the
-    ``__init__.py`` of their packages (hashed, not followed: their lazy imports are not discovery's code)."""
-    start = (_PROBE_DIR / "discover" / "docstrings.py").resolve()
+def discovery_code_files(entry: str = "docstrings.py") -> list[Path]:
+    """The discovery module (``discover/<entry>``: docstrings.py, or suite.py for the tests) and every module of
+    the package it imports, directly or through another, at any depth (read from the source, so a module moved
+    to another folder is still followed), with the ``__init__.py`` of their packages (hashed, not followed:
+    their lazy imports are not discovery's code)."""
+    start = (_PROBE_DIR / "discover" / entry).resolve()
     seen: set[Path] = set()
     hashed: set[Path] = set()
     todo = [start]
@@ -206,13 +207,15 @@ def _version(module_name: str) -> str:
         return "not installed"
 
 
-def cache_key(package: str, include: list[str], exclude: list[str], time_limit: float) -> dict[str, Any] | None:
-    """Everything the result of discovering ``package`` depends on; None when the library's source is not found."""
+def cache_key(package: str, include: list[str], exclude: list[str], time_limit: float,
+              entry: str = "docstrings.py") -> dict[str, Any] | None:
+    """Everything the result of discovering ``package`` depends on; None when the library's source is not found.
+    ``entry``: the discovery module whose code (with what it imports) is in the key."""
     top = package.split(".")[0]
     source = library_source_digest(top)
     if not source:
         return None
-    code = discovery_code_files()
+    code = discovery_code_files(entry)
     return {
         "format": CACHE_FORMAT,
         "package": package, "include": list(include), "exclude": list(exclude), "time_limit": float(time_limit),
@@ -227,6 +230,8 @@ def cache_key(package: str, include: list[str], exclude: list[str], time_limit: 
 # the file
 
 
+# the arguments of a discovery: one file per package and arguments (the rest of the key says whether it is current)
+ARGUMENTS = ("package", "include", "exclude", "time_limit", "tests", "per_operator")
 MAGIC = b"KXDISC04"  # then the header's length (8 bytes, little-endian), the header, the pickles, the tensors
 
 
@@ -236,7 +241,8 @@ class Entry:
     then each case), or ``length == -1`` when it must run again (its cases do not pickle)."""
 
     name: str
-    bases: list[str]  # case base names its cases used, in order (they number the later cases)
+    bases: list[str]  # case base names its cases used, in order (they number the later cases); for a test, how
+    # each case is found again when the test runs again
     offset: int = 0  # from the end of the header
     length: int = -1
     cases: list[tuple[str, int, int]] = field(default_factory=list)  # (case name, offset, length), in order
@@ -274,18 +280,20 @@ class DiscoveryCache:
     def __init__(self, directory: Path, key: dict[str, Any]):
         self.directory = directory
         self.key = key
-        arguments = {k: key[k] for k in ("package", "include", "exclude", "time_limit")}
+        arguments = {k: key[k] for k in ARGUMENTS if k in key}
         self.stem = f"{_safe(key['package'])}-{_digest(arguments)[:12]}"
         self.path = directory / f"{self.stem}-{_digest(key)[:20]}.pickle"
 
     @classmethod
-    def open(cls, package: str, include: list[str], exclude: list[str], time_limit: float) -> DiscoveryCache | None:
-        """The cache for these arguments; None when caching is off or the library's source cannot be found."""
+    def open(cls, package: str, include: list[str], exclude: list[str], time_limit: float,
+             entry: str = "docstrings.py", extra: dict[str, Any] | None = None) -> DiscoveryCache | None:
+        """The cache for these arguments; None when caching is off or the library's source cannot be found.
+        ``extra``: more of the key (the tests' path and sources, for the cases recorded from the tests)."""
         directory = cache_dir()
         if directory is None:
             return None
-        key = cache_key(package, include, exclude, time_limit)
-        return None if key is None else cls(directory, key)
+        key = cache_key(package, include, exclude, time_limit, entry)
+        return None if key is None else cls(directory, dict(key, **(extra or {})))
 
     def load(self) -> Stored | None:
         """The stored discovery's header, or None when there is none for this key (or it cannot be read)."""
@@ -323,7 +331,7 @@ class DiscoveryCache:
         return report
 
     def save(self, reports: list[Any], failures: list[Any], seconds: float,
-             base_name: Callable[[str], str]) -> int:
+             base_name: Callable[[Any], str]) -> int:
         """Store the reports (in run order); returns how many will run again on load (they do not pickle).
 
         A cache that cannot be written (read-only home, full disk) is skipped:
@@ -367,14 +375,14 @@ def _definition(spec: Any) -> str:
                       sort_keys=True, default=str)
 
 
-def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[str], str]) -> Entry:
+def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any], str]) -> Entry:
     """Append ``report`` to ``body`` (the report without its cases, then each case, their large tensors to
     ``blobs``) and say where it lies; each case is unpickled once from the file to check it gives the same
     fingerprint, name and code. One that does not pickle (a closure, a lambda baked into a call) or does not
     come back equal (a class whose pickling drops state) is cut off again: the entry says its example runs
     again on load."""
     start, blobs_start = body.seek(0, os.SEEK_END), blobs.seek(0, os.SEEK_END)
-    entry = Entry(report.ref, [base_name(spec.ref) for spec in report.cases], start)
+    entry = Entry(report.ref, [base_name(spec) for spec in report.cases], start)
     try:
         pickle.dump(dataclasses.replace(report, cases=[]), body, protocol=pickle.HIGHEST_PROTOCOL)
         entry.length = body.tell() - start

@@ -16,6 +16,7 @@ import doctest
 import functools
 import inspect
 import random
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .doc_run import EXAMPLE_SEED, Call, seed_everything
@@ -282,8 +283,21 @@ def _other_random_states() -> tuple[Any, Any]:
     return random.getstate(), (kind, key.tobytes(), position, has_gauss, gauss)
 
 
-def build_case(call: Call, *, name: str, package: str, section: str, source_ref: str, test: Any) -> CaseSpec:
-    """The case for ``call``, recorded in the example of ``source_ref`` (raises UnsupportedCall)."""
+@dataclass
+class Replay:
+    """A recorded call as a case replays it: ``target(*tensors, **baked)``."""
+
+    names: list[str]  # the tensors' parameter names
+    tensors: list[Any]
+    baked: dict[str, Any]
+    leading: bool  # the tensors are the callee's leading parameters (the callee itself is the target)
+    target: Any
+    random: bool
+
+
+def replay(call: Call) -> Replay:
+    """How ``call`` is replayed as a case, after one run (or more, for randomness) of it; raises UnsupportedCall
+    when it cannot be (no tensor argument, arguments that do not bind, no tensor in its result)."""
     import torch
 
     names, tensors, baked, leading = split_arguments(call)
@@ -299,17 +313,31 @@ def build_case(call: Call, *, name: str, package: str, section: str, source_ref:
     holds_tensors, random_op = tensors_and_randomness(target, tensors, baked)
     if not holds_tensors:
         raise UnsupportedCall("it returns no tensor (a check, a Python object), so there is no output to compare")
-    live = ", ".join(f"{n} {_shape(t)}" for n, t in zip(names, tensors))
-    held = "nn.Module built in the example; " if isinstance(callee, torch.nn.Module) else ""
+    return Replay(names, tensors, baked, leading, target, random_op)
+
+
+def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
+    """The note's account of a call: what is held (a module built in ``built_in``), live and baked."""
+    import torch
+
+    callee = call.callee
+    live = ", ".join(f"{n} {_shape(t)}" for n, t in zip(replayed.names, replayed.tensors))
+    held = f"nn.Module built in {built_in}; " if isinstance(callee, torch.nn.Module) else ""
     owner = getattr(callee, "__self__", None)
     if owner is not None and not inspect.isclass(owner) and not inspect.ismodule(owner):
-        held = f"the {type(owner).__name__} built in the example is baked; "
-    baked_text = ", ".join(f"{k}={_value_text(v)}" for k, v in baked.items())
-    note = (f"{DOC_NOTE_PREFIX} `{source_ref}`; {held}{live} live"
-            + (f"; {baked_text} baked" if baked_text else "")
-            + ("; random: outputs compared on count, shapes and finiteness only" if random_op else ""))
-    spec = case(name, target, tensors, baked, package=package, section=section, note=note,
-                check=not random_op, ref=call.ref, code=example_code(call, test, names, leading))
+        held = f"the {type(owner).__name__} built in {built_in} is baked; "
+    baked_text = ", ".join(f"{k}={_value_text(v)}" for k, v in replayed.baked.items())
+    return (f"{held}{live} live" + (f"; {baked_text} baked" if baked_text else "")
+            + ("; random: outputs compared on count, shapes and finiteness only" if replayed.random else ""))
+
+
+def build_case(call: Call, *, name: str, package: str, section: str, source_ref: str, test: Any) -> CaseSpec:
+    """The case for ``call``, recorded in the example of ``source_ref`` (raises UnsupportedCall)."""
+    replayed = replay(call)
+    note = f"{DOC_NOTE_PREFIX} `{source_ref}`; {live_and_baked(call, replayed, 'the example')}"
+    spec = case(name, replayed.target, replayed.tensors, replayed.baked, package=package, section=section, note=note,
+                check=not replayed.random, ref=call.ref,
+                code=example_code(call, test, replayed.names, replayed.leading))
     spec.origin = ORIGIN_DOCSTRING
     return spec
 
@@ -318,7 +346,7 @@ def build_case(call: Call, *, name: str, package: str, section: str, source_ref:
 # code: the example's own lines that build the target and inputs
 
 
-def _call_node(call: Call, source: str) -> ast.Call | None:
+def call_node(call: Call, source: str) -> ast.Call | None:
     if call.span is None:
         return None
     line, end_line, col, end_col = call.span
@@ -338,7 +366,7 @@ def _call_node(call: Call, source: str) -> ast.Call | None:
     return node if isinstance(node, ast.Call) else None
 
 
-def _argument_sources(node: ast.Call, call: Call, names: list[str]) -> list[str] | None:
+def argument_sources(node: ast.Call, call: Call, names: list[str]) -> list[str] | None:
     """Source text of each live tensor argument, in ``names`` order; None when it cannot be told."""
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None
@@ -353,7 +381,7 @@ def _argument_sources(node: ast.Call, call: Call, names: list[str]) -> list[str]
     return [by_name[n] for n in names]
 
 
-def _free_names(source: str) -> list[str]:
+def free_names(source: str) -> list[str]:
     tree = ast.parse(source)
     assigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     for node in ast.walk(tree):
@@ -387,10 +415,10 @@ def _imports(names: list[str], globs: dict[str, Any]) -> list[str] | None:
 
 def example_code(call: Call, test: Any, names: list[str], leading: bool) -> str:
     """Statements that define ``target`` and ``inputs`` as the example built them; "" when unsure."""
-    node = _call_node(call, test.examples[call.statement].source)
+    node = call_node(call, test.examples[call.statement].source)
     if node is None:
         return ""
-    arguments = _argument_sources(node, call, names)
+    arguments = argument_sources(node, call, names)
     statement = ast.parse(test.examples[call.statement].source)
     if arguments is None or not all(isinstance(s, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign))
                                     for s in statement.body):
@@ -400,31 +428,36 @@ def example_code(call: Call, test: Any, names: list[str], leading: bool) -> str:
             if e.exc_msg is None and not e.options.get(doctest.SKIP)]
     # one assignment, so that the example's own names (torchmetrics' `target` tensor) are read before
     # `target` is bound; a lambda calls the callee it was given, whatever the snippet binds later
-    packed = "(" + ", ".join(arguments) + ("," if len(arguments) == 1 else "") + ")"
-    if leading:
-        tail = [f"target, inputs = {callee}, {packed}"]
-    else:
-        params = ", ".join(f"t{i}" for i in range(len(names)))
-        passed = ", ".join(f"{n}=t{i}" for i, n in enumerate(names))
-        tail = [f"_kx_callee, inputs = {callee}, {packed}",
-                f"target = lambda {params}, **baked: _kx_callee({passed}, **baked)"]
+    tail = target_lines(callee, arguments, names, leading)
     text = "\n".join(body + tail)
     try:
-        free = _free_names(text)
+        free = free_names(text)
         imports = _imports(free, test.globs)
     except SyntaxError:
         return ""
     if imports is None:
         return ""
-    return "\n".join(imports + _seed_lines(free) + body + tail) + "\n"
+    return "\n".join(imports + seed_lines(free) + body + tail) + "\n"
 
 
-def _seed_lines(free: list[str]) -> list[str]:
-    """The seeds the probe ran the example under (doc_run.seed_everything), so its random values match."""
-    lines = [f"torch.manual_seed({EXAMPLE_SEED})  # the seed the probe ran the example under"]
+def target_lines(callee: str, arguments: list[str], names: list[str], leading: bool) -> list[str]:
+    """``target, inputs = callee, (args...)``: the call's callee and its live arguments' source, in one
+    assignment; by keyword through a lambda when the tensors are not the callee's leading parameters."""
+    packed = "(" + ", ".join(arguments) + ("," if len(arguments) == 1 else "") + ")"
+    if leading:
+        return [f"target, inputs = {callee}, {packed}"]
+    params = ", ".join(f"t{i}" for i in range(len(names)))
+    passed = ", ".join(f"{n}=t{i}" for i, n in enumerate(names))
+    return [f"_kx_callee, inputs = {callee}, {packed}",
+            f"target = lambda {params}, **baked: _kx_callee({passed}, **baked)"]
+
+
+def seed_lines(free: list[str], seed: int = EXAMPLE_SEED, what: str = "example") -> list[str]:
+    """The seeds the probe ran the example (or test) under (doc_run.seed_everything), so its random values match."""
+    lines = [f"torch.manual_seed({seed})  # the seed the probe ran the {what} under"]
     if "random" in free:
-        lines.append(f"random.seed({EXAMPLE_SEED})")
+        lines.append(f"random.seed({seed})")
     numpy_name = next((n for n in ("np", "numpy") if n in free), None)
     if numpy_name:
-        lines.append(f"{numpy_name}.random.seed({EXAMPLE_SEED})")
+        lines.append(f"{numpy_name}.random.seed({seed})")
     return lines

@@ -26,8 +26,9 @@ import io
 import random
 import sys
 import types
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..cases.module_copy import copy_module
 from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
@@ -47,6 +48,9 @@ class Call:
     statement: int  # index of the example statement that made it
     span: tuple[int, int, int, int] | None  # (line, end line, column, end column) of the call in that statement
     raised: str = ""  # the exception the call raised ("" when it returned): such a call is not a case
+    filename: str = ""  # the file of the code that made the call (a test file; "<doctest ...>" for an example)
+    function: str = ""  # the qualified name of the function that made it (a test's own body, or a helper)
+    occurrence: int = 0  # 0 for the run's first own call of this callable, 1 for the second, ... (wanted or not)
 
 
 @dataclass
@@ -72,16 +76,47 @@ def _snapshot(value: Any) -> Any:
         return value
 
 
+def in_example(frame: Any) -> bool:
+    """Whether ``frame`` runs docstring example code (compiled by :func:`run_example`)."""
+    return frame.f_code.co_filename.startswith(EXAMPLE_FILE_PREFIX)
+
+
+# whether a call of the user's own code is worth recording: (ref, callee as called, args, kwargs) -> bool
+Wanted = Callable[[str, Any, tuple, dict], bool]
+
+
 class Recorder:
-    """Collects calls made from example frames; inactive outside :meth:`run`."""
+    """Collects calls made from the user's own code (``own_code(frame)``: by default a docstring example's);
+    inactive while ``calls`` is None. ``wanted`` (None: every call) skips own calls before anything is copied:
+    a test suite calls an operator the same way over and over."""
 
     def __init__(self) -> None:
         self.calls: list[Call] | None = None
         self.statement = 0
+        self.own_code = in_example
+        self.wanted: Wanted | None = None
+        self.seen: Counter[str] = Counter()  # own calls per ref so far, wanted or not (Call.occurrence)
 
-    def record(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any], frame: Any) -> Call | None:
-        if self.calls is None or not frame.f_code.co_filename.startswith(EXAMPLE_FILE_PREFIX):
+    def begin(self, calls: list[Call], own_code: Callable[[Any], bool], wanted: Wanted | None = None) -> None:
+        """Record into ``calls`` from now on (one test's run)."""
+        self.calls, self.own_code, self.wanted, self.statement = calls, own_code, wanted, 0
+        self.seen = Counter()
+
+    def end(self) -> None:
+        self.calls, self.own_code, self.wanted = None, in_example, None
+
+    def record(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any], frame: Any,
+               copy_callee: Callable[[Any], Any] | None = None) -> Call | None:
+        """The record of this call when it is the user's own (and wanted), else None; ``copy_callee`` copies the
+        callee as it is now (a module, an instance's method), only for a call that is recorded."""
+        if self.calls is None or not self.own_code(frame):
             return None
+        occurrence = self.seen[ref]
+        self.seen[ref] += 1
+        if self.wanted is not None and not self.wanted(ref, callee, args, kwargs):
+            return None
+        if copy_callee is not None:
+            callee = copy_callee(callee)
         span = None
         try:
             positions = list(frame.f_code.co_positions())[frame.f_lasti // 2]
@@ -89,8 +124,10 @@ class Recorder:
                 span = tuple(positions)
         except (AttributeError, IndexError):  # Python < 3.11 has no positions: the code field stays empty
             span = None
+        code = frame.f_code
         call = Call(ref, callee, tuple(_snapshot(a) for a in args), {k: _snapshot(v) for k, v in kwargs.items()},
-                    self.statement, span)
+                    self.statement, span, filename=code.co_filename,
+                    function=getattr(code, "co_qualname", code.co_name), occurrence=occurrence)
         self.calls.append(call)
         return call
 
@@ -104,7 +141,7 @@ def _called(call: Call | None, function: Any, args: tuple, kwargs: dict[str, Any
     try:
         return function(*args, **kwargs)
     except BaseException as exc:
-        call.raised = _first_line(exc)
+        call.raised = first_line(exc)
         raise
 
 
@@ -137,9 +174,9 @@ def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
             if kind == "static":
                 callee, rest = raw, args
             else:
-                owner = args[0] if kind == "class" else _snapshot(args[0])
-                callee, rest = types.MethodType(raw, owner), args[1:]
-            call = RECORDER.record(ref, callee, rest, kwargs, sys._getframe(1))
+                callee, rest = types.MethodType(raw, args[0]), args[1:]
+            call = RECORDER.record(ref, callee, rest, kwargs, sys._getframe(1),
+                                   _copy_bound if kind == "instance" else None)
         return _called(call, raw, args, kwargs)
 
     proxy.__kexport_original__ = raw
@@ -163,6 +200,11 @@ def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, An
                 continue  # properties, attributes, nested classes
             patches.append((cls, attr, value, _method_proxy(raw, kind, f"{ref}.{attr}")))
     return patches
+
+
+def _copy_bound(method: Any) -> Any:
+    """An instance's method bound to a copy of the instance as it is now (the example may change it later)."""
+    return types.MethodType(method.__func__, _snapshot(method.__self__))
 
 
 def _copy_module(module: Any) -> Any:
@@ -197,7 +239,7 @@ def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, 
             if RECORDER.calls is not None:
                 ref = module_classes.get(type(self))
                 if ref:
-                    made = RECORDER.record(ref, _copy_module(self), args, kwargs, sys._getframe(1))
+                    made = RECORDER.record(ref, self, args, kwargs, sys._getframe(1), _copy_module)
             return _called(made, original, (self, *args), kwargs)
 
         return call
@@ -240,7 +282,7 @@ def seed_everything(seed: int) -> None:
         pass
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
@@ -271,12 +313,12 @@ def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
                     break
                 except Exception as exc:
                     if is_download_blocked(exc):
-                        run.failure, run.detail = "download", _first_line(exc)
+                        run.failure, run.detail = "download", first_line(exc)
                         break
                     if example.exc_msg is not None:
                         continue  # the example shows this exception on purpose
                     run.failure = "raised"
-                    run.detail = f"{_first_line(exc)} (at >>> {example.source.strip().splitlines()[0][:80]})"
+                    run.detail = f"{first_line(exc)} (at >>> {example.source.strip().splitlines()[0][:80]})"
                     break
     except ExampleTimeout as exc:  # the alarm fired between two statements
         run.failure, run.detail = "time limit", str(exc)

@@ -17,27 +17,24 @@ from __future__ import annotations
 
 import contextlib
 import doctest
-import fnmatch
 import gc
 import importlib
 import importlib.util
-import inspect
 import pickle
-import pkgutil
-import random
-import re
 import sys
 import time
 import types
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from .doc_cases import UnsupportedCall, build_case, is_tensor
 from .doc_run import recording, run_example
 from .cache import DiscoveryCache, Stored, cache_dir, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
-from ..cases.registry import CaseSpec, public_path
+from ..cases.registry import CaseSpec
+from .library import (ObjectReport, as_written, case_base_name, find_aliases, matches, place,
+                      public_modules, public_objects, random_state_kept, recorded_callables)
 from . import without_cases
 from .progress import OnExample, reporter
 from ...snapshot.vocabulary import NO_CASE_KINDS
@@ -45,22 +42,6 @@ from ...snapshot.vocabulary import NO_CASE_KINDS
 DEFAULT_TIME_LIMIT = 60.0  # seconds per example
 # why an object yields no case; "duplicate" (its cases repeat hand-written ones) is said by `discover` only
 SKIP_KINDS = (*NO_CASE_KINDS, "duplicate")
-
-
-class DiscoveryError(Exception):
-    """The package cannot be surveyed at all (it does not import); the message says what to do."""
-
-
-@dataclass
-class ObjectReport:
-    """One object with a docstring example: the cases it yields, or why none."""
-
-    ref: str
-    cases: list[CaseSpec] = field(default_factory=list)
-    skip: str = ""  # one of SKIP_KINDS when it yields no case
-    detail: str = ""
-    dropped: list[str] = field(default_factory=list)  # calls that could not become cases, with why
-    seconds: float = 0.0
 
 
 @dataclass
@@ -80,98 +61,8 @@ class Discovery:
 
 
 def is_discovered(spec: CaseSpec) -> bool:
-    return spec.from_docstring
-
-
-def _matches(ref: str, patterns: Iterable[str]) -> bool:
-    return any(ref == p or ref.startswith(p + ".") or fnmatch.fnmatchcase(ref, p) for p in patterns)
-
-
-def _public_modules(package: str) -> tuple[list[Any], list[ObjectReport]]:
-    try:
-        installed = importlib.util.find_spec(package) is not None
-    except (ImportError, ValueError):  # a parent package that does not import, or a bad name
-        installed = False
-    try:
-        root = importlib.import_module(package)
-    except Exception as exc:
-        if installed:  # the name is right: the library (or one of its dependencies) fails to import
-            raise DiscoveryError(f"cannot import {package!r}: it is installed, but importing it raises "
-                                 f"{type(exc).__name__}: {exc}. Fix the environment (a missing or mismatched "
-                                 "dependency, say) and run again.") from None
-        raise DiscoveryError(f"cannot import {package!r} ({type(exc).__name__}: {exc}). Give the import name of "
-                             "an installed package, e.g. kornia.filters.") from None
-    modules, failures = [root], []
-    for info in pkgutil.walk_packages(getattr(root, "__path__", []), prefix=package + "."):
-        if any(part.startswith("_") for part in info.name.split(".")):
-            continue
-        try:
-            modules.append(importlib.import_module(info.name))
-        except Exception as exc:  # reported: its examples are not surveyed
-            failures.append(ObjectReport(info.name, skip="import failed", detail=f"{type(exc).__name__}: {exc}"))
-    return sorted(modules, key=lambda m: m.__name__), failures
-
-
-def _public_names(module: Any) -> list[str]:
-    """The names ``module`` exports: its ``__all__``, else every name without a leading underscore."""
-    return getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
-
-
-def _public_objects(modules: list[Any], top: str, package: str) -> dict[str, Any]:
-    """ref -> function or class defined in the library and reachable under a public name."""
-    found: dict[int, Any] = {}
-    for module in modules:
-        for name in _public_names(module):
-            obj = getattr(module, name, None)
-            home = getattr(obj, "__module__", "") or ""
-            if (inspect.isfunction(obj) or inspect.isclass(obj)) and (home == top or home.startswith(top + ".")):
-                found.setdefault(id(obj), obj)
-    refs: dict[str, Any] = {}
-    for obj in found.values():
-        ref = public_path(obj, package)
-        if ref.startswith(package + ".") and not any(p.startswith("_") for p in ref.split(".")):
-            refs.setdefault(ref, obj)
-    return dict(sorted(refs.items()))
-
-
-def _aliases(modules: list[Any], objects: dict[str, Any]) -> dict[str, list[str]]:
-    """ref -> the other public names of the same object (timm's ``SqueezeExcite = SEModule``), each under
-    the shortest module path that has it."""
-    refs = {id(obj): ref for ref, obj in objects.items()}
-    found: dict[str, dict[str, str]] = {}
-    for module in modules:
-        for name in _public_names(module):
-            ref = refs.get(id(getattr(module, name, None)))
-            if ref is None or name == ref.rsplit(".", 1)[1]:
-                continue
-            alias = f"{module.__name__}.{name}"
-            if any(part.startswith("_") for part in alias.split(".")):  # the name itself included
-                continue
-            known = found.setdefault(ref, {}).get(name)
-            if known is None or len(alias) < len(known):
-                found[ref][name] = alias
-    return {ref: sorted(by_name.values()) for ref, by_name in found.items()}
-
-
-def _as_written(ref: str, aliases: dict[str, list[str]], source: str) -> str:
-    """``ref``, or the alias the example's code spells when it spells only that one: a row is named and
-    linked the way the library's own example names the object."""
-    others = aliases.get(ref)
-    if not others or re.search(rf"\b{re.escape(ref.rsplit('.', 1)[1])}\b", source):
-        return ref
-    used = [alias for alias in others if re.search(rf"\b{re.escape(alias.rsplit('.', 1)[1])}\b", source)]
-    return used[0] if len(used) == 1 else ref
-
-
-def _place(ref: str, package: str) -> tuple[str, str]:
-    """(package, section) of a ref: the surveyed package (at least two levels) and the submodule after it."""
-    module_parts = ref.split(".")[:-1]
-    while module_parts and module_parts[-1][:1].isupper():  # a method's class
-        module_parts.pop()
-    depth = max(len(package.split(".")), 2)
-    group = ".".join(module_parts[:depth]) or package
-    rest = module_parts[depth:]
-    return group, (rest[0] if rest else "")
+    """Recorded from a docstring example or a test, not written by hand."""
+    return spec.discovered
 
 
 def _examples(ref: str, obj: Any) -> tuple[list[doctest.DocTest], ObjectReport | None]:
@@ -217,7 +108,7 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
     """
     began = time.monotonic()
     include, exclude = list(include), list(exclude)
-    with _random_state_kept():
+    with random_state_kept():
         store = DiscoveryCache.open(package, include, exclude, time_limit)
         if store is not None and not refreshing():
             stored = store.load()
@@ -231,7 +122,7 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
             note = ("discovery cache off" if cache_dir() is None
                     else f"not cached: the source of {package.split('.')[0]!r} was not found")
         else:
-            again = store.save(reports, failures, seconds, case_base_name)
+            again = store.save(reports, failures, seconds, lambda spec: case_base_name(spec.ref))
             note = f"ran the examples and stored them in the discovery cache {store.path}" + (
                 f" ({again} example(s) will run again: their cases do not pickle)" if again else "")
     return Discovery(package, sorted(failures + reports, key=lambda r: r.ref), seconds, note, len(reports))
@@ -250,7 +141,7 @@ def discovered_case(ref: DiscoveryRef, name: str) -> CaseSpec | None:
     by running that one example again. None when the cache holds no discovery for these arguments (or the
     example no longer makes ``name``): the caller builds it the long way, through its case module."""
     include, exclude = list(ref.include), list(ref.exclude)
-    with _random_state_kept():
+    with random_state_kept():
         store = DiscoveryCache.open(ref.package, include, exclude, ref.time_limit)
         stored = _last_stored(store)
         if stored is None:
@@ -291,8 +182,8 @@ def _last_stored(store: DiscoveryCache | None) -> Stored | None:
 
 @contextlib.contextmanager
 def docstring_cases_left_out() -> Iterator[None]:
-    """While active, ``cases_from_docstrings`` returns no cases: a worker importing a case module for one of its
-    hand-written cases does not build (or load) every docstring case of the package as well."""
+    """While active, ``cases_from_docstrings`` (and ``cases_from_tests``) return no cases: a worker importing a case
+    module for one of its hand-written cases does not build (or load) every discovered case of the package as well."""
     _LEFT_OUT["on"] = True
     try:
         yield
@@ -303,6 +194,11 @@ def docstring_cases_left_out() -> Iterator[None]:
 _LEFT_OUT = {"on": False}
 
 
+def discovered_cases_left_out() -> bool:
+    """Whether :func:`docstring_cases_left_out` is active (``cases_from_tests`` returns no cases then either)."""
+    return _LEFT_OUT["on"]
+
+
 def _run(package: str, include: list[str], exclude: list[str], time_limit: float,
          only: dict[str, Counter[str]] | None = None, on_example: OnExample | None = None
          ) -> tuple[list[ObjectReport], list[ObjectReport]]:
@@ -311,23 +207,18 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
     ``only`` maps the names of the examples to run to the case base names used
     before each (so its cases get the names a full run gives them).
     """
-    import torch
-
     top = package.split(".")[0]
-    modules, failures = _public_modules(package)
-    objects = _public_objects(modules, top, package)
-    aliases = _aliases(modules, objects)
-    functions = {id(o): (o, r) for r, o in objects.items() if inspect.isfunction(o)}
-    module_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and issubclass(o, torch.nn.Module)}
-    method_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and o not in module_classes
-                      and not issubclass(o, BaseException)}
+    modules, failures = public_modules(package)
+    objects = public_objects(modules, top, package)
+    aliases = find_aliases(modules, objects)
+    functions, module_classes, method_classes = recorded_callables(objects)
     tests: list[doctest.DocTest] = []
     for ref, obj in objects.items():
         found, unreadable = _examples(ref, obj)
         tests += found
         if unreadable is not None:
             failures.append(unreadable)
-    wanted = lambda name: (not include or _matches(name, include)) and not _matches(name, exclude)  # noqa: E731
+    wanted = lambda name: (not include or matches(name, include)) and not matches(name, exclude)  # noqa: E731
     tests = [t for t in tests if wanted(t.name)]
     failures = [f for f in failures if wanted(f.ref)]
     if only is not None:
@@ -374,32 +265,6 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, include: li
                      len(again))
 
 
-@contextlib.contextmanager
-def _random_state_kept() -> Iterator[None]:
-    """Restore Python's, torch's and numpy's global random state (the examples seed them) afterwards."""
-    import torch
-
-    python_state, torch_state = random.getstate(), torch.get_rng_state()
-    try:
-        import numpy
-    except ImportError:
-        numpy = None
-    numpy_state = numpy.random.get_state() if numpy is not None else None
-    try:
-        yield
-    finally:
-        random.setstate(python_state)
-        torch.set_rng_state(torch_state)
-        if numpy is not None:
-            numpy.random.set_state(numpy_state)
-
-
-def case_base_name(ref: str) -> str:
-    """``pkg.mod.blur`` -> ``blur``; a method keeps its class: ``pkg.Quaternion.from_axis_angle`` -> ``Quaternion.from_axis_angle``."""
-    parts = ref.split(".")
-    return ".".join(parts[-2:]) if len(parts) > 2 and parts[-2][:1].isupper() else parts[-1]
-
-
 def release(test: doctest.DocTest) -> None:
     """Free what an example built (its images, its models) before the next one runs.
 
@@ -433,7 +298,7 @@ def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, use
     in_package = [c for c in run.calls if c.ref.startswith(package + ".")]
     source = "\n".join(example.source for example in test.examples)
     for call in in_package:
-        call.ref = _as_written(call.ref, aliases, source)
+        call.ref = as_written(call.ref, aliases, source)
     for call in in_package:
         if not any(is_tensor(v) for v in (*call.args, *call.kwargs.values())):
             continue  # a call with Python values only (a kernel factory, a config): nothing to probe
@@ -443,7 +308,7 @@ def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, use
         base = case_base_name(call.ref)
         used[base] += 1
         name = f"{base}[doc]" if used[base] == 1 else f"{base}[doc {used[base]}]"
-        group, section = _place(call.ref, package)
+        group, section = place(call.ref, package)
         try:
             report.cases.append(build_case(call, name=name, package=group, section=section, source_ref=test.name,
                                            test=test))
@@ -477,17 +342,23 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     found = discover(package, include=include, exclude=exclude, time_limit=time_limit, on_example=reporter())
     for report in found.objects:
         if report.skip in NO_CASE_KINDS:  # listed in the snapshot with why (run/inventory takes them)
-            without_cases.note(report.ref, _place(report.ref, package)[0], report.skip, report.detail)
+            without_cases.note(report.ref, place(report.ref, package)[0], report.skip, report.detail)
     return found.cases
 
 
-def duplicate_of(spec: CaseSpec, hand: list[CaseSpec]) -> CaseSpec | None:
-    """The hand-written case that ``spec`` repeats: same ``ref`` and the same input shapes (the rule
-    joining the case modules applies, :func:`~..cases.inventory.repeat_key`)."""
-    key = repeat_key(spec.joinable)
-    return None if key is None else next((h for h in hand if repeat_key(h.joinable) == key), None)
+def duplicate_of(spec: CaseSpec, others: list[CaseSpec]) -> CaseSpec | None:
+    """The case of ``others`` that ``spec`` repeats and that wins over it: same ``ref`` and the same input shapes,
+    and a better origin (hand-written, then docstring, then test: the rule joining the case modules,
+    :func:`~..cases.inventory.repeat_key`)."""
+    seen = spec.joinable
+    key = repeat_key(seen)
+    if key is None:
+        return None
+    return next((o for o in others if repeat_key(o.joinable) == key and o.joinable.rank < seen.rank), None)
 
 
 def merge_cases(hand: list[CaseSpec], discovered: list[CaseSpec]) -> list[CaseSpec]:
-    """``hand`` then the discovered cases that do not repeat a hand-written one (the hand-written one wins)."""
-    return list(hand) + [spec for spec in discovered if duplicate_of(spec, hand) is None]
+    """``hand`` then the discovered cases that repeat no case of a better origin: the hand-written one wins,
+    then the docstring one (``merge_cases(HAND, cases_from_docstrings(pkg) + cases_from_tests(pkg, path))``)."""
+    everything = list(hand) + list(discovered)
+    return list(hand) + [spec for spec in discovered if duplicate_of(spec, everything) is None]

@@ -14,6 +14,19 @@ from ...snapshot.vocabulary import NO_CASE_WORDS
 
 SLOW_EXAMPLE = 10.0  # seconds past which a progress line calls an example slow
 WORDS = dict(NO_CASE_WORDS, duplicate="repeats hand-written cases")
+# why a test of the library's own suite yields no case (``discover --tests``, discover/suite.py)
+TEST_WORDS = {
+    "no tensor call": "no public tensor call",
+    "covered": "its calls repeat configurations already kept",
+    "failed": "the test failed",
+    "network": "it needs the network",
+    "needs CUDA": "it needs CUDA",
+    "time limit": "it ran past its time limit",
+    "skipped": "pytest skipped it",
+    "other dtype": "parametrised with another dtype than float32 (discovery keeps float32)",
+    "file failed": "its file does not import",
+    "duplicate": "repeats hand-written or docstring cases",
+}
 
 # (examples done, examples in all, the object's report, its seconds)
 OnExample = Callable[[int, int, Any, float], None]
@@ -22,8 +35,9 @@ _REPORTER: dict[str, OnExample | None] = {"on_example": None}
 
 def line(done: int, total: int, report: Any, seconds: float) -> str:
     """``[12/673] kornia.filters.blur: 2 cases, 0.4 s`` (slow examples named)."""
+    words = TEST_WORDS if getattr(report, "from_tests", False) else WORDS
     what = (f"{len(report.cases)} case{'s' if len(report.cases) != 1 else ''}" if not report.skip
-            else f"no case ({WORDS.get(report.skip, report.skip)})")
+            else f"no case ({words.get(report.skip, report.skip)})")
     slow = f" - a slow example (over {SLOW_EXAMPLE:g} s)" if seconds > SLOW_EXAMPLE else ""
     return f"[{done}/{total}] {report.ref}: {what}, {seconds:.1f} s{slow}"
 

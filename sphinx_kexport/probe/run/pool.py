@@ -29,7 +29,7 @@ from ...snapshot.timestamps import utc_now
 from ..measure.locate import LibraryRoot, where_text
 from ...snapshot.result_records import result, timed_out, with_breaks
 from ...snapshot.vocabulary import PATHS, STAGE_PROCESS, STATUS_TIMEOUT
-from ..cases.inventory import DiscoveryRef
+from ..cases.inventory import DiscoveryRef, SuiteRef
 from .settings import Assignment, WorkerSettings
 from .workdir import WorkDir
 from .worker import serve
@@ -54,7 +54,7 @@ class Task:
     device: str
     fingerprint: str
     paths: list[str]  # still to measure
-    discovery: DiscoveryRef | None = None  # a discovered case is rebuilt from its example alone
+    discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example or test alone
     digest: str = ""  # of the definition the inventory described: the worker checks what it built
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0

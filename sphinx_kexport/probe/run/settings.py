@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..cases.inventory import DiscoveryRef, Source
+from ..cases.inventory import DiscoveryRef, Source, SuiteRef
 
 
 def thread_share(jobs: int) -> int:
@@ -46,5 +46,5 @@ class Assignment:
     local_name: str  # the name that module registers it under
     device: str
     paths: list[str] = field(default_factory=list)
-    discovery: DiscoveryRef | None = None  # a discovered case is rebuilt from its example alone
+    discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example or test alone
     digest: str = ""  # cases.fingerprint.definition_digest of the case as the inventory described it

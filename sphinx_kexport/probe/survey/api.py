@@ -202,8 +202,8 @@ class _Survey:
         if inventory.repeats:
             shown = ", ".join(f"{d.name} (= {h.name})" for d, h in inventory.repeats[:5]) + (
                 ", ..." if len(inventory.repeats) > 5 else "")
-            self.say(f"note: {len(inventory.repeats)} docstring case(s) repeat a hand-written case and are not "
-                     f"probed: {shown}")
+            self.say(f"note: {len(inventory.repeats)} discovered case(s) repeat a case that wins over them "
+                     f"(hand-written, then docstring, then test) and are not probed: {shown}")
         if "cuda" in config.devices and not inventory.cuda_available:
             raise SurveyError(f"--device cuda: this machine has no usable CUDA device (torch "
                               f"{inventory.torch_version} sees no GPU). Probe cuda on a GPU machine and merge, or "

@@ -1,0 +1,402 @@
+"""Cases from a library's own test suite: ``cases_from_tests("kornia", "tests")``.
+
+The library's pytest tests under a path run in this process (discover/suite_run.py)
+while the recorder stands in for the package's public callables; each call a
+test's own code makes with a tensor argument is a candidate, and up to
+``per_operator`` configurations of each operator become cases
+(discover/suite_cases.py). :func:`discover_suite` also says, per test, why it
+yields nothing: no public tensor call, its calls repeat configurations already
+kept, the test failed, it needs the network, it needs CUDA, it ran past its time
+limit, pytest skipped it, it is parametrised with another dtype, its file does
+not import.
+
+Determinism: pytest runs the tests in its fixed order, each from the same seed,
+and the configurations are kept first come, so every process gets the same
+names, inputs and fingerprints. The result is stored in the discovery cache
+(discover/cache.py) under a key that also covers the tests' sources.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from .cache import DiscoveryCache, Stored, cache_dir, refreshing
+from .doc_cases import UnsupportedCall, is_tensor
+from .doc_run import Call, recording
+from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
+from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, matches, place, public_modules,
+                      public_objects, random_state_kept, recorded_callables)
+from .progress import OnExample, reporter
+from .suite_cases import Selection, build_suite_case, configuration
+from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
+from ..cases.inventory import SuiteRef
+from ..cases.registry import CaseSpec
+
+DEFAULT_PER_OPERATOR = 3
+# the files of the test suite whose bytes are in the cache key, besides every .py file under the tests' path
+CONFIG_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+ROOT_MARKERS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+
+
+@dataclass
+class NodeReport:
+    """One test (one parametrisation): the cases it yields, or why none."""
+
+    ref: str  # the test's node id (the discovery cache and the progress lines read a report's ``ref``)
+    cases: list[CaseSpec] = field(default_factory=list)
+    skip: str = ""  # a key of progress.TEST_WORDS when it yields no case
+    detail: str = ""
+    dropped: list[str] = field(default_factory=list)  # calls that could not become cases, with why
+    seconds: float = 0.0
+    covered: int = 0  # calls whose configuration was kept already
+    from_tests = True  # how progress lines tell it from a docstring example's report
+
+    @property
+    def file(self) -> str:
+        return self.ref.split("::", 1)[0]
+
+
+@dataclass
+class SuiteDiscovery:
+    package: str
+    tests: str  # the tests' path, absolute
+    reports: list[NodeReport]  # in the order pytest reported them
+    seconds: float
+    cache: str = ""  # how the discovery cache was used, said to people
+    tests_run: int = 0  # tests this call ran (0 when every report came from the cache)
+    import_failures: list[ObjectReport] = field(default_factory=list)  # public modules that do not import
+
+    @property
+    def cases(self) -> list[CaseSpec]:
+        return [spec for report in self.reports for spec in report.cases]
+
+    def skipped(self) -> Counter[str]:
+        return Counter(report.skip for report in self.reports if report.skip)
+
+    def files(self) -> dict[str, list[NodeReport]]:
+        """The reports of each test file, files in the order they first ran."""
+        found: dict[str, list[NodeReport]] = {}
+        for report in self.reports:
+            found.setdefault(report.file, []).append(report)
+        return found
+
+
+def suite_path(tests: str | os.PathLike[str]) -> Path:
+    """The tests' path, absolute; DiscoveryError when it does not exist."""
+    path = Path(tests).expanduser()
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    if not absolute.exists():
+        where = "" if path.is_absolute() else f" (a relative path is read from the current directory, {Path.cwd()})"
+        raise DiscoveryError(f"the tests path {str(tests)!r} does not exist{where}. Give the folder (or file) of the "
+                             "library's pytest tests, e.g. cases_from_tests('kornia', 'tests') or "
+                             "`discover kornia --tests tests`.")
+    return absolute
+
+
+def suite_source_digest(path: Path) -> str:
+    """sha256 of every .py file under ``path`` and of the conftest and pytest configuration files of the folders
+    above it, up to the first that holds a configuration file (pytest's rootdir, as a rule)."""
+    digest = hashlib.sha256()
+    files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    folder = path if path.is_dir() else path.parent
+    for parent in [folder, *folder.parents]:
+        files += [parent / name for name in CONFIG_FILES if (parent / name).is_file()]
+        if any((parent / name).is_file() for name in ROOT_MARKERS):
+            break
+    for file in sorted(set(files)):
+        digest.update(str(file).encode() + b"\0")
+        try:
+            digest.update(file.read_bytes())
+        except OSError:
+            digest.update(b"<unreadable>")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _open_cache(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
+                per_operator: int) -> DiscoveryCache | None:
+    extra = {"tests": str(path), "per_operator": per_operator, "tests_source": suite_source_digest(path)}
+    return DiscoveryCache.open(package, include, exclude, time_limit, entry="suite.py", extra=extra)
+
+
+def _slot(spec: CaseSpec) -> str:
+    """How a case is found again when its test runs again (a cache entry whose cases do not pickle)."""
+    ref = spec.discovery
+    assert isinstance(ref, SuiteRef)
+    return json.dumps([spec.name, ref.call_ref, ref.occurrence, ref.rootdir])
+
+
+# (case name, call ref, occurrence) to build again, per node id
+Rebuild = dict[str, list[tuple[str, str, int]]]
+
+
+class _Taker:
+    """Turns each finished test's calls into cases (``on_test`` of the suite run)."""
+
+    def __init__(self, package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
+                 per_operator: int, aliases: dict[str, list[str]], rebuild: Rebuild | None,
+                 on_test: OnExample | None):
+        self.package, self.path, self.include, self.exclude = package, path, include, exclude
+        self.time_limit, self.per_operator, self.aliases = time_limit, per_operator, aliases
+        self.selection = Selection(per_operator)
+        self.rebuild = rebuild
+        self.on_test = on_test
+        self.reports: dict[str, NodeReport] = {}
+        self._texts: dict[str, str] = {}
+        self.passed_over: list[str] = []  # refs of this test's calls not recorded: left out, or covered already
+        self.covered = 0
+
+    def wants(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
+        """The recorder's filter, before it copies anything: a call outside the package, left out by include /
+        exclude, or of a configuration kept already is not recorded (``_take`` still says so)."""
+        if self.rebuild is not None:
+            return True  # built again: the asked-for calls are found by their occurrence
+        if not ref.startswith(self.package + "."):
+            return False
+        if (self.include and not matches(ref, self.include)) or matches(ref, self.exclude):
+            self.passed_over.append(ref)
+            return False
+        try:
+            key = configuration(Call(ref, callee, args, kwargs, 0, None))
+        except Exception:  # recorded: _take says why it is no case
+            return True
+        if self.selection.why_not(ref, key):
+            self.passed_over.append(ref)
+            self.covered += 1
+            return False
+        return True
+
+    def __call__(self, run: NodeRun, source: NodeSource, done: int, total: int) -> None:
+        report = self.reports[run.nodeid] = NodeReport(run.nodeid, skip=run.kind, detail=run.detail,
+                                                       seconds=run.seconds)
+        passed_over, report.covered = self.passed_over, self.covered
+        self.passed_over, self.covered = [], 0
+        try:
+            if not run.kind:
+                self._take(run, source, report, passed_over)
+        except Exception as exc:  # said, not hidden; the other tests go on
+            report.cases, report.skip = [], "failed"
+            report.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"
+        if self.on_test is not None:
+            self.on_test(done, total, report, run.seconds)
+
+    def _text(self, filename: str) -> str:
+        if filename not in self._texts:
+            try:
+                self._texts[filename] = Path(filename).read_text(encoding="utf-8")
+            except OSError:
+                self._texts[filename] = ""
+        return self._texts[filename]
+
+    def _ref(self, source: NodeSource, call: Call, occurrence: int) -> SuiteRef:
+        return SuiteRef(self.package, str(self.path), tuple(self.include), tuple(self.exclude),
+                        float(self.time_limit), self.per_operator, source.rootdir, source.nodeid, call.ref,
+                        occurrence)
+
+    def _build(self, call: Call, name: str, source: NodeSource, occurrence: int) -> CaseSpec:
+        group, section = place(call.ref, self.package)
+        return build_suite_case(call, name=name, package=group, section=section, source=source,
+                               ref=self._ref(source, call, occurrence))
+
+    def _take(self, run: NodeRun, source: NodeSource, report: NodeReport, passed_over: list[str]) -> None:
+        calls: list[tuple[Call, int]] = []
+        for call in run.calls:
+            if not call.ref.startswith(self.package + "."):
+                continue
+            calls.append((call, call.occurrence))  # counted by the recorder under the canonical ref
+            call.ref = as_written(call.ref, self.aliases, self._text(call.filename))
+        if self.rebuild is not None:  # built again: exactly the asked-for calls, under their names
+            for name, ref, occurrence in self.rebuild.get(run.nodeid, []):
+                call = next((c for c, o in calls if c.ref == ref and o == occurrence), None)
+                if call is not None:
+                    report.cases.append(self._build(call, name, source, occurrence))
+            return
+        left_out = {ref for ref in passed_over if (self.include and not matches(ref, self.include))
+                    or matches(ref, self.exclude)}
+        for call, occurrence in calls:
+            if (self.include and not matches(call.ref, self.include)) or matches(call.ref, self.exclude):
+                left_out.add(call.ref)
+                continue
+            if not any(is_tensor(v) for v in (*call.args, *call.kwargs.values())):
+                continue  # a call with Python values only (a kernel factory, a config): nothing to probe
+            if call.raised:
+                report.dropped.append(f"{call.ref} raised {call.raised} (the test caught it)")
+                continue
+            try:
+                key = configuration(call)
+            except UnsupportedCall as exc:
+                report.dropped.append(f"{call.ref}: {exc}")
+                continue
+            if self.selection.why_not(call.ref, key):
+                report.covered += 1
+                continue
+            name = self.selection.next_name(call.ref)
+            try:
+                spec = self._build(call, name, source, occurrence)
+            except UnsupportedCall as exc:
+                report.dropped.append(f"{call.ref}: {exc}")
+                continue
+            except Exception as exc:  # e.g. case() refusing the target: said, not hidden
+                report.dropped.append(f"{call.ref}: {type(exc).__name__}: {exc}")
+                continue
+            self.selection.keep(call.ref, key, name)
+            report.cases.append(spec)
+        if report.cases:
+            return
+        if report.covered:
+            report.skip = "covered"
+            covered = sorted({c.ref for c, _ in calls} | (set(passed_over) - left_out))
+            report.detail = (f"{report.covered} call{'s' if report.covered != 1 else ''} of "
+                             f"{', '.join(covered)} (per_operator={self.per_operator})")
+        else:
+            report.skip = "no tensor call"
+            called = sorted({c.ref for c, _ in calls})
+            report.detail = ("; ".join(report.dropped) if report.dropped
+                             else "calls " + ", ".join(called) + " only with Python values" if called
+                             else f"calls only {', '.join(sorted(left_out))}, which include/exclude leave out"
+                             if left_out
+                             else f"the test's own code calls no public callable of {self.package} (outside "
+                                  "pytest.raises)")
+
+
+def _run(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float, per_operator: int,
+         targets: list[str] | None = None, rebuild: Rebuild | None = None, on_test: OnExample | None = None
+         ) -> tuple[list[NodeReport], list[ObjectReport]]:
+    """(the reports of the tests, in the order pytest reported them; the public modules that do not import)."""
+    top = package.split(".")[0]
+    modules, failures = public_modules(package)
+    objects = public_objects(modules, top, package)
+    functions, module_classes, method_classes = recorded_callables(objects)
+    taker = _Taker(package, path, include, exclude, time_limit, per_operator, find_aliases(modules, objects), rebuild,
+                   on_test)
+    with recording(functions, module_classes, top, method_classes):
+        try:
+            suite = run_suite(targets or [str(path)], suite_roots(path), library_roots(top), time_limit, taker,
+                              taker.wants)
+        except SuiteError as exc:
+            raise DiscoveryError(str(exc)) from None
+    reports = [taker.reports.get(run.nodeid) or NodeReport(run.nodeid, skip=run.kind, detail=run.detail)
+               for run in suite.runs]
+    return reports, failures
+
+
+def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iterable[str] = (),
+                   exclude: Iterable[str] = (), time_limit: float = DEFAULT_TIME_LIMIT,
+                   per_operator: int = DEFAULT_PER_OPERATOR, on_test: OnExample | None = None) -> SuiteDiscovery:
+    """Run the pytest tests under ``tests`` and report, per test, its cases or why none.
+
+    The result comes from the discovery cache when nothing it depends on changed (the library's and the
+    tests' sources among it); either way the global random state is left as it was.
+    ``on_test(done, total, report, seconds)`` is called after each test that runs.
+    """
+    began = time.monotonic()
+    include, exclude = list(include), list(exclude)
+    if per_operator < 1:
+        raise DiscoveryError(f"per_operator must be 1 or more, found {per_operator}")
+    path = suite_path(tests)
+    with random_state_kept():
+        store = _open_cache(package, path, include, exclude, time_limit, per_operator)
+        if store is not None and not refreshing():
+            stored = store.load()
+            found = _from_cache(store, stored, package, path, include, exclude, time_limit, per_operator,
+                                began) if stored else None
+            if found is not None:
+                return found
+        reports, failures = _run(package, path, include, exclude, time_limit, per_operator, on_test=on_test)
+        seconds = time.monotonic() - began
+        if store is None:
+            note = ("discovery cache off" if cache_dir() is None
+                    else f"not cached: the source of {package.split('.')[0]!r} was not found")
+        else:
+            again = store.save(reports, failures, seconds, _slot)
+            note = f"ran the tests and stored them in the discovery cache {store.path}" + (
+                f" ({again} test(s) will run again: their cases do not pickle)" if again else "")
+    ran = sum(1 for r in reports if r.skip not in ("other dtype", "file failed"))
+    return SuiteDiscovery(package, str(path), reports, seconds, note, ran, failures)
+
+
+def _from_cache(store: DiscoveryCache, stored: Stored, package: str, path: Path, include: list[str],
+                exclude: list[str], time_limit: float, per_operator: int, began: float) -> SuiteDiscovery | None:
+    """The stored discovery, running again only the tests whose cases did not pickle; None if it is unusable."""
+    import pickle
+
+    try:
+        failures = pickle.loads(stored.failures)
+        loaded = {i: store.load_report(stored, e) for i, e in enumerate(stored.entries) if e.stored}
+    except Exception:  # a class it names moved or changed: run the tests (and store them again)
+        return None
+    again = [e for e in stored.entries if not e.stored]
+    rerun: dict[str, NodeReport] = {}
+    if again:
+        slots = {e.name: [json.loads(b) for b in e.bases] for e in again}
+        rebuild = {node: [(name, ref, occurrence) for name, ref, occurrence, _ in found]
+                   for node, found in slots.items()}
+        targets = [f"{found[0][3]}{os.sep}{node}" for node, found in slots.items() if found]
+        reports, _ = _run(package, path, include, exclude, time_limit, per_operator, targets=targets, rebuild=rebuild)
+        rerun = {r.ref: r for r in reports}
+        if any(len(rerun.get(e.name, NodeReport("")).cases) != len(e.bases) for e in again):
+            return None  # a test that made cases before makes others now: run them all
+    reports = [loaded[i] if i in loaded else rerun[e.name] for i, e in enumerate(stored.entries)]
+    note = (f"loaded from the discovery cache {store.path} (made in {stored.seconds:.1f} s)"
+            + (f"; ran again the {len(again)} test(s) whose cases do not pickle" if again else ""))
+    return SuiteDiscovery(package, str(path), reports, time.monotonic() - began, note, len(again), failures)
+
+
+def suite_case(ref: SuiteRef, name: str) -> CaseSpec | None:
+    """The case ``name`` that ``ref``'s test made, built alone: unpickled from its discovery cache entry, or by
+    running that one test again. None when that test no longer makes it: the caller builds it the long way,
+    through its case module."""
+    include, exclude, path = list(ref.include), list(ref.exclude), Path(ref.tests)
+    with random_state_kept():
+        try:
+            store = _open_cache(ref.package, path, include, exclude, ref.time_limit, ref.per_operator)
+            stored = store.load() if store is not None else None
+            entry = next((e for e in stored.entries if e.name == ref.node), None) if stored is not None else None
+            if store is not None and stored is not None and entry is not None and entry.stored:
+                reports = [store.load_report(stored, entry, only=name)]
+            else:
+                reports, _ = _run(ref.package, path, include, exclude, ref.time_limit, ref.per_operator,
+                                  targets=[f"{ref.rootdir}{os.sep}{ref.node}"],
+                                  rebuild={ref.node: [(name, ref.call_ref, ref.occurrence)]})
+        except Exception:  # the tests moved or changed: the long way
+            return None
+    return next((spec for report in reports for spec in report.cases if spec.name == name), None)
+
+
+@contextlib.contextmanager
+def suite_cases_left_out() -> Iterator[None]:
+    """While active, ``cases_from_tests`` returns no cases: ``discover`` loads the configured case modules for
+    their hand-written and docstring cases only."""
+    _LEFT_OUT["on"] = True
+    try:
+        yield
+    finally:
+        _LEFT_OUT["on"] = False
+
+
+_LEFT_OUT = {"on": False}
+
+
+def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: Iterable[str] = (),
+                     exclude: Iterable[str] = (), per_operator: int = DEFAULT_PER_OPERATOR,
+                     time_limit: float = DEFAULT_TIME_LIMIT) -> list[CaseSpec]:
+    """The cases recorded from the library's pytest tests under ``tests``:
+    ``CASES = merge_cases(HAND, cases_from_docstrings("pkg") + cases_from_tests("pkg", "tests"))``.
+
+    ``include`` / ``exclude``: dotted names, name prefixes or ``*`` patterns of the callables whose calls
+    count. ``per_operator``: how many different configurations of one callable are kept. Run
+    ``python -m sphinx_kexport.probe discover PACKAGE --tests PATH`` to see what each test yields and why some
+    yield nothing.
+    """
+    if discovered_cases_left_out() or _LEFT_OUT["on"]:
+        return []
+    return discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
+                          per_operator=per_operator, on_test=reporter()).cases

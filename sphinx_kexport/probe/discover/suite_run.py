@@ -1,0 +1,419 @@
+"""Run a library's own pytest tests in this process and record the calls each test's own code makes.
+
+pytest runs in-process (``pytest.main``) with :class:`SuitePlugin`, while
+:func:`~.doc_run.recording` stands in for the library's public callables. The
+recorder takes a call when the frame that made it belongs to a file under the
+tests' path (:func:`own_test_code`) and no ``pytest.raises`` block is open: a
+call one library function makes to another comes from a library frame, and a
+call inside ``pytest.raises`` is the test showing a failure on purpose. Only
+the call phase records (fixtures build the inputs; their calls are not the
+test's).
+
+How the suite runs: the tests' own ini file and conftest files, but none of its
+``addopts`` (``-o addopts=``: no ``-n``, no coverage), plain asserts
+(``--assert=plain``: pytest's assertion rewriting moves a call's source position
+to its ``assert`` statement, and the repro reads the call from its position), no
+cache, no random order, the network blocked for the whole run, each phase
+(setup, call, teardown) stopped after ``time_limit`` seconds of CPU time, every
+test from the same seed. A parametrisation with a device other than the CPU
+(``torch.device("cuda")``, ``"cuda:0"``) or a dtype other than float32
+(``torch.float64``, ``"float16"``) is deselected and reported: discovery runs on
+the CPU in float32, as kornia's own conftest does by default.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from .doc_run import RECORDER, Call, Wanted, first_line, seed_everything
+from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
+
+TEST_SEED = 0
+# pytest exits 0 (passed), 1 (some failed) or 5 (none collected) after running what it could
+PYTEST_RAN = (0, 1, 5)
+CUDA_WORDS = ("cuda", "gpu")
+DIRECT_PARAM = "get_direct_param_fixture_func"  # the fixture function pytest gives a directly parametrised argument
+
+
+class SuiteError(Exception):
+    """pytest could not run the tests at all (a usage error, an internal error); the message says why."""
+
+
+@dataclass
+class NodeSource:
+    """What the repro snippet of a test's call is written from: the test function and how pytest called it."""
+
+    nodeid: str
+    rootdir: str  # pytest's rootdir: the node id is relative to it
+    function: Any  # the test function (unbound, for a method of a test class)
+    params: dict[str, Any]  # the parametrised arguments' values
+    fixtures: dict[str, Any]  # fixture name -> the fixture's function, for the fixtures the test requested
+    indirect: set[str] = field(default_factory=set)  # params that go to a fixture (``request.param``), not the test
+
+
+@dataclass
+class NodeRun:
+    """One test (one parametrisation) as it ran: its recorded calls, or why it yields nothing."""
+
+    nodeid: str
+    kind: str = ""  # "" when it passed; else a key of progress.TEST_WORDS
+    detail: str = ""
+    calls: list[Call] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def file(self) -> str:
+        return self.nodeid.split("::", 1)[0]
+
+
+# --------------------------------------------------------------------------
+# pytest.raises: calls inside it are not cases
+
+
+_RAISES = {"open": 0}
+
+
+class _Guarded:
+    """``pytest.raises(...)`` as a context manager, counting the open blocks."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    def __enter__(self) -> Any:
+        _RAISES["open"] += 1
+        return self.inner.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        _RAISES["open"] -= 1
+        return self.inner.__exit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@contextlib.contextmanager
+def raises_watched() -> Iterator[None]:
+    """Replace ``pytest.raises`` (before the test files import it) with one that counts its open blocks; a
+    callable passed to it (``pytest.raises(E, fn, x)``) runs inside one too."""
+    import pytest
+
+    original = pytest.raises
+
+    def raises(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > 1:  # the callable form runs the call itself
+            _RAISES["open"] += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                _RAISES["open"] -= 1
+        return _Guarded(original(*args, **kwargs))
+
+    for attr in ("Exception",):  # pytest.raises.Exception, as some suites read it
+        if hasattr(original, attr):
+            setattr(raises, attr, getattr(original, attr))
+    pytest.raises = raises
+    try:
+        yield
+    finally:
+        pytest.raises = original
+        _RAISES["open"] = 0
+
+
+def own_test_code(roots: list[str], library: list[str]) -> Callable[[Any], bool]:
+    """The recorder's test of a frame: code of a file under ``roots`` but not under ``library`` (directories end
+    with a separator: a tests path that holds the library itself still leaves its calls to itself out), and no
+    ``pytest.raises`` block open."""
+    prefixes, excluded = tuple(roots), tuple(library)
+
+    def own(frame: Any) -> bool:
+        if _RAISES["open"]:
+            return False
+        filename = frame.f_code.co_filename
+        return filename.startswith(prefixes) and not (excluded and filename.startswith(excluded))
+
+    return own
+
+
+def library_roots(top: str) -> list[str]:
+    """The folders (or the file) of the imported top-level package ``top``, as :func:`suite_roots` writes them."""
+    module = sys.modules.get(top)
+    places = list(getattr(module, "__path__", []) or []) or [getattr(module, "__file__", "") or ""]
+    return [root for place in places if place for root in suite_roots(Path(place))]
+
+
+def suite_roots(path: Path) -> list[str]:
+    """The prefixes a test file's name starts with: the path as given and resolved (a symlinked checkout)."""
+    found = []
+    for variant in (path.absolute(), path.resolve()):
+        found.append(str(variant) + (os.sep if variant.is_dir() else ""))
+    return list(dict.fromkeys(found))
+
+
+# --------------------------------------------------------------------------
+# what a test's outcome says
+
+
+def _other_device_or_dtype(item: Any) -> tuple[str, str] | None:
+    """(kind, detail) when the item is parametrised for a device other than the CPU or a dtype other than
+    float32; None when it runs."""
+    import torch
+
+    callspec = getattr(item, "callspec", None)
+    for name, value in sorted(getattr(callspec, "params", {}).items()):
+        lowered = name.lower()
+        if isinstance(value, torch.device) or (isinstance(value, str) and "device" in lowered):
+            kind = str(value).split(":")[0]
+            if kind != "cpu":
+                return "needs CUDA", f"parametrised with {name}={value} (discovery runs on the CPU)"
+        if isinstance(value, torch.dtype) and value != torch.float32:
+            return "other dtype", f"{name}={value}"
+        if isinstance(value, str) and "dtype" in lowered and value.removeprefix("torch.") not in ("float32", "float"):
+            return "other dtype", f"{name}={value}"
+    return None
+
+
+def _is_cuda_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "cuda" in text and any(w in text for w in ("not compiled", "no cuda gpus", "driver", "not available"))
+
+
+def _skip_reason(report: Any) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr or "").strip().splitlines()[-1] if longrepr else ""
+
+
+def outcome(report: Any, excinfo: Any) -> tuple[str, str]:
+    """(kind, detail) of one phase's report; ("", "") when it passed."""
+    where = "" if report.when == "call" else f" (in {report.when})"
+    if report.skipped:
+        if hasattr(report, "wasxfail"):
+            return "failed", f"marked xfail{': ' + report.wasxfail if report.wasxfail else ''}"
+        reason = _skip_reason(report)
+        if any(word in reason.lower() for word in CUDA_WORDS):
+            return "needs CUDA", f"skipped: {reason}"
+        return "skipped", reason
+    if not report.failed:
+        return "", ""
+    exc = excinfo.value if excinfo is not None else None
+    if isinstance(exc, ExampleTimeout):
+        return "time limit", f"{exc}{where}"
+    if exc is not None and is_download_blocked(exc):
+        return "network", f"{first_line(exc)}{where}"
+    if exc is not None and _is_cuda_error(exc):
+        return "needs CUDA", f"{first_line(exc)}{where}"
+    text = first_line(exc) if exc is not None else _skip_reason(report)
+    return "failed", f"{text}{where}"
+
+
+def node_source(item: Any) -> NodeSource:
+    """How the test of ``item`` was called (read from pytest's item; ``_fixtureinfo`` is how pytest itself
+    knows which fixture function gives each argument)."""
+    callspec = getattr(item, "callspec", None)
+    params = dict(getattr(callspec, "params", {}))
+    fixtures: dict[str, Any] = {}
+    indirect: set[str] = set()
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
+    for name, defs in definitions.items():
+        if defs and name not in params:
+            fixtures[name] = defs[-1].func
+        elif defs and getattr(defs[-1].func, "__name__", "") != DIRECT_PARAM:
+            indirect.add(name)  # parametrize(..., indirect=True): the test gets what the fixture makes of it
+    return NodeSource(item.nodeid, str(item.config.rootpath), getattr(item, "function", None), params, fixtures,
+                      indirect)
+
+
+# --------------------------------------------------------------------------
+# the plugin and the run
+
+
+# (the test's run, how it was called, tests done, tests to run)
+OnTest = Callable[[NodeRun, NodeSource, int, int], None]
+
+
+class SuitePlugin:
+    """Records each test's calls and outcome; ``on_test(run, source, done, total)`` is called as each test ends."""
+
+    def __init__(self, roots: list[str], library: list[str], limit: float, on_test: OnTest,
+                 wanted: Wanted | None = None):
+        self.own = own_test_code(roots, library)
+        self.wanted = wanted
+        self.limit = limit
+        self.on_test = on_test
+        self.runs: list[NodeRun] = []  # in the order pytest reports them
+        self.order: dict[str, int] = {}  # node id -> its place in pytest's collection
+        self.total = 0
+        self.done = 0
+        self.rootdir = ""
+        self.current: NodeRun | None = None
+
+    def pytest_configure(self, config: Any) -> None:
+        self.rootdir = str(config.rootpath)
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            text = str(report.longrepr).strip().splitlines()
+            detail = next((line.removeprefix("E   ").strip() for line in reversed(text) if line.startswith("E ")),
+                          text[-1] if text else "")
+            self.runs.append(NodeRun(report.nodeid, "file failed", detail[:300]))
+
+    def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+        kept, dropped = [], []
+        self.order = {item.nodeid: index for index, item in enumerate(items)}
+        for item in items:
+            why = _other_device_or_dtype(item)
+            if why is None:
+                kept.append(item)
+            else:
+                dropped.append(item)
+                self.runs.append(NodeRun(item.nodeid, *why))
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+        self.total = len(kept)
+
+    def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> Iterator[Any]:
+        self.current = run = NodeRun(item.nodeid)
+        began = time.monotonic()
+        seed_everything(TEST_SEED)
+        try:
+            return (yield)
+        finally:
+            run.seconds = time.monotonic() - began
+            self.runs.append(run)
+            self.current = None
+            self.done += 1
+            try:
+                self.on_test(run, node_source(item), self.done, self.total)
+            except Exception as exc:  # the cases of one test must not stop the others
+                run.kind, run.detail = "failed", f"turning its calls into cases failed: {first_line(exc)}"
+            finally:
+                run.calls = []  # the cases hold copies of what they need: a suite's calls are not kept to the end
+
+    def pytest_runtest_setup(self, item: Any) -> Iterator[Any]:
+        with time_limit(self.limit):
+            return (yield)
+
+    def pytest_runtest_call(self, item: Any) -> Iterator[Any]:
+        run = self.current
+        with time_limit(self.limit):
+            RECORDER.begin(run.calls if run is not None else [], self.own, self.wanted)
+            try:
+                return (yield)
+            finally:
+                RECORDER.end()
+
+    def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Iterator[Any]:
+        with time_limit(self.limit):
+            return (yield)
+
+    def pytest_runtest_makereport(self, item: Any, call: Any) -> Iterator[Any]:
+        report = yield
+        run = self.current
+        if run is not None and not run.kind:
+            run.kind, run.detail = outcome(report, call.excinfo)
+        return report
+
+
+def _as_hooks(plugin: SuitePlugin) -> SuitePlugin:
+    """Mark the plugin's wrappers for pluggy (done here: pytest is imported only when tests run)."""
+    import pytest
+
+    cls = type(plugin)
+    marks = {name: {"wrapper": True} for name in ("pytest_runtest_protocol", "pytest_runtest_setup",
+                                                  "pytest_runtest_call", "pytest_runtest_teardown",
+                                                  "pytest_runtest_makereport")}
+    marks["pytest_collection_modifyitems"] = {"trylast": True}  # after the suite's own selection
+    for name, options in marks.items():
+        function = vars(cls)[name]
+        if not hasattr(function, "pytest_impl"):  # what pytest.hookimpl sets
+            setattr(cls, name, pytest.hookimpl(**options)(function))
+    return plugin
+
+
+@dataclass
+class SuiteRun:
+    runs: list[NodeRun]
+    rootdir: str
+    total: int  # tests that ran
+
+
+def pytest_arguments(targets: list[str]) -> list[str]:
+    """How discovery calls pytest on ``targets`` (paths or node ids)."""
+    return [*targets, "-o", "addopts=", "--assert=plain", "-p", "no:cacheprovider", "-p", "no:randomly",
+            "--continue-on-collection-errors", "-q", "--no-header"]
+
+
+def run_suite(targets: list[str], roots: list[str], library: list[str], limit: float, on_test: OnTest,
+              wanted: Wanted | None = None) -> SuiteRun:
+    """Run the tests of ``targets`` under the recorder (installed by the caller), calling ``on_test`` as each
+    ends; calls from files under ``roots`` count, except those under ``library``, and of those the ones
+    ``wanted`` takes (all when None). SuiteError when pytest cannot run them. The test modules it imports are
+    dropped from ``sys.modules`` afterwards, and ``sys.path`` is restored, so a second run imports them afresh."""
+    try:
+        import pytest
+    except ImportError:
+        raise SuiteError("running the library's tests needs pytest, which is not installed here: "
+                         "pip install pytest (and whatever else the tests need)") from None
+
+    import torch
+
+    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted))
+    modules, path = set(sys.modules), list(sys.path)
+    # what a test may set for the whole process and forget (a worker measures other cases afterwards)
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    env_addopts = os.environ.pop("PYTEST_ADDOPTS", None)  # the user's own pytest options are not discovery's
+    output, errors = io.StringIO(), _Copied(sys.stderr)
+    try:  # pytest's report would mix into discover's own on stdout; its errors still show on stderr
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors), raises_watched(), \
+                network_blocked():
+            status = pytest.main(pytest_arguments(targets), plugins=[plugin])
+    finally:
+        if env_addopts is not None:
+            os.environ["PYTEST_ADDOPTS"] = env_addopts
+        sys.path[:] = path
+        _forget_test_modules(modules, roots)
+        torch.set_default_dtype(dtype)
+        torch.set_grad_enabled(grad)
+    said = output.getvalue() + errors.copy.getvalue()
+    if int(status) == 2 and "KeyboardInterrupt" in said:
+        raise KeyboardInterrupt  # pytest caught the Ctrl-C that was meant for the probe
+    if int(status) not in PYTEST_RAN:
+        tail = "\n".join(said.strip().splitlines()[-8:])
+        raise SuiteError(f"pytest could not run the tests of {', '.join(targets)} (exit status {int(status)}):\n"
+                         f"{tail}")
+    # in pytest's collection order (deselected ones are reported at collection; a file that failed to import, by
+    # its path, goes first)
+    runs = sorted(plugin.runs, key=lambda run: plugin.order.get(run.nodeid, -1))
+    return SuiteRun(runs, plugin.rootdir, plugin.total)
+
+
+class _Copied:
+    """A stream that writes through to ``stream`` and keeps a copy (what pytest said on stderr, for an error)."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+        self.copy = io.StringIO()
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _forget_test_modules(before: set[str], roots: list[str]) -> None:
+    for name in set(sys.modules) - before:
+        module = sys.modules.get(name)
+        file = getattr(module, "__file__", None) or ""
+        if file.startswith(tuple(roots)) or os.path.basename(file) == "conftest.py":
+            del sys.modules[name]

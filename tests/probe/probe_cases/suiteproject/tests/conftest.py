@@ -1,0 +1,24 @@
+"""The suite's fixtures: an image, and every test that asks for ``device`` or ``dtype`` runs on each (as
+kornia's conftest parametrises them)."""
+
+import pytest
+import torch
+
+DEVICES = [torch.device("cpu"), torch.device("cuda")]
+DTYPES = [torch.float16, torch.float32, torch.float64]
+
+
+def pytest_generate_tests(metafunc):
+    if "device" in metafunc.fixturenames:
+        metafunc.parametrize("device", DEVICES, ids=[d.type for d in DEVICES])
+    if "dtype" in metafunc.fixturenames:
+        metafunc.parametrize("dtype", DTYPES, ids=[str(d).removeprefix("torch.") for d in DTYPES])
+
+
+def _ramp(n):
+    return torch.linspace(0, 1, n)
+
+
+@pytest.fixture
+def image():
+    return _ramp(8).repeat(1, 3, 8, 1)
