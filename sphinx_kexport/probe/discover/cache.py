@@ -83,7 +83,7 @@ def refreshing() -> bool:
 # the key
 
 
-def _digest_files(files: list[Path], root: Path) -> str:
+def digest_files(files: list[Path], root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(str(path.relative_to(root)).encode() + b"\0")
@@ -112,11 +112,11 @@ def library_source_digest(top: str) -> str:
         files = [(root, p) for root in roots if root.is_dir() for p in root.rglob("*.py")]
         digest = hashlib.sha256()
         for root in roots:
-            digest.update(_digest_files([p for r, p in files if r == root], root).encode())
+            digest.update(digest_files([p for r, p in files if r == root], root).encode())
         return digest.hexdigest()
     if spec.origin and os.path.isfile(spec.origin):
         origin = Path(spec.origin)
-        return _digest_files([origin], origin.parent)
+        return digest_files([origin], origin.parent)
     return ""
 
 
@@ -222,7 +222,7 @@ def cache_key(package: str, include: list[str], exclude: list[str], time_limit: 
         "library_source": source,
         "versions": {"python": sys.version, "torch": _version("torch"), "numpy": _version("numpy"),
                      **dict(_distribution_versions(top))},
-        "discovery_code": _digest_files(code, _PACKAGE_DIR),
+        "discovery_code": digest_files(code, _PACKAGE_DIR),
     }
 
 

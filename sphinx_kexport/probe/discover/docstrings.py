@@ -15,7 +15,6 @@ separately) gets the same names, inputs and fingerprints.
 
 from __future__ import annotations
 
-import contextlib
 import doctest
 import gc
 import importlib
@@ -26,7 +25,7 @@ import time
 import types
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, ContextManager, Iterable
 
 from .doc_cases import UnsupportedCall, build_case, is_tensor
 from .doc_run import recording, run_example
@@ -34,7 +33,7 @@ from .cache import DiscoveryCache, Stored, cache_dir, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec
 from .library import (ObjectReport, as_written, case_base_name, find_aliases, matches, place,
-                      public_modules, public_objects, random_state_kept, recorded_callables)
+                      public_modules, public_objects, random_state_kept, recorded_callables, Switch)
 from . import without_cases
 from .progress import OnExample, reporter
 from ...snapshot.vocabulary import NO_CASE_KINDS
@@ -180,23 +179,18 @@ def _last_stored(store: DiscoveryCache | None) -> Stored | None:
     return _LAST_STORED[store.path]
 
 
-@contextlib.contextmanager
-def docstring_cases_left_out() -> Iterator[None]:
+def docstring_cases_left_out() -> ContextManager[None]:
     """While active, ``cases_from_docstrings`` (and ``cases_from_tests``) return no cases: a worker importing a case
     module for one of its hand-written cases does not build (or load) every discovered case of the package as well."""
-    _LEFT_OUT["on"] = True
-    try:
-        yield
-    finally:
-        _LEFT_OUT["on"] = False
+    return _LEFT_OUT.turned_on()
 
 
-_LEFT_OUT = {"on": False}
+_LEFT_OUT = Switch()
 
 
 def discovered_cases_left_out() -> bool:
     """Whether :func:`docstring_cases_left_out` is active (``cases_from_tests`` returns no cases then either)."""
-    return _LEFT_OUT["on"]
+    return _LEFT_OUT.active
 
 
 def _run(package: str, include: list[str], exclude: list[str], time_limit: float,
@@ -337,7 +331,7 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     the objects whose examples run. Run ``python -m sphinx_kexport.probe
     discover PACKAGE`` to see what each object yields and why some yield nothing.
     """
-    if _LEFT_OUT["on"]:
+    if _LEFT_OUT.active:
         return []
     found = discover(package, include=include, exclude=exclude, time_limit=time_limit, on_example=reporter())
     for report in found.objects:

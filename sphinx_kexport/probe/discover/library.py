@@ -165,3 +165,18 @@ def recorded_callables(objects: dict[str, Any]) -> tuple[dict[int, tuple[Any, st
     method_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and o not in module_classes
                       and not issubclass(o, BaseException)}
     return functions, module_classes, method_classes
+
+
+class Switch:
+    """A flag that a ``with`` block turns on: ``with switch.turned_on(): ...``, read as ``switch.active``."""
+
+    def __init__(self) -> None:
+        self.active = False
+
+    @contextlib.contextmanager
+    def turned_on(self) -> Iterator[None]:
+        self.active = True
+        try:
+            yield
+        finally:
+            self.active = False

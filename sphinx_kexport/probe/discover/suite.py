@@ -18,22 +18,20 @@ names, inputs and fingerprints. The result is stored in the discovery cache
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, ContextManager, Iterable
 
-from .cache import DiscoveryCache, Stored, cache_dir, refreshing
+from .cache import DiscoveryCache, digest_files, Stored, cache_dir, refreshing
 from .doc_cases import UnsupportedCall, is_tensor
 from .doc_run import Call, recording
 from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, matches, place, public_modules,
-                      public_objects, random_state_kept, recorded_callables)
+                      public_objects, random_state_kept, recorded_callables, Switch)
 from .progress import OnExample, reporter
 from .suite_cases import Selection, build_suite_case, configuration
 from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
@@ -104,21 +102,13 @@ def suite_path(tests: str | os.PathLike[str]) -> Path:
 def suite_source_digest(path: Path) -> str:
     """sha256 of every .py file under ``path`` and of the conftest and pytest configuration files of the folders
     above it, up to the first that holds a configuration file (pytest's rootdir, as a rule)."""
-    digest = hashlib.sha256()
     files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
     folder = path if path.is_dir() else path.parent
     for parent in [folder, *folder.parents]:
         files += [parent / name for name in CONFIG_FILES if (parent / name).is_file()]
         if any((parent / name).is_file() for name in ROOT_MARKERS):
             break
-    for file in sorted(set(files)):
-        digest.update(str(file).encode() + b"\0")
-        try:
-            digest.update(file.read_bytes())
-        except OSError:
-            digest.update(b"<unreadable>")
-        digest.update(b"\0")
-    return digest.hexdigest()
+    return digest_files(sorted(set(files)), Path(folder.anchor))
 
 
 def _open_cache(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
@@ -371,18 +361,13 @@ def suite_case(ref: SuiteRef, name: str) -> CaseSpec | None:
     return next((spec for report in reports for spec in report.cases if spec.name == name), None)
 
 
-@contextlib.contextmanager
-def suite_cases_left_out() -> Iterator[None]:
+def suite_cases_left_out() -> ContextManager[None]:
     """While active, ``cases_from_tests`` returns no cases: ``discover`` loads the configured case modules for
     their hand-written and docstring cases only."""
-    _LEFT_OUT["on"] = True
-    try:
-        yield
-    finally:
-        _LEFT_OUT["on"] = False
+    return _LEFT_OUT.turned_on()
 
 
-_LEFT_OUT = {"on": False}
+_LEFT_OUT = Switch()
 
 
 def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: Iterable[str] = (),
@@ -396,7 +381,7 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
     ``python -m sphinx_kexport.probe discover PACKAGE --tests PATH`` to see what each test yields and why some
     yield nothing.
     """
-    if discovered_cases_left_out() or _LEFT_OUT["on"]:
+    if discovered_cases_left_out() or _LEFT_OUT.active:
         return []
     return discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
                           per_operator=per_operator, on_test=reporter()).cases
