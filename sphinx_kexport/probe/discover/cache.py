@@ -367,6 +367,22 @@ class DiscoveryCache:
         return sum(1 for entry in entries if not entry.stored)
 
 
+_LAST_STORED: dict[Path, Stored] = {}
+
+
+def last_stored(store: DiscoveryCache | None) -> Stored | None:
+    """The store's header, read once for the cases of one package in a row (a worker gets them one by one)."""
+    if store is None:
+        return None
+    if store.path not in _LAST_STORED:
+        _LAST_STORED.clear()  # one package's file at a time
+        stored = store.load()
+        if stored is None:
+            return None
+        _LAST_STORED[store.path] = stored
+    return _LAST_STORED[store.path]
+
+
 def _definition(spec: Any) -> str:
     """What the fingerprint covers, plus where the case is listed and its repro."""
     from ..cases.fingerprint import case_definition

@@ -29,10 +29,10 @@ from typing import Any, ContextManager, Iterable
 
 from .doc_cases import UnsupportedCall, build_case, is_tensor
 from .doc_run import recording, run_example
-from .cache import DiscoveryCache, Stored, cache_dir, refreshing
+from .cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec
-from .library import (ObjectReport, as_written, case_base_name, find_aliases, matches, place,
+from .library import (ObjectReport, as_written, case_base_name, find_aliases, place, selected,
                       public_modules, public_objects, random_state_kept, recorded_callables, Switch)
 from . import without_cases
 from .progress import OnExample, reporter
@@ -142,7 +142,7 @@ def discovered_case(ref: DiscoveryRef, name: str) -> CaseSpec | None:
     include, exclude = list(ref.include), list(ref.exclude)
     with random_state_kept():
         store = DiscoveryCache.open(ref.package, include, exclude, ref.time_limit)
-        stored = _last_stored(store)
+        stored = last_stored(store)
         if stored is None:
             return None
         used: Counter[str] = Counter()
@@ -161,22 +161,6 @@ def discovered_case(ref: DiscoveryRef, name: str) -> CaseSpec | None:
             return None
     _stamp(reports, ref.package, include, exclude, ref.time_limit)
     return next((spec for report in reports for spec in report.cases if spec.name == name), None)
-
-
-_LAST_STORED: dict[Any, Any] = {}
-
-
-def _last_stored(store: DiscoveryCache | None) -> Stored | None:
-    """The store's header, read once for the cases of one package in a row (a worker gets them one by one)."""
-    if store is None:
-        return None
-    if store.path not in _LAST_STORED:
-        _LAST_STORED.clear()  # one package's file at a time
-        stored = store.load()
-        if stored is None:
-            return None
-        _LAST_STORED[store.path] = stored
-    return _LAST_STORED[store.path]
 
 
 def docstring_cases_left_out() -> ContextManager[None]:
@@ -212,9 +196,8 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
         tests += found
         if unreadable is not None:
             failures.append(unreadable)
-    wanted = lambda name: (not include or matches(name, include)) and not matches(name, exclude)  # noqa: E731
-    tests = [t for t in tests if wanted(t.name)]
-    failures = [f for f in failures if wanted(f.ref)]
+    tests = [t for t in tests if selected(t.name, include, exclude)]
+    failures = [f for f in failures if selected(f.ref, include, exclude)]
     if only is not None:
         tests = [t for t in tests if t.name in only]
     used: Counter[str] = Counter()

@@ -42,6 +42,12 @@ def matches(ref: str, patterns: Iterable[str]) -> bool:
     return any(ref == p or ref.startswith(p + ".") or fnmatch.fnmatchcase(ref, p) for p in patterns)
 
 
+def selected(ref: str, include: Iterable[str], exclude: Iterable[str]) -> bool:
+    """Whether ``include`` (empty: everything) takes ``ref`` and ``exclude`` leaves it in."""
+    include = list(include)
+    return (not include or matches(ref, include)) and not matches(ref, exclude)
+
+
 def public_modules(package: str) -> tuple[list[Any], list[ObjectReport]]:
     try:
         installed = importlib.util.find_spec(package) is not None

@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterable
 
-from .cache import DiscoveryCache, digest_files, Stored, cache_dir, refreshing
+from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
 from .doc_cases import UnsupportedCall, is_tensor
 from .doc_run import Call, recording
 from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
-from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, matches, place, public_modules,
-                      public_objects, random_state_kept, recorded_callables, Switch)
+from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
+                      public_objects, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter
 from .suite_cases import Selection, build_suite_case, configuration
 from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
@@ -151,7 +151,7 @@ class _Taker:
             return True  # built again: the asked-for calls are found by their occurrence
         if not ref.startswith(self.package + "."):
             return False
-        if (self.include and not matches(ref, self.include)) or matches(ref, self.exclude):
+        if not selected(ref, self.include, self.exclude):
             self.passed_over.append(ref)
             return False
         try:
@@ -209,10 +209,9 @@ class _Taker:
                 if call is not None:
                     report.cases.append(self._build(call, name, source, occurrence))
             return
-        left_out = {ref for ref in passed_over if (self.include and not matches(ref, self.include))
-                    or matches(ref, self.exclude)}
+        left_out = {ref for ref in passed_over if not selected(ref, self.include, self.exclude)}
         for call, occurrence in calls:
-            if (self.include and not matches(call.ref, self.include)) or matches(call.ref, self.exclude):
+            if not selected(call.ref, self.include, self.exclude):
                 left_out.add(call.ref)
                 continue
             if not any(is_tensor(v) for v in (*call.args, *call.kwargs.values())):
@@ -348,9 +347,9 @@ def suite_case(ref: SuiteRef, name: str) -> CaseSpec | None:
     with random_state_kept():
         try:
             store = _open_cache(ref.package, path, include, exclude, ref.time_limit, ref.per_operator)
-            stored = store.load() if store is not None else None
+            stored = last_stored(store)  # a worker builds the cases of one suite in a row
             entry = next((e for e in stored.entries if e.name == ref.node), None) if stored is not None else None
-            if store is not None and stored is not None and entry is not None and entry.stored:
+            if entry is not None and entry.stored:  # found only in a header that was read
                 reports = [store.load_report(stored, entry, only=name)]
             else:
                 reports, _ = _run(ref.package, path, include, exclude, ref.time_limit, ref.per_operator,
