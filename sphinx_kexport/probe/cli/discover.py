@@ -55,7 +55,6 @@ def _hand_written(args: Any, docstring_cases: bool = False) -> tuple[list[Any], 
     """The configured hand-written cases (and docstring cases, when asked: they win over the tests' too) and where
     they came from ("" when none are configured)."""
     from ..survey.config import ConfigError, find_pyproject, read_table
-    from ..discover.docstrings import is_discovered
     from ..cases.loader import load_cases, resolve_sources
     from ..discover.suite import suite_cases_left_out
 
@@ -78,7 +77,7 @@ def _hand_written(args: Any, docstring_cases: bool = False) -> tuple[list[Any], 
         return [], ""
     with suite_cases_left_out():  # a case module's own cases_from_tests would run a whole test suite for nothing
         specs = load_cases(resolve_sources([str(e) for e in entries], root))
-    return ([s for s in specs if not is_discovered(s) or (docstring_cases and s.from_docstring)],
+    return ([s for s in specs if not s.discovered or (docstring_cases and s.from_docstring)],
             ", ".join(str(e) for e in entries))
 
 

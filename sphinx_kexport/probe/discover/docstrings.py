@@ -59,11 +59,6 @@ class Discovery:
         return Counter(report.skip for report in self.objects if report.skip)
 
 
-def is_discovered(spec: CaseSpec) -> bool:
-    """Recorded from a docstring example or a test, not written by hand."""
-    return spec.discovered
-
-
 def _examples(ref: str, obj: Any) -> tuple[list[doctest.DocTest], ObjectReport | None]:
     """(the object's examples, or a report saying why doctest cannot read them)."""
     finder = doctest.DocTestFinder(recurse=True, exclude_empty=True)
