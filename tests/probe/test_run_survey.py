@@ -53,7 +53,9 @@ def test_run_survey_runs_in_process_and_returns_the_snapshot_and_its_counts(tmp_
     assert (first.counts.measured, first.counts.skipped, first.counts.reused_snapshot) == (1, 1, 0)
     assert first.stats["parent_peak_rss_kb"] > 0 and first.stats["case_peak_rss_kb"]["plain_ok [cpu]"] > 0
     steps = first.stats["step_seconds"]  # dynamic=False: no ":dynamic" step
-    assert set(steps) == {"build", "eager", "onnx", "export", "compile"} and all(s > 0 for s in steps.values())
+    assert set(steps) == {"build", "eager", "onnx", "export", "compile"} and all(s >= 0 for s in steps.values())
+    # a plain function's eager step can take under the 1 ms the stats round to; the three paths never do
+    assert all(steps[path] > 0 for path in ("onnx", "export", "compile"))
     assert sum(steps.values()) <= first.stats["case_seconds"]["plain_ok [cpu]"] + 0.01
     assert "building the cases of 1 case module" in progress.getvalue() and "plain_ok" in progress.getvalue()
     again = run_survey(config, stream=io.StringIO())
