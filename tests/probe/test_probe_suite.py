@@ -56,6 +56,7 @@ EXPECTED = {
     "tests/test_ops.py::test_on_cuda": "needs CUDA",
     "tests/test_ops.py::test_downloads_weights": "network",
     "tests/test_ops.py::test_blend_an_indirect_parameter[1]": ["blend[test 2]"],
+    "tests/test_ops.py::test_writes_a_file_by_a_relative_name": "covered",
     "tests/test_ops.py::test_leaves_float64_as_the_default": "covered",
 }
 
@@ -72,6 +73,7 @@ def found():
 
     found = discover_suite("suitelib", TESTS, time_limit=LIMIT)
     assert torch.get_default_dtype() == torch.float32  # the suite's last test set float64 and left it
+    assert not Path("written-by-a-test.txt").exists()  # a test's relative file lands in a scratch directory
     return found
 
 
@@ -299,15 +301,15 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert "    test_that_fails: no case: the test failed: AssertionError: wrong on purpose" in lines
     assert "    test_on_cuda: no case: it needs CUDA: skipped: needs a CUDA device" in lines
     assert "    test_scale_shapes[shape1]: scale[test 3] -> suitelib.scale [(1,3,4,4)]" in lines
-    assert lines[-2].startswith(f"suitelib from {TESTS}: 26 tests in 3 files, 11 cases (+1 repeating hand-written "
+    assert lines[-2].startswith(f"suitelib from {TESTS}: 27 tests in 3 files, 11 cases (+1 repeating hand-written "
                                 "or docstring cases from ")
-    assert "tests without a case: 1 no public tensor call, 4 its calls repeat configurations already kept, " \
+    assert "tests without a case: 1 no public tensor call, 5 its calls repeat configurations already kept, " \
            "1 the test failed" in lines[-2]
     # loading the configured cases left their cases_from_tests out (else it would have filled the cache)
     assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
     assert done.stderr.startswith(f"discovering suitelib: importing it, then running its tests under {TESTS} (or "
                                   "loading them from the discovery cache)\n")
-    assert "[1/21] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
+    assert "[1/22] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
 
 
 def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):

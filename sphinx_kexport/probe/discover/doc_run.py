@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from ..cases.module_copy import copy_module
-from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
+from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, scratch_directory, time_limit
 
 EXAMPLE_FILE_PREFIX = "<doctest "
 EXAMPLE_SEED = 0
@@ -299,7 +299,7 @@ def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
     saved_hook = sys.displayhook
     sys.displayhook = lambda value: None  # doctest would print each expression's repr; nothing reads it here
     try:
-        with contextlib.redirect_stdout(io.StringIO()), network_blocked(), time_limit(limit):
+        with contextlib.redirect_stdout(io.StringIO()), network_blocked(), scratch_directory(), time_limit(limit):
             for index, example in enumerate(test.examples):
                 if example.options.get(doctest.SKIP):
                     continue  # `# doctest: +SKIP`: pytest does not run it either

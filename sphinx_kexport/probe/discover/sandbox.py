@@ -1,4 +1,5 @@
-"""Guards around running a library's docstring examples: no network, and a time limit.
+"""Guards around running a library's docstring examples and tests: no network, a time limit, and a scratch
+working directory.
 
 An example that fetches pretrained weights or a data set must be skipped at
 once, not wait on a network that may hang or be absent: every way out
@@ -11,10 +12,13 @@ POSIX process (elsewhere an example simply runs on).
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import socket
+import tempfile
 import threading
 import urllib.request
+from pathlib import Path
 from typing import Any, Iterator
 
 
@@ -32,6 +36,19 @@ def _refuse(what: str) -> Any:
         raise DownloadBlocked(f"network access blocked during discovery ({what}{f' {target!r}' if target else ''})")
 
     return refuse
+
+
+@contextlib.contextmanager
+def scratch_directory() -> Iterator[Path]:
+    """Work in a new empty directory, removed afterwards: an example or a test that writes a file by a relative
+    name (kornia's point-cloud tests write ``pointcloud.ply``) writes it there, not where the probe was run."""
+    previous = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="kexport-scratch-") as where:
+        os.chdir(where)
+        try:
+            yield Path(where)
+        finally:
+            os.chdir(previous)
 
 
 @contextlib.contextmanager

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .doc_run import RECORDER, Call, Wanted, first_line, seed_everything
-from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, time_limit
+from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, scratch_directory, time_limit
 
 TEST_SEED = 0
 # pytest exits 0 (passed), 1 (some failed) or 5 (none collected) after running what it could
@@ -374,7 +374,7 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
     output, errors = io.StringIO(), _Copied(sys.stderr)
     try:  # pytest's report would mix into discover's own on stdout; its errors still show on stderr
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors), raises_watched(), \
-                network_blocked():
+                network_blocked(), scratch_directory():
             status = pytest.main(pytest_arguments(targets), plugins=[plugin])
     finally:
         if env_addopts is not None:
