@@ -71,8 +71,10 @@ def found():
     _on_path()
     from sphinx_kexport.probe.discover.suite import discover_suite
 
+    hub, environment = torch.hub.get_dir(), dict(os.environ)
     found = discover_suite("suitelib", TESTS, time_limit=LIMIT)
     assert torch.get_default_dtype() == torch.float32  # the suite's last test set float64 and left it
+    assert torch.hub.get_dir() == hub and dict(os.environ) == environment  # its conftest changed both
     assert not Path("written-by-a-test.txt").exists()  # a test's relative file lands in a scratch directory
     return found
 

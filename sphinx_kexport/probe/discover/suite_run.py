@@ -368,21 +368,24 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
 
     plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted))
     modules, path = set(sys.modules), list(sys.path)
-    # what a test may set for the whole process and forget (a worker measures other cases afterwards)
-    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
-    env_addopts = os.environ.pop("PYTEST_ADDOPTS", None)  # the user's own pytest options are not discovery's
+    # what a test or a conftest may set for the whole process and forget (a worker measures other cases
+    # afterwards; kornia's conftest points torch.hub and HF_HOME at a relative folder of its own)
+    dtype, grad, hub, environment = torch.get_default_dtype(), torch.is_grad_enabled(), torch.hub.get_dir(), \
+        dict(os.environ)
+    os.environ.pop("PYTEST_ADDOPTS", None)  # the user's own pytest options are not discovery's (put back below)
     output, errors = io.StringIO(), _Copied(sys.stderr)
     try:  # pytest's report would mix into discover's own on stdout; its errors still show on stderr
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors), raises_watched(), \
                 network_blocked(), scratch_directory():
             status = pytest.main(pytest_arguments(targets), plugins=[plugin])
     finally:
-        if env_addopts is not None:
-            os.environ["PYTEST_ADDOPTS"] = env_addopts
         sys.path[:] = path
         _forget_test_modules(modules, roots)
         torch.set_default_dtype(dtype)
         torch.set_grad_enabled(grad)
+        torch.hub.set_dir(hub)
+        os.environ.clear()
+        os.environ.update(environment)
     said = output.getvalue() + errors.copy.getvalue()
     if int(status) == 2 and "KeyboardInterrupt" in said:
         raise KeyboardInterrupt  # pytest caught the Ctrl-C that was meant for the probe

@@ -1,5 +1,8 @@
 """The suite's fixtures: an image, and every test that asks for ``device`` or ``dtype`` runs on each (as
-kornia's conftest parametrises them)."""
+kornia's conftest parametrises them). Like kornia's, it points torch.hub and HF_HOME at a folder of its own
+for the session and never puts them back."""
+
+import os
 
 import pytest
 import torch
@@ -13,6 +16,11 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("device", DEVICES, ids=[d.type for d in DEVICES])
     if "dtype" in metafunc.fixturenames:
         metafunc.parametrize("dtype", DTYPES, ids=[str(d).removeprefix("torch.") for d in DTYPES])
+
+
+def pytest_sessionstart(session):
+    torch.hub.set_dir("weights/")
+    os.environ["HF_HOME"] = "weights/"
 
 
 def _ramp(n):
