@@ -34,6 +34,7 @@ EXPECTED = {
     "tests/test_objects.py::TestGain::test_forward": ["Gain[test]"],
     "tests/test_objects.py::test_gain_twice": ["Gain[test 2]"],  # its second call; the first repeats Gain[test]
     "tests/test_objects.py::test_gains_in_a_loop": ["Gain[test 3]"],
+    "tests/test_objects.py::test_gain_methods": ["Gain.doubled[test]", "Gain.unit[test]"],  # a module's methods
     "tests/test_objects.py::test_box_area": ["Box.area[test]"],
     "tests/test_objects.py::test_scale_through_a_helper": ["scale[test]"],
     "tests/test_objects.py::test_spins": "time limit",
@@ -108,7 +109,7 @@ def test_only_the_tests_own_calls_outside_pytest_raises_are_cases(found):
     # smooth calls scale itself: one case; the test's pytest.raises block calls scale and checked, and the
     # callable form calls checked: none of them is a case, the plain checked(torch.ones(2, 2)) after them is
     assert {spec.ref for spec in found.cases} == {f"suitelib.{n}" for n in (
-        "Gain", "Box.area", "scale", "smooth", "checked", "blend", "apply")}
+        "Gain", "Gain.doubled", "Gain.unit", "Box.area", "scale", "smooth", "checked", "blend", "apply")}
     assert [tuple(t.shape) for t in cases["checked[test]"].inputs] == [(2, 2)]
     checked = next(r for r in found.reports if r.ref == "tests/test_ops.py::test_checked_refuses_1d")
     assert (checked.dropped, checked.covered) == ([], 0)  # the calls in pytest.raises were never recorded
@@ -238,7 +239,7 @@ def test_names_and_fingerprints_are_identical_in_two_processes(found):
     from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
     here = [[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {})] for c in found.cases]
-    assert results[0] == results[1] == here and len(here) == 12
+    assert results[0] == results[1] == here and len(here) == 14
 
 
 def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, monkeypatch):
@@ -296,14 +297,14 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("tests/test_broken.py: no case: its file does not import: ImportError")
-    assert "tests/test_objects.py: 6 tests, 5 cases" in lines
+    assert "tests/test_objects.py: 7 tests, 7 cases" in lines
     assert "    TestGain::test_forward: Gain[test] -> suitelib.Gain [(2,4)]: repeats the hand-written case " \
            "'Gain[hand]', not kept" in lines
     assert "    test_spins: no case: it ran past its time limit: ran past the 1 s limit" in lines
     assert "    test_that_fails: no case: the test failed: AssertionError: wrong on purpose" in lines
     assert "    test_on_cuda: no case: it needs CUDA: skipped: needs a CUDA device" in lines
     assert "    test_scale_shapes[shape1]: scale[test 3] -> suitelib.scale [(1,3,4,4)]" in lines
-    assert lines[-2].startswith(f"suitelib from {TESTS}: 27 tests in 3 files, 11 cases (+1 repeating hand-written "
+    assert lines[-2].startswith(f"suitelib from {TESTS}: 28 tests in 3 files, 13 cases (+1 repeating hand-written "
                                 "or docstring cases from ")
     assert "tests without a case: 1 no public tensor call, 5 its calls repeat configurations already kept, " \
            "1 the test failed" in lines[-2]
@@ -311,7 +312,7 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
     assert done.stderr.startswith(f"discovering suitelib: importing it, then running its tests under {TESTS} (or "
                                   "loading them from the discovery cache)\n")
-    assert "[1/22] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
+    assert "[1/23] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
 
 
 def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):
@@ -363,7 +364,7 @@ def test_a_survey_from_the_tests_alone(survey):
     assert measured == {name: {"onnx": "ok", "export": "ok", "compile": "ok"}
                         for name in ("Gain[test]", "scale[test 2]", "Box.area[test]")}  # built by the workers alone
     assert "gain = Gain(0.5)" in cases["Gain[test]"]["call"]
-    assert "suitelib_cases.py: 12 cases in" in progress
+    assert "suitelib_cases.py: 14 cases in" in progress
 
 
 def test_the_page_renders_the_test_cases(survey, tmp_path):

@@ -184,11 +184,16 @@ def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
 
 
 def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, Any, Any]]:
-    """(class, attribute, original, proxy) for the public methods of public classes that are not modules."""
+    """(class, attribute, original, proxy) for the public methods of public classes; a module's ``forward`` is
+    left to its ``__call__`` (the recorded call is the module's)."""
+    import torch
+
     patches = []
     for cls, ref in method_classes.items():
         for attr, value in sorted(vars(cls).items()):
             if attr.startswith("_") and attr not in OPERATOR_METHODS:
+                continue
+            if attr == "forward" and issubclass(cls, torch.nn.Module):
                 continue
             if isinstance(value, staticmethod):
                 kind, raw = "static", value.__func__

@@ -162,14 +162,14 @@ def case_base_name(ref: str) -> str:
 
 
 def recorded_callables(objects: dict[str, Any]) -> tuple[dict[int, tuple[Any, str]], dict[type, str], dict[type, str]]:
-    """What :func:`~.doc_run.recording` stands in for: (id -> (function, ref), module class -> ref, plain public
-    class -> ref, whose own public methods are recorded)."""
+    """What :func:`~.doc_run.recording` stands in for: (id -> (function, ref), module class -> ref, public class
+    -> ref, whose own public methods are recorded). A module class is in both: kornia's rotations and poses
+    (``So3``, ``Quaternion``) are modules whose operators are methods (``So3.hat``, ``q.slerp(...)``)."""
     import torch
 
     functions = {id(o): (o, r) for r, o in objects.items() if inspect.isfunction(o)}
     module_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and issubclass(o, torch.nn.Module)}
-    method_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and o not in module_classes
-                      and not issubclass(o, BaseException)}
+    method_classes = {o: r for r, o in objects.items() if inspect.isclass(o) and not issubclass(o, BaseException)}
     return functions, module_classes, method_classes
 
 

@@ -50,6 +50,14 @@ class Gain(torch.nn.Module):
     def forward(self, x):
         return x * self.gain
 
+    def doubled(self, x):
+        """A method of a module besides ``forward``: its calls are cases of ``Gain.doubled``."""
+        return x * self.gain * 2
+
+    @staticmethod
+    def unit(x):
+        return x / x.abs().max()
+
 
 class Box:
     """Boxes of a fixed size; ``area`` scales a tensor of box sides."""

@@ -30,6 +30,12 @@ def test_gains_in_a_loop():
         assert gain(torch.rand(1, width)).shape == (1, width)  # in a loop: its repro cannot be the test's lines
 
 
+def test_gain_methods():
+    gain = Gain(0.5)
+    assert gain.doubled(torch.rand(2, 2)).shape == (2, 2)
+    assert Gain.unit(torch.rand(3)).shape == (3,)
+
+
 def test_box_area():
     box = Box(2.0)
     sides = torch.rand(3, 2)
