@@ -22,8 +22,9 @@ def rgb(seed=0, batch=1):
     return rand(batch, 3, 32, 32, seed=seed)
 
 
-def home_module(ref):
-    """The module that defines the object named by the dotted ``ref`` ("" when it cannot be told)."""
+def resolve(ref):
+    """The object the dotted ``ref`` names (the longest importable module prefix, then attributes); None when
+    there is none."""
     parts = ref.split(".")
     for cut in range(len(parts), 0, -1):
         try:
@@ -34,9 +35,20 @@ def home_module(ref):
             for part in parts[cut:]:
                 obj = getattr(obj, part)
         except AttributeError:
-            return ""
-        return getattr(obj, "__module__", "") or ""
-    return ""
+            return None
+        return obj
+    return None
+
+
+def identity(obj):
+    """One key per object: a classmethod read off its class is a new bound method each time, its function is not."""
+    return id(getattr(obj, "__func__", obj))
+
+
+def home_module(ref):
+    """The module that defines the object named by the dotted ``ref`` ("" when it cannot be told)."""
+    obj = resolve(ref)
+    return "" if obj is None else getattr(obj, "__module__", "") or ""
 
 
 def into_sections(specs, section_of):

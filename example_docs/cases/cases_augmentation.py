@@ -21,6 +21,7 @@ import torch
 import kornia.augmentation as KA
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand
+from _kornia_tests import from_tests
 
 PKG = "kornia.augmentation"
 SHAPE = (1, 3, 32, 32)
@@ -206,6 +207,7 @@ CONTAINERS = [
 
 HAND = [*AUG_2D, *AUG_3D, *CONTAINERS]
 
-# every call a docstring example makes on tensors; a hand-written case with the same ref and
-# input shapes wins (see guide/kornia.rst)
-CASES = HAND + cases_from_docstrings(PKG)
+# every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
+# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+DOC = cases_from_docstrings(PKG)
+CASES = HAND + DOC + from_tests(PKG, "augmentation", HAND, DOC)

@@ -8,6 +8,7 @@ import torch
 import kornia.color as KC
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand, rgb as _rgb
+from _kornia_tests import from_tests
 
 PKG = "kornia.color"
 IMG = "(1,3,32,32)"
@@ -96,6 +97,7 @@ HAND += [c(f"{fname}[float64]", getattr(KC, fname), [_rand(1, 3, 32, 32, seed=25
            note="image live (1,3,32,32) float64; no other arguments")
          for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
 
-# every call a docstring example makes on tensors; a hand-written case with the same ref and
-# input shapes wins (see guide/kornia.rst)
-CASES = HAND + cases_from_docstrings(PKG)
+# every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
+# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+DOC = cases_from_docstrings(PKG)
+CASES = HAND + DOC + from_tests(PKG, "color", HAND, DOC)

@@ -11,6 +11,7 @@ import kornia.contrib as KC
 import kornia.utils as KU
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand
+from _kornia_tests import from_tests
 
 IMG = "(1,3,32,32)"
 
@@ -99,6 +100,8 @@ UTILS = [
 
 HAND = [*CONTRIB, *UTILS]
 
-# every call a docstring example makes on tensors; a hand-written case with the same ref and
-# input shapes wins (see guide/kornia.rst)
-CASES = HAND + cases_from_docstrings("kornia.contrib") + cases_from_docstrings("kornia.utils")
+# every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
+# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+DOC = cases_from_docstrings("kornia.contrib") + cases_from_docstrings("kornia.utils")
+CASES = (HAND + DOC + from_tests("kornia.contrib", "contrib", HAND, DOC)
+         + from_tests("kornia.utils", "utils", HAND, DOC))

@@ -9,6 +9,7 @@ import torch
 import kornia.enhance as KE
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand, rgb as _rgb
+from _kornia_tests import from_tests
 
 PKG = "kornia.enhance"
 IMG = "(1,3,32,32)"
@@ -100,6 +101,7 @@ HAND += _variants("[batch=4][48x64]", lambda: _rand(4, 3, 48, 64, seed=23), "(4,
 # float64: ONNX Runtime implements fewer kernels for doubles than for floats
 HAND += _variants("[float64]", lambda: _rand(1, 3, 32, 32, seed=26).double(), "(1,3,32,32) float64")
 
-# every call a docstring example makes on tensors; a hand-written case with the same ref and
-# input shapes wins (see guide/kornia.rst)
-CASES = HAND + cases_from_docstrings(PKG)
+# every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
+# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+DOC = cases_from_docstrings(PKG)
+CASES = HAND + DOC + from_tests(PKG, "enhance", HAND, DOC)

@@ -11,6 +11,7 @@ import kornia.feature as KF
 from kornia.feature.xfeat import XFeatModel
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import into_sections, rand as _rand
+from _kornia_tests import from_tests
 
 PKG = "kornia.feature"
 
@@ -198,8 +199,8 @@ LARGE_MODELS = [
 
 HAND = [*RESPONSES, *DETECTORS, *DESCRIPTORS, *ORIENTATION, *MATCHING, *LAF, *LARGE_MODELS]
 
-# every call a docstring example makes on tensors; a hand-written case with the same ref and
-# input shapes wins (see guide/kornia.rst)
+# every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
+# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
 # the hand-written sections, by the module that defines a discovered operator
 SECTION_OF_MODULE = {
     "responses": "responses", "scale_space_detector": "detectors", "keynet": "detectors", "disk": "detectors",
@@ -216,4 +217,5 @@ def _section_of(module):
     return SECTION_OF_MODULE.get(parts[2], "") if len(parts) > 2 else ""
 
 
-CASES = HAND + into_sections(cases_from_docstrings(PKG), _section_of)
+DOC = cases_from_docstrings(PKG)
+CASES = HAND + into_sections(DOC + from_tests(PKG, "feature", HAND, DOC), _section_of)

@@ -10,6 +10,7 @@ import torch
 import kornia.filters as KF
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand, rgb as _rgb
+from _kornia_tests import from_tests
 
 PKG = "kornia.filters"
 IMG = "(1,3,32,32)"
@@ -108,6 +109,7 @@ HAND += [c(f"{name}[batch=4][48x64]", getattr(KF, fname), [_rand(4, 1, 48, 64, s
              ("max_blur_pool2d", "max_blur_pool2d", {"kernel_size": 3}),
          ] if hasattr(KF, fname)]
 
-# every call a docstring example makes on tensors; a hand-written case with the same ref and
-# input shapes wins (see guide/kornia.rst)
-CASES = HAND + cases_from_docstrings(PKG)
+# every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
+# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+DOC = cases_from_docstrings(PKG)
+CASES = HAND + DOC + from_tests(PKG, "filters", HAND, DOC)

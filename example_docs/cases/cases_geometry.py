@@ -23,6 +23,7 @@ from kornia.geometry.camera import PinholeCamera, StereoCamera
 from kornia.geometry.liegroup import Se2, Se3, So2, So3
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import into_sections, rand as _rand, rgb as _rgb
+from _kornia_tests import from_tests
 
 PKG = "kornia.geometry"
 IMG = "(1,3,32,32)"
@@ -354,8 +355,8 @@ OTHER = [
 
 HAND = [*TRANSFORM, *CONVERSIONS, *CAMERA, *EPIPOLAR, *LIEGROUP, *LINALG, *HOMOGRAPHY, *BOXES, *OTHER]
 
-# every call a docstring example makes on tensors; a hand-written case with the same ref and
-# input shapes wins (see guide/kornia.rst)
+# every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
+# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
 SECTIONS = ("transform", "conversions", "camera", "epipolar", "liegroup", "linalg", "homography", "boxes", "depth",
             "subpix", "calibration")
 
@@ -377,4 +378,5 @@ def _hand_ref(spec):
     return spec
 
 
-CASES = HAND + [_hand_ref(s) for s in into_sections(cases_from_docstrings(PKG), _section_of)]
+DOC = cases_from_docstrings(PKG)
+CASES = HAND + [_hand_ref(s) for s in into_sections(DOC + from_tests(PKG, "geometry", HAND, DOC), _section_of)]

@@ -10,6 +10,7 @@ import kornia.losses as KL
 import kornia.metrics as KM
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand
+from _kornia_tests import from_tests
 
 IMG = "(1,3,32,32)"
 
@@ -76,6 +77,8 @@ METRICS = [
 
 HAND = [*LOSSES, *METRICS]
 
-# every call a docstring example makes on tensors; a hand-written case with the same ref and
-# input shapes wins (see guide/kornia.rst)
-CASES = HAND + cases_from_docstrings("kornia.losses") + cases_from_docstrings("kornia.metrics")
+# every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
+# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+DOC = cases_from_docstrings("kornia.losses") + cases_from_docstrings("kornia.metrics")
+CASES = (HAND + DOC + from_tests("kornia.losses", "losses", HAND, DOC)
+         + from_tests("kornia.metrics", "metrics", HAND, DOC))

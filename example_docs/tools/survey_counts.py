@@ -3,8 +3,8 @@
 Loads the case sources of ``[tool.sphinx-kexport]`` with the probe's own
 loader (the docstring examples run, the hand-written cases win on repeats)
 and prints: configurations, distinct operators (``ref``), how many come from
-docstring examples, repeats dropped, per package; then the load's wall time
-and peak memory, which every probe worker pays again::
+each origin (hand-written, docstring example, test), repeats dropped, per
+package; then the load's wall time and peak memory::
 
     python example_docs/tools/survey_counts.py
 
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # sphinx_kexport from the checkout when it is not installed
 
 from sphinx_kexport.probe.survey.config import read_table  # noqa: E402
-from sphinx_kexport.probe.discover.docstrings import is_discovered  # noqa: E402
+from sphinx_kexport.snapshot.vocabulary import ORIGINS  # noqa: E402
 from sphinx_kexport.probe.cases.loader import load_inventory, resolve_sources  # noqa: E402
 
 
@@ -38,21 +38,22 @@ def main(argv: list[str] | None = None) -> int:
     cases, repeats = load_inventory(resolve_sources([str(e) for e in entries], args.config.parent))
     seconds = time.monotonic() - began
     probed = [c for c in cases if not c.skip]
-    found = [c for c in cases if is_discovered(c)]
     refs = {c.ref or c.name for c in probed}
     by_package: dict[str, list] = defaultdict(list)
     for spec in cases:
         by_package[spec.package].append(spec)
-    print(f"{'package':24} {'cases':>6} {'doc':>5} {'skip':>5} {'operators':>9}")
+    print(f"{'package':24} {'cases':>6} " + " ".join(f"{o[:5]:>5}" for o in ORIGINS) + f" {'skip':>5} {'operators':>9}")
     for package in sorted(by_package):
         specs = by_package[package]
-        print(f"{package:24} {len(specs):6} {sum(map(is_discovered, specs)):5} "
-              f"{sum(1 for s in specs if s.skip):5} {len({s.ref or s.name for s in specs if not s.skip}):9}")
-    only_doc = refs - {c.ref or c.name for c in probed if not is_discovered(c)}
+        origins = Counter(s.origin for s in specs)
+        print(f"{package:24} {len(specs):6} " + " ".join(f"{origins[o]:5}" for o in ORIGINS) +
+              f" {sum(1 for s in specs if s.skip):5} {len({s.ref or s.name for s in specs if not s.skip}):9}")
     print(f"\nconfigurations: {len(cases)} registered, {len(probed)} probed (the rest are skip entries)")
-    print(f"distinct operators: {len(refs)} ({len(only_doc)} only from docstring examples)")
-    print(f"from docstring examples: {len(found)} ({sum(1 for c in found if not c.check)} random, unchecked); "
-          f"{len(repeats)} more repeated a hand-written case and were dropped")
+    print(f"distinct operators: {len(refs)}")
+    for origin in ORIGINS:
+        mine = [c for c in probed if c.origin == origin]
+        print(f"  {origin}: {len(mine)} configurations, {len({c.ref or c.name for c in mine})} operators")
+    print(f"{len(repeats)} discovered cases repeated a case of a better origin and were dropped")
     skips = Counter(c.skip.split(":")[0][:60] for c in cases if c.skip)
     for reason, count in skips.most_common():
         print(f"  skip: {count} x {reason}")
