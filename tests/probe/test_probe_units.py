@@ -131,6 +131,40 @@ def test_fingerprint_follows_the_case_definition():
         assert fingerprint(case_definition(other), "cpu", 18, "1.0", tools) != key
 
 
+def test_an_element_sliced_out_of_a_row_gets_the_fingerprint_of_its_copy():
+    import torch
+
+    from sphinx_kexport.probe import case
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+
+    row = torch.tensor([[0.25, 0.5, 0.75]])
+    sliced = row[:, 0]  # shape (1,), contiguous, stride 3: kornia's tests pass such inputs
+    assert sliced.is_contiguous() and sliced.stride() == (3,)
+    definition = case_definition(case("a", torch.neg, [sliced], package="p"))
+    assert definition == case_definition(case("a", torch.neg, [torch.tensor([0.25])], package="p"))
+
+
+def test_a_case_the_probe_cannot_describe_is_named_in_a_load_error(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    from sphinx_kexport.probe.cases import describe
+    from sphinx_kexport.probe.cases.inventory import LoadError, Source
+
+    (tmp_path / "two_cases.py").write_text(
+        "import torch\nfrom sphinx_kexport.probe import case\n"
+        "CASES = [case('first', torch.neg, [torch.ones(2)], package='p'),\n"
+        "         case('second', torch.abs, [torch.ones(2)], package='p')]\n")
+
+    def refuse(spec):
+        if spec.name == "second":
+            raise RuntimeError("not like this")
+        return {}
+
+    monkeypatch.setattr(describe, "case_definition", refuse)
+    with pytest.raises(LoadError, match=r"two_cases.py: case 'second': the probe failed to describe it "
+                                        r"\(RuntimeError: not like this\)\. This is a bug in sphinx-kexport"):
+        describe.describe_module(Source("two_cases", str(tmp_path), "two_cases.py"))
+
+
 def _snapshot(statuses: dict[str, str], breaks: int = 0) -> dict:
     results = {p: {"status": s, "detail": "", "stage": "", "where": ""} for p, s in statuses.items()}
     results["compile"]["graph_breaks"] = breaks

@@ -7,11 +7,12 @@ and the fingerprint's definition, and keeps nothing of them.
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 from .containers import input_leaves
 from .fingerprint import case_definition
-from .inventory import InventoryCase, Source
+from .inventory import InventoryCase, LoadError, Source
 from .loader import imported_cases
 from .registry import CaseSpec
 
@@ -41,5 +42,15 @@ def describe(spec: CaseSpec) -> InventoryCase:
 
 
 def describe_module(source: Source) -> list[InventoryCase]:
-    """Import one case module (building its cases, discovering its docstring cases) and describe each case."""
-    return [describe(spec) for spec in imported_cases(source)]
+    """Import one case module (building its cases, discovering its docstring cases) and describe each case.
+    A case the probe fails to describe is a LoadError that names it (the traceback goes to stderr)."""
+    described = []
+    for spec in imported_cases(source):
+        try:
+            described.append(describe(spec))
+        except Exception as exc:
+            traceback.print_exc()
+            raise LoadError(f"{source.label}: case {spec.name!r}: the probe failed to describe it "
+                            f"({type(exc).__name__}: {exc}). This is a bug in sphinx-kexport: please report it with "
+                            "the traceback above; until it is fixed, leave the case out to probe the others.") from None
+    return described

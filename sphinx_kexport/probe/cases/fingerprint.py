@@ -40,8 +40,12 @@ def _tensor_digest(tensor: Any) -> dict[str, Any]:
     import torch
 
     data = tensor.detach().cpu().contiguous()
+    flat = data.view(-1)
+    if flat.numel() and flat.stride(0) != 1:
+        # one element sliced out of a row (``x[:, 0]`` of a (1,3)): contiguous, yet its stride stays 3
+        flat = torch.empty(flat.shape, dtype=flat.dtype).copy_(flat)  # clone() would keep the stride
     # hashed in place (a buffer, not a bytes copy): a model's 786 MB embedding is not held twice
-    raw = memoryview(data.view(-1).view(torch.uint8).numpy()) if data.numel() else b""
+    raw = memoryview(flat.view(torch.uint8).numpy()) if data.numel() else b""
     return {"shape": list(data.shape), "dtype": str(data.dtype), "values": hashlib.sha256(raw).hexdigest()[:16]}
 
 

@@ -133,11 +133,14 @@ def _joined(per_module: Any) -> list[dict[str, Any]]:
 
 def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
     """Kill the pool's children now. The executor has no public way to (before Python 3.14's
-    ``terminate_workers``), so this reads its process table, and shuts down without waiting."""
-    for process in list(getattr(pool, "_processes", {}).values()):
+    ``terminate_workers``), so this reads its process table. Shutting down then waits for the executor's own
+    thread (the children are dead, so it ends at once): without the wait, that thread could still be replacing a
+    child that had finished its module, and it died printing "TypeError: object of type 'NoneType' has no
+    len()" under the probe's own error."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
         if process.is_alive():
             process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _result(future: concurrent.futures.Future, doing: str) -> Any:
