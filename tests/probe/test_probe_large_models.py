@@ -99,3 +99,16 @@ def test_a_large_models_copy_shares_its_parameters_but_not_its_buffers_and_relea
     assert small_copy.weight is not small.weight  # below the threshold: a whole copy, as before
     small_run.release()
     assert small_copy.weight.untyped_storage().nbytes() == 4 * 4 * 4  # and left alone
+
+
+def test_a_recorded_method_of_a_large_module_shares_its_parameters():
+    """Discovery binds a recorded ``model.method(...)`` to a copy of the model as it was (kornia's
+    ``SigLip2Model.get_image_features``): the copy shares a large model's parameters, as a recorded call does."""
+    from sphinx_kexport.probe.discover.doc_run import _copy_bound
+
+    model = Counting().eval()
+    bound = _copy_bound(model.forward)
+    assert bound.__self__ is not model and bound.__self__.table.weight is model.table.weight
+    assert bound.__self__.calls is not model.calls
+    small = torch.nn.Linear(4, 4)
+    assert _copy_bound(small.forward).__self__.weight is not small.weight  # below the threshold: a whole copy

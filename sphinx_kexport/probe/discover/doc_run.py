@@ -208,8 +208,13 @@ def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, An
 
 
 def _copy_bound(method: Any) -> Any:
-    """An instance's method bound to a copy of the instance as it is now (the example may change it later)."""
-    return types.MethodType(method.__func__, _snapshot(method.__self__))
+    """An instance's method bound to a copy of the instance as it is now (the example may change it later); a
+    module's copy shares its parameters when they are large (``SigLip2Model.get_image_features``)."""
+    import torch
+
+    owner = method.__self__
+    copied = _copy_module(owner) if isinstance(owner, torch.nn.Module) else _snapshot(owner)
+    return types.MethodType(method.__func__, copied)
 
 
 def _copy_module(module: Any) -> Any:
