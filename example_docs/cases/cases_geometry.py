@@ -368,7 +368,9 @@ def _section_of(module):
 
 
 # one class, one API entry: name it as the hand-written cases do (autodoc refuses a class twice)
-SAME_AS_HAND = {"kornia.geometry.PinholeCamera.": "kornia.geometry.camera.PinholeCamera."}
+SAME_AS_HAND = {"kornia.geometry.PinholeCamera.": "kornia.geometry.camera.PinholeCamera.",
+                **{f"kornia.geometry.{group}.": f"kornia.geometry.liegroup.{group}." for group in ("So2", "So3", "Se2",
+                                                                                                  "Se3")}}
 
 
 def _hand_ref(spec):
