@@ -112,3 +112,23 @@ def test_a_recorded_method_of_a_large_module_shares_its_parameters():
     assert bound.__self__.calls is not model.calls
     small = torch.nn.Linear(4, 4)
     assert _copy_bound(small.forward).__self__.weight is not small.weight  # below the threshold: a whole copy
+
+
+class Shifted:
+    """A plain object whose method changes it in place (as kornia's ``Boxes.transform_boxes_`` does)."""
+
+    def __init__(self) -> None:
+        self.data = torch.zeros(3)
+
+    def shift_(self, by):
+        self.data += by
+        return self.data
+
+
+def test_every_step_binds_a_method_to_its_own_copy_of_the_object():
+    shifted = Shifted()
+    run = CaseRun(case("Shifted.shift_", shifted.shift_, [torch.ones(3)], package="tests"), "cpu")
+    first, second = run.wrapper(), run.wrapper()
+    outputs = [wrapper(torch.ones(3)) for wrapper in (first, second)]  # the wrapper returns a tuple of outputs
+    assert all(torch.equal(torch.stack(list(out)).flatten(), torch.ones(3)) for out in outputs)
+    assert torch.equal(shifted.data, torch.zeros(3))  # the recorded object is left as it was

@@ -12,9 +12,12 @@ and the worker carried two of them into the next.
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import gc
+import inspect
 import itertools
+import types
 import weakref
 from typing import Any, Callable
 
@@ -101,6 +104,15 @@ class CaseRun:
             target = target.to(self.device).eval()
             if target is not self.spec.target and _weight_bytes(target) > RELEASE_ABOVE:
                 self._copied += [weakref.ref(t) for t in _weights(target)]
+        elif _bound_to_an_instance(target):
+            # a method changes its object in place (kornia's Boxes.transform_boxes_): every step starts from
+            # the object as it was recorded, or eager and each path would see it transformed a different number of times
+            owner = target.__self__
+            try:
+                owner = copy_module(owner, self.device) if isinstance(owner, torch.nn.Module) else copy.deepcopy(owner)
+            except Exception:  # an object that refuses copying is shared, as before
+                pass
+            target = types.MethodType(target.__func__, owner)
         return build_wrapper(target, self.kwargs, self.spec.method, len(self.spec.inputs))
 
     def release(self) -> None:
@@ -139,3 +151,9 @@ def _weights(module: torch.nn.Module) -> list[torch.Tensor]:
 
 def _weight_bytes(module: torch.nn.Module) -> int:
     return sum(t.numel() * t.element_size() for t in _weights(module))
+
+
+def _bound_to_an_instance(target: Any) -> bool:
+    """A method bound to an object (not a classmethod's class, not a module of Python's)."""
+    owner = getattr(target, "__self__", None)
+    return inspect.ismethod(target) and not inspect.isclass(owner) and not isinstance(owner, types.ModuleType)
