@@ -131,6 +131,7 @@ def render_package(package: str, sections: dict[str, dict[str, list[str]]]) -> s
             out.append(f".. {directive_for(name)}:: {name}")
             if members:
                 out.append(f"   :members: {', '.join(members)}")
+                out.append("   :undoc-members:")  # a surveyed method without a docstring still gets its entry
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
