@@ -85,6 +85,10 @@ def test_dynamo_break_reasons_are_classified():
     assert "branch" in explain_text("Data-dependent branching\n  Explanation: Detected ...")
     assert explain_text("Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape "
                         "depends on input Tensor data.") == "the output shape depends on tensor values (torch.nonzero)"
+    assert explain_text("TorchRuntimeError: RuntimeError when making fake tensor call: Dynamo failed to run FX node "
+                        "with fake tensors: call_function <built-in method rand of type object>(*(s56, 4), **{}): "
+                        "got RuntimeError(...)") == ("torch.compile's tracer fails to run torch.rand on the traced "
+                                                     "(fake) tensors here; the same call runs eagerly")
 
 
 def test_output_comparison_rules():

@@ -186,6 +186,11 @@ _RULES: list[Rule] = [
     (re.compile(r"while running (\w+) node[^\n]*?Status Message: (?:\S+\.(?:cc|h):\d+ )?(?:[^\n(]*\([^\n)]*\) )?"
                 r"([^\n]+)"),
      lambda m: f"ONNX {m.group(1)} fails: {clean_line(m.group(2), 110)}"),
+    # last: a more specific rule above may know why the op failed on fake tensors (kornia's RANSAC calls
+    # torch.rand with a sample count computed at run time)
+    (re.compile(r"Dynamo failed to run FX node with fake tensors: call_function <(?:built-in method|function) (\w+)"),
+     lambda m: f"torch.compile's tracer fails to run {torch_name(m.group(1))} on the traced (fake) tensors here; "
+               "the same call runs eagerly"),
 ]
 
 
