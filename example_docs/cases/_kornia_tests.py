@@ -18,6 +18,7 @@ from _inputs import identity, resolve
 
 DEFAULT_CHECKOUT = Path(__file__).resolve().parents[1] / "_kornia"
 
+
 def kornia_tests(folder):
     """``tests/<folder>`` of the kornia checkout; a clear error when the checkout is not there."""
     checkout = Path(os.environ.get("KORNIA_SOURCE") or DEFAULT_CHECKOUT)
