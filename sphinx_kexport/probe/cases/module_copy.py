@@ -34,3 +34,14 @@ def copy_module(module: Any, device: str | None = None) -> Any:
             device is None or all(p.device.type == device for p in parameters)):
         memo = {id(p): p for p in parameters}
     return copy.deepcopy(module, memo)
+
+
+def copy_object(value: Any, device: str | None = None) -> Any:
+    """A copy of an object a case holds or calls a method of: a module by :func:`copy_module`, anything else by
+    deepcopy. One that refuses copying is returned itself (shared, as it is)."""
+    import torch
+
+    try:
+        return copy_module(value, device) if isinstance(value, torch.nn.Module) else copy.deepcopy(value)
+    except Exception:
+        return value

@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from ..cases.module_copy import copy_module
+from ..cases.module_copy import copy_object
 from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, scratch_directory, time_limit
 
 EXAMPLE_FILE_PREFIX = "<doctest "
@@ -210,20 +210,7 @@ def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, An
 def _copy_bound(method: Any) -> Any:
     """An instance's method bound to a copy of the instance as it is now (the example may change it later); a
     module's copy shares its parameters when they are large (``SigLip2Model.get_image_features``)."""
-    import torch
-
-    owner = method.__self__
-    copied = _copy_module(owner) if isinstance(owner, torch.nn.Module) else _snapshot(owner)
-    return types.MethodType(method.__func__, copied)
-
-
-def _copy_module(module: Any) -> Any:
-    """The module as called (a large one shares its parameters: an example that changes them afterwards,
-    with ``load_state_dict`` say, changes the recorded case's too; its buffers and attributes are its own)."""
-    try:
-        return copy_module(module)
-    except Exception:  # a module that refuses deepcopy is recorded as the instance itself
-        return module
+    return types.MethodType(method.__func__, copy_object(method.__self__))
 
 
 @contextlib.contextmanager
@@ -249,7 +236,9 @@ def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, 
             if RECORDER.calls is not None:
                 ref = module_classes.get(type(self))
                 if ref:
-                    made = RECORDER.record(ref, self, args, kwargs, sys._getframe(1), _copy_module)
+                    # the module as called: a large one shares its parameters (an example that changes them
+                    # afterwards, with load_state_dict say, changes the recorded case's too)
+                    made = RECORDER.record(ref, self, args, kwargs, sys._getframe(1), copy_object)
             return _called(made, original, (self, *args), kwargs)
 
         return call

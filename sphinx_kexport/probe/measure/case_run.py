@@ -12,7 +12,6 @@ and the worker carried two of them into the next.
 
 from __future__ import annotations
 
-import copy
 import ctypes
 import gc
 import inspect
@@ -24,7 +23,7 @@ from typing import Any, Callable
 import torch
 
 from ..cases import containers
-from ..cases.module_copy import copy_module
+from ..cases.module_copy import copy_object
 from ..cases.registry import CaseSpec
 from . import compare_outputs
 
@@ -97,22 +96,14 @@ class CaseRun:
     def wrapper(self) -> torch.nn.Module:
         target = self.spec.target
         if isinstance(target, torch.nn.Module):
-            try:
-                target = copy_module(target, self.device)  # a large module's copy shares its parameters
-            except Exception:  # some modules refuse deepcopy; share the instance then
-                pass
-            target = target.to(self.device).eval()
+            # a large module's copy shares its parameters; one that refuses deepcopy is shared itself
+            target = copy_object(target, self.device).to(self.device).eval()
             if target is not self.spec.target and _weight_bytes(target) > RELEASE_ABOVE:
                 self._copied += [weakref.ref(t) for t in _weights(target)]
         elif _bound_to_an_instance(target):
-            # a method changes its object in place (kornia's Boxes.transform_boxes_): every step starts from
-            # the object as it was recorded, or eager and each path would see it transformed a different number of times
-            owner = target.__self__
-            try:
-                owner = copy_module(owner, self.device) if isinstance(owner, torch.nn.Module) else copy.deepcopy(owner)
-            except Exception:  # an object that refuses copying is shared, as before
-                pass
-            target = types.MethodType(target.__func__, owner)
+            # a method may change its object in place (kornia's Boxes.transform_boxes_): every step starts from
+            # the object as recorded, or eager and each path would see it changed a different number of times
+            target = types.MethodType(target.__func__, copy_object(target.__self__, self.device))
         return build_wrapper(target, self.kwargs, self.spec.method, len(self.spec.inputs))
 
     def release(self) -> None:
