@@ -40,14 +40,9 @@ def probed_refs(snapshot: Path) -> list[str]:
 def inventory_refs() -> list[str]:
     """The ``ref`` of every case the example's case modules register and the probe would measure, loaded the
     way the probe loads them (discovery runs, or comes from its cache)."""
-    sys.path.insert(0, str(DOCS.parent))  # sphinx_kexport from the checkout when it is not installed
-    from sphinx_kexport.probe.cases.loader import load_inventory, resolve_sources
-    from sphinx_kexport.probe.survey.config import read_table
+    from survey_counts import configured_inventory  # beside this script; it puts sphinx_kexport on the path
 
-    pyproject = DOCS.parent / "pyproject.toml"
-    entries = read_table(pyproject).get("cases", [])
-    entries = [entries] if isinstance(entries, str) else list(entries)
-    cases, _ = load_inventory(resolve_sources([str(e) for e in entries], pyproject.parent))
+    cases, _ = configured_inventory(DOCS.parent / "pyproject.toml")
     return [case.ref for case in cases if case.ref and not case.skip]
 
 

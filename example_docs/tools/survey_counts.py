@@ -28,14 +28,19 @@ from sphinx_kexport.snapshot.vocabulary import ORIGINS  # noqa: E402
 from sphinx_kexport.probe.cases.loader import load_inventory, resolve_sources  # noqa: E402
 
 
+def configured_inventory(pyproject: Path) -> tuple[list, list]:
+    """The cases (and dropped repeats) of the ``cases`` entries of ``pyproject``, loaded as the probe loads them."""
+    entries = read_table(pyproject).get("cases", [])
+    entries = [entries] if isinstance(entries, str) else list(entries)
+    return load_inventory(resolve_sources([str(e) for e in entries], pyproject.parent))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=ROOT / "pyproject.toml")
     args = parser.parse_args(argv)
-    entries = read_table(args.config).get("cases", [])
-    entries = [entries] if isinstance(entries, str) else list(entries)
     began = time.monotonic()
-    cases, repeats = load_inventory(resolve_sources([str(e) for e in entries], args.config.parent))
+    cases, repeats = configured_inventory(args.config)
     seconds = time.monotonic() - began
     probed = [c for c in cases if not c.skip]
     refs = {c.ref or c.name for c in probed}
