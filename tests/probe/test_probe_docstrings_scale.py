@@ -148,7 +148,10 @@ def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
 
     found = discover("methlib_kx", time_limit=5)
     cases = {c.name: c for c in found.cases}
-    assert sorted(cases) == ["Rot.apply[doc]", "Rot.from_angle[doc]", "Sum[doc]"]
+    # r * r: a method of an object holding a tensor, with no tensor argument, is a case with no tensor input
+    assert sorted(cases) == ["Rot.__mul__[doc]", "Rot.apply[doc]", "Rot.from_angle[doc]", "Sum[doc]"]
+    composed = cases["Rot.__mul__[doc]"]
+    assert composed.inputs == [] and torch.equal(composed.target(**composed.kwargs).angle, torch.tensor([1.0]))
     apply = cases["Rot.apply[doc]"]
     assert apply.ref == "methlib_kx.Rot.apply" and "the Rot built in the example is baked" in apply.note
     assert torch.allclose(apply.target(torch.tensor([[1.0, 0.0]])),

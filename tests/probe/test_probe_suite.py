@@ -34,7 +34,8 @@ EXPECTED = {
     "tests/test_objects.py::TestGain::test_forward": ["Gain[test]"],
     "tests/test_objects.py::test_gain_twice": ["Gain[test 2]"],  # its second call; the first repeats Gain[test]
     "tests/test_objects.py::test_gains_in_a_loop": ["Gain[test 3]"],
-    "tests/test_objects.py::test_gain_methods": ["Gain.doubled[test]", "Gain.unit[test]"],  # a module's methods
+    # a module's methods; squared's only tensor is the module's own gain
+    "tests/test_objects.py::test_gain_methods": ["Gain.doubled[test]", "Gain.unit[test]", "Gain.squared[test]"],
     "tests/test_objects.py::test_box_area": ["Box.area[test]"],
     "tests/test_objects.py::test_scale_through_a_helper": ["scale[test]"],
     "tests/test_objects.py::test_spins": "time limit",
@@ -52,7 +53,8 @@ EXPECTED = {
     "tests/test_ops.py::test_blend[cuda-float32]": "needs CUDA",
     "tests/test_ops.py::test_blend[cuda-float64]": "needs CUDA",
     "tests/test_ops.py::test_apply_a_lambda": ["apply[test]"],
-    "tests/test_ops.py::test_ramp_has_no_tensor_argument": "no tensor call",
+    "tests/test_ops.py::test_ramp_from_python_values": ["make_ramp[test]"],  # a graph of constants
+    "tests/test_ops.py::test_ramp_of_a_numpy_length": "no tensor call",
     "tests/test_ops.py::test_that_fails": "failed",
     "tests/test_ops.py::test_on_cuda": "needs CUDA",
     "tests/test_ops.py::test_downloads_weights": "network",
@@ -99,8 +101,8 @@ def test_each_test_yields_its_cases_or_a_reason(found):
     assert reports["tests/test_ops.py::test_blend[cpu-float64]"].detail == "dtype=torch.float64"
     assert "urlopen" in reports["tests/test_ops.py::test_downloads_weights"].detail
     assert reports["tests/test_objects.py::test_spins"].detail == f"ran past the {LIMIT:g} s limit"
-    assert reports["tests/test_ops.py::test_ramp_has_no_tensor_argument"].detail == \
-        "calls suitelib.make_ramp only with Python values"
+    assert reports["tests/test_ops.py::test_ramp_of_a_numpy_length"].detail == \
+        "calls suitelib.make_ramp with neither a tensor nor plain Python values only"
     assert reports["tests/test_ops.py::test_scale_twice_the_same_way"].covered == 2
 
 
@@ -109,7 +111,12 @@ def test_only_the_tests_own_calls_outside_pytest_raises_are_cases(found):
     # smooth calls scale itself: one case; the test's pytest.raises block calls scale and checked, and the
     # callable form calls checked: none of them is a case, the plain checked(torch.ones(2, 2)) after them is
     assert {spec.ref for spec in found.cases} == {f"suitelib.{n}" for n in (
-        "Gain", "Gain.doubled", "Gain.unit", "Box.area", "scale", "smooth", "checked", "blend", "apply")}
+        "Gain", "Gain.doubled", "Gain.unit", "Gain.squared", "Box.area", "scale", "smooth", "checked", "blend",
+        "apply", "make_ramp")}
+    # a method whose only tensor is its module's, and a factory of Python values: cases with no tensor input
+    assert cases["Gain.squared[test]"].inputs == [] and cases["make_ramp[test]"].inputs == []
+    assert cases["make_ramp[test]"].kwargs == {"n": 4}
+    assert "no tensor input (a graph of the held tensors and constants)" in cases["Gain.squared[test]"].note
     assert [tuple(t.shape) for t in cases["checked[test]"].inputs] == [(2, 2)]
     checked = next(r for r in found.reports if r.ref == "tests/test_ops.py::test_checked_refuses_1d")
     assert (checked.dropped, checked.covered) == ([], 0)  # the calls in pytest.raises were never recorded
@@ -239,7 +246,7 @@ def test_names_and_fingerprints_are_identical_in_two_processes(found):
     from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
     here = [[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {})] for c in found.cases]
-    assert results[0] == results[1] == here and len(here) == 14
+    assert results[0] == results[1] == here and len(here) == 16
 
 
 def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, monkeypatch):
@@ -297,14 +304,14 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("tests/test_broken.py: no case: its file does not import: ImportError")
-    assert "tests/test_objects.py: 7 tests, 7 cases" in lines
+    assert "tests/test_objects.py: 7 tests, 8 cases" in lines
     assert "    TestGain::test_forward: Gain[test] -> suitelib.Gain [(2,4)]: repeats the hand-written case " \
            "'Gain[hand]', not kept" in lines
     assert "    test_spins: no case: it ran past its time limit: ran past the 1 s limit" in lines
     assert "    test_that_fails: no case: the test failed: AssertionError: wrong on purpose" in lines
     assert "    test_on_cuda: no case: it needs CUDA: skipped: needs a CUDA device" in lines
     assert "    test_scale_shapes[shape1]: scale[test 3] -> suitelib.scale [(1,3,4,4)]" in lines
-    assert lines[-2].startswith(f"suitelib from {TESTS}: 28 tests in 3 files, 13 cases (+1 repeating hand-written "
+    assert lines[-2].startswith(f"suitelib from {TESTS}: 29 tests in 3 files, 15 cases (+1 repeating hand-written "
                                 "or docstring cases from ")
     assert "tests without a case: 1 no public tensor call, 5 its calls repeat configurations already kept, " \
            "1 the test failed" in lines[-2]
@@ -312,7 +319,7 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
     assert done.stderr.startswith(f"discovering suitelib: importing it, then running its tests under {TESTS} (or "
                                   "loading them from the discovery cache)\n")
-    assert "[1/23] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
+    assert "[1/24] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
 
 
 def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):
@@ -350,7 +357,8 @@ def survey(tmp_path_factory):
     out = tmp_path_factory.mktemp("suite-survey") / "export_support.json"
     progress = io.StringIO()
     result = run_survey(ProbeConfig(cases=[str(PROBE / "probe_cases" / "suitelib_cases.py")], out=out, jobs=2,
-                                    dynamic=False, only=["Gain[test]", "scale[test 2]", "Box.area"]), stream=progress)
+                                    dynamic=False, only=["Gain[test]", "scale[test 2]", "Box.area", "Gain.squared",
+                                                                   "make_ramp"]), stream=progress)
     return result, progress.getvalue()
 
 
@@ -362,9 +370,10 @@ def test_a_survey_from_the_tests_alone(survey):
     measured = {name: {path: r["status"] for path, r in c["results"]["cpu"].items()}
                 for name, c in cases.items() if c["results"]}
     assert measured == {name: {"onnx": "ok", "export": "ok", "compile": "ok"}
-                        for name in ("Gain[test]", "scale[test 2]", "Box.area[test]")}  # built by the workers alone
+                        for name in ("Gain[test]", "scale[test 2]", "Box.area[test]", "Gain.squared[test]",
+                                     "make_ramp[test]")}  # built by the workers alone; the last two: no tensor input
     assert "gain = Gain(0.5)" in cases["Gain[test]"]["call"]
-    assert "suitelib_cases.py: 14 cases in" in progress
+    assert "suitelib_cases.py: 16 cases in" in progress
 
 
 def test_the_page_renders_the_test_cases(survey, tmp_path):
@@ -388,4 +397,5 @@ def test_the_page_renders_the_test_cases(survey, tmp_path):
     rows = {row["id"]: row.get_text(" ", strip=True) for row in page.select("table.kx-t tr[id]")}
     assert rows["kx-gain-test"] == ("Gain test from the test `tests/test_objects.py::TestGain::test_forward`; "
                                     "nn.Module built in the test; x (2,4) live yes yes yes")
-    assert sorted(rows) == ["kx-box-area-test", "kx-gain-test", "kx-scale-test-2"]  # the cases probed (--only)
+    assert sorted(rows) == ["kx-box-area-test", "kx-gain-squared-test", "kx-gain-test", "kx-make-ramp-test",
+                            "kx-scale-test-2"]  # the cases probed (--only)

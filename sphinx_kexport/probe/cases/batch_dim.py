@@ -77,6 +77,8 @@ def resolve(batch: Any, inputs: list[Any], where: str, error: type[Exception]) -
         return Batch(None, why="the case opts out (batch=None)")
     leaves = input_leaves(inputs)
     if isinstance(batch, str) and batch == AUTO:
+        if not leaves:
+            return Batch(None, why="no tensor input, so no batch dimension")
         dims = tuple(0 if _rank(leaf) >= 2 else None for _, leaf in leaves)
         if not any(d is not None for d in dims):
             return Batch(None, why="no input of rank 2 or more, so no batch dimension")

@@ -197,9 +197,6 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
                     f"{where}: {label} is a {type(value).__name__}, expected a torch.Tensor (or a dict, list or "
                     "tuple of tensors). Every input becomes a graph input; pass Python values through kwargs "
                     "(baked as constants) instead.")
-        if not inputs:
-            raise CaseError(f"{where}: needs at least one tensor input (add a dummy torch.zeros(1) for a "
-                            "constant graph)")
         call = getattr(target, method, None) if method else target
         if method and call is None:
             raise CaseError(f"{where}: the target {type(target).__name__} has no method {method!r}")

@@ -86,6 +86,48 @@ def is_tensor(value: Any) -> bool:
     return isinstance(value, torch.Tensor)
 
 
+def _plain_value(value: Any, depth: int = 0) -> bool:
+    """A Python value a call can be written with: numbers, strings, None, dtypes, devices, and tuples, lists
+    and dicts of them (not an array, not an object)."""
+    import torch
+
+    if value is None or isinstance(value, (bool, int, float, complex, str, torch.dtype, torch.device)):
+        return True
+    if depth < 3 and isinstance(value, (tuple, list)):
+        return all(_plain_value(v, depth + 1) for v in value)
+    if depth < 3 and isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_value(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _holds_tensor(owner: Any) -> bool:
+    """Whether an object a method is bound to holds a tensor (a quaternion's data, a module's weights)."""
+    import torch
+
+    if isinstance(owner, torch.nn.Module):
+        return any(True for _ in owner.parameters()) or any(True for _ in owner.buffers())
+    return isinstance(getattr(owner, "data", None), torch.Tensor) or any(
+        isinstance(v, torch.Tensor) for v in getattr(owner, "__dict__", {}).values())
+
+
+def probed_call(call: Call) -> str:
+    """Why a recorded call is worth a case ("" when it is not): it passes a tensor; or it is a method of an
+    object that holds the tensors (``q.inv()``, ``boxes.compute_area()``); or every argument is a plain Python
+    value (a factory: ``create_meshgrid(4, 5)``, ``So3.identity(2)``), which probes a graph of constants.
+    Whether the call returns a tensor is checked when it is replayed."""
+    values = (*call.args, *call.kwargs.values())
+    if any(is_tensor(v) for v in values):
+        return "tensor"
+    owner = getattr(call.callee, "__self__", None)
+    if owner is not None and not inspect.isclass(owner) and not inspect.ismodule(owner) and _holds_tensor(owner):
+        return "self"
+    import torch
+
+    if isinstance(call.callee, torch.nn.Module):
+        return "self" if _holds_tensor(call.callee) else ""
+    return "values" if all(_plain_value(v) for v in values) else ""
+
+
 def _signature(callee: Any) -> inspect.Signature:
     import torch
 
@@ -301,8 +343,8 @@ def replay(call: Call) -> Replay:
     import torch
 
     names, tensors, baked, leading = split_arguments(call)
-    if not tensors:
-        raise UnsupportedCall("no tensor argument")
+    if not tensors and not probed_call(call):
+        raise UnsupportedCall("no tensor argument, and its arguments are not plain Python values")
     callee = call.callee
     if leading:
         target = callee
@@ -327,7 +369,8 @@ def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
     if owner is not None and not inspect.isclass(owner) and not inspect.ismodule(owner):
         held = f"the {type(owner).__name__} built in {built_in} is baked; "
     baked_text = ", ".join(f"{k}={_value_text(v)}" for k, v in replayed.baked.items())
-    return (f"{held}{live} live" + (f"; {baked_text} baked" if baked_text else "")
+    live = f"{live} live" if live else "no tensor input (a graph of the held tensors and constants)"
+    return (f"{held}{live}" + (f"; {baked_text} baked" if baked_text else "")
             + ("; random: outputs compared on count, shapes and finiteness only" if replayed.random else ""))
 
 

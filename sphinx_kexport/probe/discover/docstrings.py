@@ -5,7 +5,9 @@ classes, their methods) with a doctest example is run the way pytest's
 doctest run would run it (the module's globals plus ``torch`` and the
 top-level package, a fixed seed, output swallowed). Each call the example's
 own code makes to a public function of the package, or to a module instance
-of a public class, with at least one tensor argument becomes a case.
+of a public class, becomes a case when it passes a tensor, when it is a method of an object holding the
+tensors (``q.inv()``), or when all its arguments are plain Python values (a factory such as
+``create_meshgrid(4, 5)``): doc_cases.probed_call.
 :func:`discover` also says, per object, why an example yields nothing.
 
 Determinism: objects run in the order of their dotted names, each example
@@ -27,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ContextManager, Iterable
 
-from .doc_cases import UnsupportedCall, build_case, is_tensor
+from .doc_cases import UnsupportedCall, build_case, is_tensor, probed_call
 from .doc_run import recording, run_example
 from .cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
@@ -272,8 +274,8 @@ def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, use
     for call in in_package:
         call.ref = as_written(call.ref, aliases, source)
     for call in in_package:
-        if not any(is_tensor(v) for v in (*call.args, *call.kwargs.values())):
-            continue  # a call with Python values only (a kernel factory, a config): nothing to probe
+        if not probed_call(call):
+            continue  # e.g. a call with an array or an object: nothing the probe can pass as a graph input
         if call.raised:  # the example shows it failing (a Traceback): a case would only fail eagerly
             report.dropped.append(f"{call.ref} raised {call.raised} (the example shows it failing)")
             continue
@@ -295,7 +297,7 @@ def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, use
     elif not report.cases:
         report.skip = "no tensor call"
         called = sorted({c.ref for c in in_package})
-        report.detail = ("calls " + ", ".join(called) + " only with Python values" if called and not report.dropped
+        report.detail = ("calls " + ", ".join(called) + " with neither a tensor nor plain Python values only" if called and not report.dropped
                          else "; ".join(report.dropped) if report.dropped
                          else f"the example calls no public callable of {package}")
     return report

@@ -2,7 +2,8 @@
 
 The library's pytest tests under a path run in this process (discover/suite_run.py)
 while the recorder stands in for the package's public callables; each call a
-test's own code makes with a tensor argument is a candidate, and up to
+test's own code makes with a tensor argument (or on an object holding tensors, or with plain Python values
+only: doc_cases.probed_call) is a candidate, and up to
 ``per_operator`` configurations of each operator become cases
 (discover/suite_cases.py). :func:`discover_suite` also says, per test, why it
 yields nothing: no public tensor call, its calls repeat configurations already
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterable
 
 from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
-from .doc_cases import UnsupportedCall, is_tensor
+from .doc_cases import UnsupportedCall, is_tensor, probed_call
 from .doc_run import Call, recording
 from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
@@ -214,8 +215,8 @@ class _Taker:
             if not selected(call.ref, self.include, self.exclude):
                 left_out.add(call.ref)
                 continue
-            if not any(is_tensor(v) for v in (*call.args, *call.kwargs.values())):
-                continue  # a call with Python values only (a kernel factory, a config): nothing to probe
+            if not probed_call(call):
+                continue  # e.g. a call with an array or an object: nothing the probe can pass as a graph input
             if call.raised:
                 report.dropped.append(f"{call.ref} raised {call.raised} (the test caught it)")
                 continue
@@ -249,7 +250,7 @@ class _Taker:
             report.skip = "no tensor call"
             called = sorted({c.ref for c, _ in calls})
             report.detail = ("; ".join(report.dropped) if report.dropped
-                             else "calls " + ", ".join(called) + " only with Python values" if called
+                             else "calls " + ", ".join(called) + " with neither a tensor nor plain Python values only" if called
                              else f"calls only {', '.join(sorted(left_out))}, which include/exclude leave out"
                              if left_out
                              else f"the test's own code calls no public callable of {self.package} (outside "

@@ -54,6 +54,11 @@ def build_wrapper(target: Any, kwargs: dict[str, Any], method: str | None, n_inp
         wrapper.target = target  # a submodule, so its parameters and buffers are captured
     else:
         wrapper.__dict__["target"] = target
+        owner = getattr(target, "__self__", None)
+        if isinstance(owner, torch.nn.Module):
+            # a method of a module (``q.inv()``, ``model.get_image_features``): the module is a submodule too, so
+            # its weights are captured as weights, as a user's wrapper module holding the model captures them
+            wrapper.owner = owner
     callee = getattr(target, method) if method else target
     bound_kwargs = dict(kwargs)
 

@@ -61,10 +61,11 @@ def fetch_weights(x):
 
 
 def make_ramp(n):
-    """Builds a tensor from Python values only: no tensor argument, so no case.
+    """Builds a tensor from a numpy length: neither a tensor nor a plain Python value, so no case.
 
     Examples:
-        >>> make_ramp(4)
+        >>> import numpy
+        >>> make_ramp(numpy.int64(4))
         tensor([0., 1., 2., 3.])
     """
     return torch.arange(n, dtype=torch.float32)

@@ -36,7 +36,7 @@ def apply(x, fn):
 
 
 def make_ramp(n):
-    """Built from Python values only: no tensor argument."""
+    """Built from Python values only: a case with no tensor input (a graph of constants)."""
     return torch.arange(n, dtype=torch.float32)
 
 
@@ -53,6 +53,10 @@ class Gain(torch.nn.Module):
     def doubled(self, x):
         """A method of a module besides ``forward``: its calls are cases of ``Gain.doubled``."""
         return x * self.gain * 2
+
+    def squared(self):
+        """A method whose only tensor is the module's own gain: its calls are cases with no tensor input."""
+        return self.gain * self.gain
 
     @staticmethod
     def unit(x):

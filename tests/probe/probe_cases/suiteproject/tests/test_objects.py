@@ -34,6 +34,7 @@ def test_gain_methods():
     gain = Gain(0.5)
     assert gain.doubled(torch.rand(2, 2)).shape == (2, 2)
     assert Gain.unit(torch.rand(3)).shape == (3,)
+    assert gain.squared().shape == ()
 
 
 def test_box_area():

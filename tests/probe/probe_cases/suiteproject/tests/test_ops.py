@@ -3,6 +3,7 @@
 import urllib.request
 
 import pytest
+import numpy
 import torch
 
 import suitelib
@@ -50,8 +51,12 @@ def test_apply_a_lambda():
     assert torch.equal(suitelib.apply(x, lambda t: t * 2), x * 2)
 
 
-def test_ramp_has_no_tensor_argument():
+def test_ramp_from_python_values():
     assert suitelib.make_ramp(4).shape == (4,)
+
+
+def test_ramp_of_a_numpy_length():
+    assert suitelib.make_ramp(numpy.int64(3)).shape == (3,)  # neither a tensor nor a plain Python value
 
 
 def test_that_fails():
