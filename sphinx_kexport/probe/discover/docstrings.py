@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ContextManager, Iterable
 
-from .doc_cases import UnsupportedCall, build_case, is_tensor, probed_call
+from .doc_cases import UnsupportedCall, build_case, probed_call
 from .doc_run import recording, run_example
 from .cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterable
 
 from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
-from .doc_cases import UnsupportedCall, is_tensor, probed_call
+from .doc_cases import UnsupportedCall, probed_call
 from .doc_run import Call, recording
 from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
