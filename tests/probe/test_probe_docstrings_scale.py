@@ -99,6 +99,36 @@ def test_two_packages_that_share_a_callable_name_get_distinct_case_names(tmp_pat
         ("scale[doc]", "twinlib_kx.a.scale", (2,)), ("scale[doc][twinlib_kx.b]", "twinlib_kx.b.scale", (3,))]
 
 
+def test_an_object_whose_getattr_recurses_is_asked_safely(tmp_path):
+    """kornia's random generators answer any unknown attribute by asking themselves again: looking for the tensors
+    an object holds must not crash discovery with a RecursionError."""
+    write_library(tmp_path, "oddlib_kx", {"__init__.py": '''
+        import torch
+
+
+        class Odd:
+            """Holds a tensor; any other attribute recurses.
+
+            >>> Odd().total()
+            tensor(2.)
+            """
+
+            def __init__(self):
+                self.values = torch.ones(2)
+
+            def __getattr__(self, name):
+                return getattr(self, name)
+
+            def total(self):
+                return self.values.sum()
+        '''})
+    from sphinx_kexport.probe.discover.docstrings import discover
+
+    found = discover("oddlib_kx", time_limit=5)
+    assert [(c.name, c.inputs) for c in found.cases] == [("Odd.total[doc]", [])]
+    assert torch.equal(found.cases[0].target(), torch.tensor(2.0))
+
+
 def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
     write_library(tmp_path, "methlib_kx", {"__init__.py": '''
         import torch

@@ -106,7 +106,11 @@ def _holds_tensor(owner: Any) -> bool:
 
     if isinstance(owner, torch.nn.Module):
         return any(True for _ in owner.parameters()) or any(True for _ in owner.buffers())
-    return isinstance(getattr(owner, "data", None), torch.Tensor) or any(
+    try:
+        data = getattr(owner, "data", None)
+    except Exception:  # a library's __getattr__ that recurses (kornia's random generators) or raises its own error
+        data = None
+    return isinstance(data, torch.Tensor) or any(
         isinstance(v, torch.Tensor) for v in getattr(owner, "__dict__", {}).values())
 
 
