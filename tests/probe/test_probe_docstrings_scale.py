@@ -99,6 +99,59 @@ def test_two_packages_that_share_a_callable_name_get_distinct_case_names(tmp_pat
         ("scale[doc]", "twinlib_kx.a.scale", (2,)), ("scale[doc][twinlib_kx.b]", "twinlib_kx.b.scale", (3,))]
 
 
+def test_a_small_module_returned_as_a_value_gives_its_tensors_and_a_built_model_does_not(tmp_path):
+    """kornia's So3.identity(2) returns an So3 (an nn.Module holding one quaternion): its tensors are the output;
+    a builder's model (here six tensors) is no output to compare."""
+    write_library(tmp_path, "turnlib_kx", {"__init__.py": '''
+        import torch
+
+
+        class Turn(torch.nn.Module):
+            """A rotation by an angle, as a module.
+
+            >>> t = Turn.identity(2)
+            >>> t.inverse().angle.shape
+            torch.Size([2])
+            >>> net = build_net(4)
+            """
+
+            def __init__(self, angle):
+                super().__init__()
+                self.angle = torch.nn.Parameter(angle)
+
+            @classmethod
+            def identity(cls, n):
+                return cls(torch.zeros(n))
+
+            def inverse(self):
+                return Turn(-self.angle)
+
+
+        def build_net(width):
+            return torch.nn.Sequential(*(torch.nn.Linear(width, width) for _ in range(3)))
+
+
+        def load_values(path):
+            """Reads numbers from a file: a call naming a file is no case (a worker would not find the file).
+
+            >>> _ = open("values.txt", "w").write("1 2 3")
+            >>> load_values("values.txt")
+            tensor([1., 2., 3.])
+            """
+            with open(path) as f:
+                return torch.tensor([float(v) for v in f.read().split()])
+        '''})
+    from sphinx_kexport.probe.discover.docstrings import discover
+
+    found = discover("turnlib_kx", time_limit=5)
+    assert sorted(c.name for c in found.cases) == ["Turn.identity[doc]", "Turn.inverse[doc]"]
+    assert all(c.inputs == [] for c in found.cases)
+    report = next(r for r in found.objects if r.ref.endswith("Turn"))
+    assert any("build_net: it returns no tensor" in d for d in report.dropped)
+    loader = next(r for r in found.objects if r.ref.endswith("load_values"))
+    assert (loader.cases, loader.skip) == ([], "no tensor call")
+
+
 def test_an_object_whose_getattr_recurses_is_asked_safely(tmp_path):
     """kornia's random generators answer any unknown attribute by asking themselves again: looking for the tensors
     an object holds must not crash discovery with a RecursionError."""

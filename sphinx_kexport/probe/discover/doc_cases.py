@@ -114,6 +114,17 @@ def _holds_tensor(owner: Any) -> bool:
         isinstance(v, torch.Tensor) for v in getattr(owner, "__dict__", {}).values())
 
 
+def _names_a_file(value: Any) -> bool:
+    """A string argument that names a file or folder (``"cloud.ply"``, ``"out/test.jpg"``): the call reads or
+    writes it, which a graph cannot, and the file the example or test made is gone when a worker replays it."""
+    import os
+
+    if not isinstance(value, str) or not value or "\n" in value:
+        return False
+    extension = os.path.splitext(value)[1][1:]
+    return os.sep in value or (0 < len(extension) <= 5 and extension.isalnum() and not extension.isdigit())
+
+
 def probed_call(call: Call) -> str:
     """Why a recorded call is worth a case ("" when it is not): it passes a tensor; or it is a method of an
     object that holds the tensors (``q.inv()``, ``boxes.compute_area()``); or every argument is a plain Python
@@ -122,6 +133,8 @@ def probed_call(call: Call) -> str:
     values = (*call.args, *call.kwargs.values())
     if any(is_tensor(v) for v in values):
         return "tensor"
+    if any(_names_a_file(v) for v in values):
+        return ""
     owner = getattr(call.callee, "__self__", None)
     if owner is not None and not inspect.isclass(owner) and not inspect.ismodule(owner) and _holds_tensor(owner):
         return "self"
