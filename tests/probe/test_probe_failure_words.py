@@ -180,3 +180,24 @@ def test_one_data_dependent_branch_is_one_graph_break():
     assert result["status"] == "ok-breaks"
     assert result["graph_breaks"] == 1, result  # piq's GMSDLoss read "2 breaks"
     assert result["break_reasons"] == ["a Python branch (if / while) tests tensor values at run time"]
+
+
+# -- 5. a torch.export bug with the tensors a method's object holds
+
+class _Held:
+    """Two tensors held by an object, multiplied by a method with no tensor argument (kornia's Vector3.dot)."""
+
+    def __init__(self):
+        self.left, self.right = torch.rand(3), torch.rand(3)
+
+    def product(self):
+        return self.left.data.mul(self.right.data)
+
+
+def test_export_lifting_held_tensors_out_of_order_is_called_a_torch_bug():
+    spec = case("_Held.product", _Held().product, [], package=PACKAGE)
+    # only torch.export here: this reproducer's ONNX export (which tries the same capture first) crashes the process
+    # on torch 2.13, which the probe survives in its workers but pytest would not
+    exported = Measurement(spec, "cpu", 18, library_root("probe_cases"), dynamic=False).measure(["export"])["export"]
+    assert (exported["status"], exported["stage"]) == ("fail", "capture")
+    assert exported["detail"].startswith("torch.export bug: its default (non-strict) tracing lifts a tensor")
