@@ -15,11 +15,6 @@ import numpy as np
 import torch
 
 
-# a module returned as a value holds a few tensors (kornia's So3 one quaternion, Se3 a rotation and a translation);
-# a module with more is a model a builder made, which is no output to compare
-MAX_VALUE_MODULE_TENSORS = 4
-
-
 def flatten_outputs(obj: Any) -> tuple[torch.Tensor, ...]:
     """Every tensor in ``obj``, in a stable order.
 
@@ -42,10 +37,6 @@ def _collect(obj: Any, found: list[torch.Tensor]) -> None:
             _collect(obj[key], found)
     elif isinstance(getattr(obj, "data", None), torch.Tensor):  # boxes, keypoints, Lie groups, images
         found.append(obj.data)
-    elif isinstance(obj, torch.nn.Module):  # a pose or a rotation as a module (So3.identity(2), q.inv())
-        held = [*obj.parameters(), *obj.buffers()]
-        if len(held) <= MAX_VALUE_MODULE_TENSORS:
-            found.extend(held)
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         for f in dataclasses.fields(obj):
             _collect(getattr(obj, f.name), found)
