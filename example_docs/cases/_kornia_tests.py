@@ -38,10 +38,12 @@ def from_tests(package, folder, *covered):
     probed = {identity(resolve(spec.ref)) for cases in covered for spec in cases if spec.ref}
     # discovery keeps up to 3 configurations an operator (the default, what `discover --tests` lists and caches);
     # the survey measures the first: kornia.feature's test cases take 1 to 8 minutes each on 2 cores
-    taken, first = set(), []
+    # a configuration with tensor inputs comes before one without (``se3 * points`` before ``se3 * se3``): it
+    # probes the operator on inputs rather than on constants
+    chosen = {}
     for spec in cases_from_tests(package, kornia_tests(folder)):
         key = identity(resolve(spec.ref))
-        if key not in probed and key not in taken:
-            taken.add(key)
-            first.append(spec)
-    return first
+        if key in probed or (key in chosen and (chosen[key].inputs or not spec.inputs)):
+            continue
+        chosen[key] = spec
+    return list(chosen.values())
