@@ -61,7 +61,10 @@ def test_every_supported_cell_says_whether_it_holds_at_any_batch_size(built):
     checked = [r for r in supported if r["dynamic"]["status"] in ("ok", "static", "fail")]
     soup = BeautifulSoup((built / "export-support.html").read_text(encoding="utf-8"), "lxml")
     marks = soup.select("table.kx-t tbody kx-yo, table.kx-t tbody kx-ys, table.kx-t tbody kx-yf")
-    assert len(marks) == len(checked) > 0.8 * len(supported)
+    # a case with no tensor input (q.inv(), create_meshgrid(4, 5)) has no batch to make dynamic: n/a
+    batched = [r for c in snapshot["cases"] if c["inputs"] for paths in c["results"].values() for r in paths.values()
+               if r["status"] in ("ok", "ok-breaks", "ok-unverified")]
+    assert len(marks) == len(checked) > 0.8 * len(batched)
     assert soup.select(".kexport-legend-row .kx-batch--static")  # the legend explains the mark
 
 
