@@ -125,30 +125,36 @@ def _names_a_file(value: Any) -> bool:
     return os.sep in value or (0 < len(extension) <= 5 and extension.isalnum() and not extension.isdigit())
 
 
-def probed_call(call: Call) -> str:
-    """Why a recorded call is worth a case ("" when it is not): it passes a tensor; or it is a method of an
+def bound_instance(callee: Any) -> Any:
+    """The object a method is bound to (None for a function, a classmethod's class or a module's function)."""
+    owner = getattr(callee, "__self__", None)
+    return None if owner is None or inspect.isclass(owner) or inspect.ismodule(owner) else owner
+
+
+def probed_call(call: Call) -> bool:
+    """Whether a recorded call is worth a case: it passes a tensor; or it is a method of an
     object that holds the tensors (``q.inv()``, ``boxes.compute_area()``); or every argument is a plain Python
     value (a factory: ``create_meshgrid(4, 5)``, ``Quaternion.identity(2)``), which probes a graph of constants.
     A module as an argument with no tensor beside it is not (see below).
     Whether the call returns a tensor is checked when it is replayed."""
     values = (*call.args, *call.kwargs.values())
     if any(is_tensor(v) for v in values):
-        return "tensor"
+        return True
     if any(_names_a_file(v) for v in values):
-        return ""
+        return False
     import torch
 
     if any(isinstance(v, torch.nn.Module) for v in values):
         # ``q0.slerp(q1, 0.3)``, ``se3 * se3`` (kornia's Quaternion and Lie groups are modules): the worker's
         # rebuild of such a case was described differently from the inventory's (not understood yet), and the
         # worker then refused to measure it
-        return ""
-    owner = getattr(call.callee, "__self__", None)
-    if owner is not None and not inspect.isclass(owner) and not inspect.ismodule(owner) and _holds_tensor(owner):
-        return "self"
+        return False
+    owner = bound_instance(call.callee)
+    if owner is not None and _holds_tensor(owner):
+        return True
     if isinstance(call.callee, torch.nn.Module):
-        return "self" if _holds_tensor(call.callee) else ""
-    return "values" if all(_plain_value(v) for v in values) else ""
+        return _holds_tensor(call.callee)
+    return all(_plain_value(v) for v in values)
 
 
 def _signature(callee: Any) -> inspect.Signature:
@@ -388,8 +394,8 @@ def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
     callee = call.callee
     live = ", ".join(f"{n} {_shape(t)}" for n, t in zip(replayed.names, replayed.tensors))
     held = f"nn.Module built in {built_in}; " if isinstance(callee, torch.nn.Module) else ""
-    owner = getattr(callee, "__self__", None)
-    if owner is not None and not inspect.isclass(owner) and not inspect.ismodule(owner):
+    owner = bound_instance(callee)
+    if owner is not None:
         held = f"the {type(owner).__name__} built in {built_in} is baked; "
     baked_text = ", ".join(f"{k}={_value_text(v)}" for k, v in replayed.baked.items())
     live = f"{live} live" if live else "no tensor input (a graph of the held tensors and constants)"

@@ -28,7 +28,7 @@ import textwrap
 from collections import Counter
 from typing import Any
 
-from .doc_cases import (Replay, argument_sources, call_node, free_names, live_and_baked, replay,
+from .doc_cases import (Replay, argument_sources, bound_instance, call_node, free_names, live_and_baked, replay,
                         seed_lines, split_arguments, target_lines)
 from .doc_run import Call
 from .library import case_base_name
@@ -52,8 +52,8 @@ def configuration(call: Call) -> tuple[Any, ...]:
     names, tensors, baked, _ = split_arguments(call)
     live = tuple((name, tuple(t.shape), str(t.dtype)) for name, t in zip(names, tensors))
     callee = call.callee
-    holder = callee if isinstance(callee, torch.nn.Module) else getattr(callee, "__self__", None)
-    bound = "" if holder is None or inspect.isclass(holder) or inspect.ismodule(holder) else \
+    holder = callee if isinstance(callee, torch.nn.Module) else bound_instance(callee)
+    bound = "" if holder is None else \
         hashlib.sha256(_ADDRESS.sub("", repr(holder)).encode()).hexdigest()[:16]
     return live, _ADDRESS.sub("", repr(sorted(baked.items()))), bound
 
