@@ -66,6 +66,40 @@ def test_run_survey_runs_in_process_and_returns_the_snapshot_and_its_counts(tmp_
     assert not (tmp_path / "x.json").exists()
 
 
+# A case module that bakes its process id into a case: the worker rebuilds another case than the inventory's
+# child described (the definition digests differ), as any case module whose cases change between imports would.
+DRIFTING_CASES = '''
+    import os
+
+    import torch
+
+    from sphinx_kexport.probe import case
+
+
+    def scale(x, k):
+        return x * k
+
+
+    CASES = [case("per_process", scale, [torch.ones(2, 3)], {"k": float(os.getpid())}, package="demo")]
+    '''
+
+
+def test_a_case_its_worker_cannot_build_is_the_probes_error_not_a_status(tmp_path):
+    from sphinx_kexport.probe import ProbeConfig, run_survey
+
+    (tmp_path / "drifting_cases.py").write_text(textwrap.dedent(DRIFTING_CASES))
+    progress = io.StringIO()
+    result = run_survey(ProbeConfig(cases=["drifting_cases.py"], out=tmp_path / "snap.json", root=tmp_path,
+                                    dynamic=False), stream=progress)
+    assert len(result.not_built) == 1 and result.not_built[0].startswith("per_process [cpu]: ")
+    assert "no longer registers case 'per_process' as it did when the probe started" in result.not_built[0]
+    assert "PROBE ERROR, not measured" in progress.getvalue()
+    # no status is claimed for it (before, every path read "fail: the worker process exited with status 1")
+    (entry,) = result.snapshot["cases"]
+    assert entry["results"] == {} and result.snapshot["missing"] == ["per_process"]
+    assert result.counts.measured == 1
+
+
 def test_the_parent_never_imports_torch_and_a_heavy_example_does_not_raise_its_memory(tmp_path):
     library = tmp_path / "lib"
     (library / "heavylib_kx").mkdir(parents=True)

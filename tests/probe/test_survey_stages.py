@@ -166,6 +166,18 @@ def test_assembly_drops_a_device_measured_with_other_tools_and_says_so():
     assert "cpu" not in snapshot["cases"][0]["results"] and "not carried over" in notes[0]
 
 
+def test_assembly_does_not_carry_over_a_case_its_worker_could_not_build():
+    a, b = inventory_case("a"), inventory_case("b")
+    previous = build_snapshot(cases=[a, b], measured={("a", "cpu"): all_ok(), ("b", "cpu"): all_ok()},
+                              environments={"cpu": ENV}, library=LIBRARY, previous=None)[0]
+    # b was planned again (its definition changed) and its worker could not build it: the old results describe
+    # another definition, so b is missing rather than shown with them; a, not measured now, is carried over
+    snapshot, _ = build_snapshot(cases=[a, b], measured={}, environments={"cpu": ENV}, library=LIBRARY,
+                                 previous=previous, not_carried={("b", "cpu")})
+    assert "cpu" in snapshot["cases"][0]["results"] and snapshot["cases"][1]["results"] == {}
+    assert snapshot["complete"] is False and snapshot["missing"] == ["b"]
+
+
 # -- merge
 
 

@@ -96,6 +96,13 @@ def run_probe(args: argparse.Namespace) -> int:
     else:  # a rerun that measured nothing: no diff of timestamps in the committed file
         print(f"nothing was measured and nothing changed: left {config.out} as it was ({len(snapshot['cases'])} "
               f"cases, {state})")
+    if result.not_built:
+        print("\n" + "\n".join(result.not_built))
+        return report_failure(f"{len(result.not_built)} case(s) could not be built in a worker as the inventory "
+                              "described them (listed above; the worker logs under --keep-work say more). This is "
+                              "the probe's error, not a fact about the operators: no status was recorded for them and "
+                              "the snapshot lists them as missing. Run again; if it persists, please report it.",
+                              EXIT_TOOL)
     if result.eager_failures:
         print("\n" + "\n".join(result.eager_failures))
         return report_failure(f"{result.eager_failures[0].split(' failed eagerly')[0]} failed eagerly: fix the case or "

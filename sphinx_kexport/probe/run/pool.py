@@ -97,7 +97,8 @@ class Runner:
     def __init__(self, *, work: WorkDir, settings: WorkerSettings, jobs: int, timeout: float,
                  root: LibraryRoot, on_start: Callable[[Task], None] = lambda t: None,
                  on_finish: Callable[[Task], None] = lambda t: None,
-                 on_note: Callable[[str], None] = lambda s: None):
+                 on_note: Callable[[str], None] = lambda s: None,
+                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None):
         self.work = work
         self.settings = settings
         self.jobs = jobs
@@ -106,6 +107,7 @@ class Runner:
         self.on_start = on_start
         self.on_finish = on_finish
         self.on_note = on_note
+        self.on_unbuilt = on_unbuilt  # a case its worker could not build: nothing measured, nothing recorded
         self.context = multiprocessing.get_context("spawn")
         self.slots = [Slot(i + 1) for i in range(jobs)]
         self.queue: collections.deque[Task] = collections.deque()
@@ -260,6 +262,12 @@ class Runner:
         elif kind == "result" and slot.task is not None:
             slot.task.results[message[3]] = message[4]
             slot.step = None
+        elif kind == "unbuilt" and slot.task is not None:
+            task = slot.task
+            self._time_step(slot)
+            task.seconds += time.monotonic() - slot.started
+            slot.task, slot.step, slot.deadline = None, None, float("inf")
+            self.on_unbuilt(task, message[3])
         elif kind == "done" and slot.task is not None:
             slot.peak_kb = max(slot.peak_kb, int(message[3]))
             slot.task.peak_rss_kb = max(slot.task.peak_rss_kb, int(message[4]))

@@ -103,6 +103,15 @@ class Progress:
             self._line(f"{label}: EAGER FAILED: {failed}")
         self._redraw()
 
+    def not_built(self, name: str, device: str, why: str) -> None:
+        """A case its worker could not build: counted as done, said as the probe's error (no status)."""
+        label = f"{name} [{device}]"
+        if label in self.running:
+            self.running.remove(label)
+        self.done += 1
+        self._line(f"{label}: PROBE ERROR, not measured: {why}")
+        self._redraw()
+
     def note(self, text: str) -> None:
         self._line(f"note: {text}")
 

@@ -5,8 +5,9 @@ Protocol over a multiprocessing pipe (parent -> worker): an
 ``("env", device, env)``, ``("path", name, device, path)`` when a path starts,
 ``("result", name, device, path, result)`` when it ends, ``("done", name,
 device, lifetime peak KiB, the case's peak KiB, retiring)`` (retiring: it grew
-past ``recycle_rss_kb`` and exits after this message), or ``("init-error",
-message)``.
+past ``recycle_rss_kb`` and exits after this message), ``("unbuilt", name, device, why)`` when
+the case cannot be built as the inventory described it (the worker goes on with the next case), or
+``("init-error", message)``.
 
 The worker's stdout/stderr (torch's and onnxruntime's C++ chatter included)
 go to a per-worker log file, with faulthandler on, so that a segfault leaves a
@@ -21,6 +22,7 @@ import logging
 import os
 import signal
 import sys
+import traceback
 import warnings
 from typing import Any
 
@@ -111,7 +113,14 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             conn.send(("result", name, device, path, result))
 
         reset_peak()
-        spec = cases.build(name, task.module, task.local_name, task.discovery, task.digest)
+        try:
+            spec = cases.build(name, task.module, task.local_name, task.discovery, task.digest)
+        except Exception as exc:  # a case the worker cannot rebuild is the probe's problem, never the operator's
+            traceback.print_exc()
+            log.flush()
+            why = str(exc) if isinstance(exc, LoadError) else f"{type(exc).__name__}: {exc}"
+            conn.send(("unbuilt", name, device, why))
+            continue
         _quiet()  # importing a case module may have configured logging again
         measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic)
         measurement.measure(paths, started, finished)

@@ -68,6 +68,9 @@ class SurveyResult:
     notes: list[str] = field(default_factory=list)  # for people: what was carried over or dropped
     eager_failures: list[str] = field(default_factory=list)  # lines naming each case that failed eagerly
     stats: dict[str, Any] = field(default_factory=dict)  # timings and peak memory (what --stats writes)
+    # "name [device]: why" for each case its worker could not build: the probe's error, not the operator's;
+    # such a case has no results in the snapshot (it is listed as missing), and the CLI exits with EXIT_TOOL
+    not_built: list[str] = field(default_factory=list)
 
 
 def run_survey(config: ProbeConfig, *, stream: TextIO | None = None) -> SurveyResult:
@@ -130,6 +133,9 @@ class _Survey:
         self.inventory: Inventory | None = None
         self.selected: list[InventoryCase] = []
         self.tools = tool_versions()
+        # (case, device) -> why its worker could not build it: a probe error, so no status is recorded and
+        # no earlier result is carried over for it (the snapshot says it is missing)
+        self.unbuilt: dict[tuple[str, str], str] = {}
 
     def say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -162,7 +168,7 @@ class _Survey:
                                   threads=thread_share(jobs))
         return Runner(work=self.work, settings=settings, jobs=jobs, timeout=self.config.timeout,
                       root=library_root(library), on_start=lambda t: self.progress.started(t.name, t.device),
-                      on_finish=self._finished, on_note=self.progress.note)
+                      on_finish=self._finished, on_note=self.progress.note, on_unbuilt=self._unbuilt)
 
     # -- as cases become known (in the runner's thread)
 
@@ -191,6 +197,10 @@ class _Survey:
         self.seconds[f"{task.name} [{task.device}]"] = round(task.seconds, 3)
         self.case_memory[f"{task.name} [{task.device}]"] = task.peak_rss_kb
         self.progress.finished(task.name, task.device, results, task.seconds)
+
+    def _unbuilt(self, task: Task, why: str) -> None:
+        self.unbuilt[(task.name, task.device)] = why
+        self.progress.not_built(task.name, task.device, why)
 
     # -- the run
 
@@ -308,7 +318,8 @@ class _Survey:
         try:
             snapshot, more = build_snapshot(cases=inventory.cases, measured=measured, environments=environments,
                                             library=self.info, previous=self.previous, stamps=self.stamps,
-                                            objects_without_cases=inventory.objects_without_cases)
+                                            objects_without_cases=inventory.objects_without_cases,
+                                            not_carried=set(self.unbuilt))
         except SnapshotError as exc:  # a bug in the probe, not in the user's cases
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         self.notes += more
@@ -345,7 +356,8 @@ class _Survey:
             config.stats.parent.mkdir(parents=True, exist_ok=True)
             config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
         return SurveyResult(snapshot=snapshot, written=written, out=config.out, counts=counts, notes=self.notes,
-                            eager_failures=eager, stats=stats)
+                            eager_failures=eager, stats=stats,
+                            not_built=[f"{name} [{device}]: {why}" for (name, device), why in self.unbuilt.items()])
 
 
 def _wanted(config: ProbeConfig, case: InventoryCase) -> bool:

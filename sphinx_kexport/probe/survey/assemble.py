@@ -40,12 +40,15 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
                    environments: dict[str, dict[str, Any]], library: dict[str, str],
                    previous: dict[str, Any] | None,
                    stamps: dict[tuple[str, str], dict[str, str]] | None = None,
-                   objects_without_cases: list[dict[str, Any]] = ()) -> tuple[dict[str, Any], list[str]]:
+                   objects_without_cases: list[dict[str, Any]] = (),
+                   not_carried: set[tuple[str, str]] = frozenset()) -> tuple[dict[str, Any], list[str]]:
     """The snapshot dict and notes for the user about what was carried over or dropped.
 
     ``stamps`` holds, per (case, device) of ``measured``, the fingerprint and
     time it was measured; they go into the case's ``measured`` field so a later
-    run can reuse the results.
+    run can reuse the results. ``not_carried``: (case, device) cells whose
+    previous results must not be carried over (the case could not be built as
+    described now, so they may describe another case).
     """
     stamps = stamps or {}
     notes: list[str] = []
@@ -73,7 +76,8 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
                 entry["results"][device] = {path: _committed(result)
                                             for path, result in measured[(case.name, device)].items()}
                 stamp = stamps.get((case.name, device))
-            elif device in reusable and device in old_cases.get(case.name, {}).get("results", {}):
+            elif device in reusable and (case.name, device) not in not_carried and \
+                    device in old_cases.get(case.name, {}).get("results", {}):
                 entry["results"][device] = old_cases[case.name]["results"][device]
                 stamp = old_cases[case.name].get("measured", {}).get(device)
             else:
