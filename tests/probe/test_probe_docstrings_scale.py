@@ -227,7 +227,7 @@ def _inventory(sources):
 def test_a_worker_builds_a_discovered_case_alone_from_the_discovery_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", str(tmp_path / "cache"))
     cases = twin_survey(tmp_path, "twinlib2_kx", "cases2")
-    from sphinx_kexport.probe.cases.fingerprint import case_definition, definition_digest
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
     from sphinx_kexport.probe.cases.loader import CaseBuilder, LoadError, resolve_sources
 
     sources = resolve_sources([str(cases)], tmp_path)
@@ -237,19 +237,19 @@ def test_a_worker_builds_a_discovered_case_alone_from_the_discovery_cache(tmp_pa
         sys.modules.pop(module, None)  # a fresh worker has imported nothing
     builder = CaseBuilder(sources)
     for name, described in inventory.items():
-        spec = builder.build(name, described.module, described.local_name, described.discovery,
-                             definition_digest(described.definition))
+        spec = builder.build(name, described.module, described.local_name, described.discovery, described.definition)
         assert spec.name == name and spec.ref == described.ref
         assert case_definition(spec) == described.definition  # the case the inventory described, name and all
         assert "cases2_a" not in sys.modules and "cases2_b" not in sys.modules  # no case module was imported
     second = inventory["scale[doc][twinlib2_kx.b]"]
-    with pytest.raises(LoadError, match="no longer registers case 'scale\\[doc\\]'"):
-        builder.build(second.name, second.module, second.local_name, second.discovery, "another definition")
+    with pytest.raises(LoadError, match="no longer registers case 'scale\\[doc\\]' .* differs in: kwargs"):
+        builder.build(second.name, second.module, second.local_name, second.discovery,
+                      dict(second.definition, kwargs="another"))
 
 
 def test_without_the_cache_a_worker_builds_the_case_through_its_module_one_module_at_a_time(tmp_path):
     cases = twin_survey(tmp_path, "twinlib3_kx", "cases3")
-    from sphinx_kexport.probe.cases.fingerprint import case_definition, definition_digest
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
     from sphinx_kexport.probe.cases.loader import CaseBuilder, resolve_sources
 
     sources = resolve_sources([str(cases)], tmp_path)
@@ -258,12 +258,11 @@ def test_without_the_cache_a_worker_builds_the_case_through_its_module_one_modul
         sys.modules.pop(module, None)
     builder = CaseBuilder(sources)
     second = inventory["scale[doc][twinlib3_kx.b]"]
-    spec = builder.build(second.name, second.module, second.local_name, second.discovery,
-                         definition_digest(second.definition))
+    spec = builder.build(second.name, second.module, second.local_name, second.discovery, second.definition)
     assert "cases3_a" not in sys.modules and "cases3_b" in sys.modules
     assert case_definition(spec) == second.definition
     first = inventory["scale[doc]"]
-    builder.build(first.name, first.module, first.local_name, first.discovery, definition_digest(first.definition))
+    builder.build(first.name, first.module, first.local_name, first.discovery, first.definition)
     assert "cases3_b" not in sys.modules and "cases3_a" in sys.modules  # one case module at a time
 
 
@@ -328,3 +327,83 @@ def test_a_call_that_returns_no_tensor_is_not_a_case(tmp_path):
     report = discover("checklib_kx", time_limit=5).objects[0]
     assert report.cases == [] and report.skip == "no tensor call"
     assert "check_shape: it returns no tensor" in report.detail
+
+
+GROUP_LIBRARY = '''
+    import torch
+
+
+    def _held(angle):
+        # as kornia's Lie groups: a parameter when built eagerly, a plain attribute inside a capture
+        capturing = torch.compiler.is_compiling() or torch.compiler.is_exporting()
+        return angle if capturing else torch.nn.Parameter(angle)
+
+
+    class Rot(torch.nn.Module):
+        """A rotation by an angle, held in a module (no forward), as kornia's So3 is.
+
+        >>> a = Rot.identity()
+        >>> b = Rot(torch.tensor([0.5]))
+        >>> a.compose(b).angle.shape
+        torch.Size([1])
+        >>> Rot.identity().angle.shape
+        torch.Size([1])
+        """
+
+        def __init__(self, angle):
+            super().__init__()
+            self.angle = _held(angle)
+
+        @classmethod
+        def identity(cls):
+            return cls(torch.zeros(1))
+
+        def compose(self, other):
+            return Rot(self.angle + other.angle)
+
+        def inverse(self):
+            return Rot(-self.angle)
+
+
+    class Pose(torch.nn.Module):
+        """A rotation and a translation.
+
+        >>> pose = Pose(Rot(torch.tensor([0.5])), torch.tensor([1.0, 2.0]))
+        >>> pose.inverse().t
+        tensor([-1., -2.])
+        """
+
+        def __init__(self, rot, t):
+            super().__init__()
+            self.rot = rot
+            self.t = _held(t)
+
+        def inverse(self):
+            return Pose(self.rot.inverse(), -self.t)
+    '''
+
+
+def test_a_value_held_in_a_module_is_a_result_and_an_argument_and_a_repeated_call_is_one_case(tmp_path):
+    """kornia's ``So3.exp(v)``, ``se3.inverse()`` and ``q0.slerp(q1, 0.3)``: a module without a forward holds a
+    value; a call returning one is measured on the tensors it holds (by attribute name, which reads the same
+    whether the module was built eagerly or inside a capture); a call taking one and no tensor is a case too."""
+    write_library(tmp_path, "grouplib_kx", {"__init__.py": GROUP_LIBRARY})
+    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.measure.compare_outputs import flatten_outputs
+    from sphinx_kexport.probe.measure.locate import library_root
+    from sphinx_kexport.probe.measure.measurement import Measurement
+
+    found = discover("grouplib_kx", time_limit=30)
+    cases = {spec.name: spec for spec in found.cases}
+    assert {"Rot.identity[doc]", "Rot.compose[doc]", "Pose.inverse[doc]"} <= set(cases)
+    rot = next(r for r in found.objects if r.ref == "grouplib_kx.Rot")
+    # Rot.identity() twice in one example: one configuration, said, not measured twice
+    assert "Rot.identity[doc 2] repeats Rot.identity[doc] (the same call on the same inputs)" in rot.dropped
+    assert "Rot.identity[doc 2]" not in cases
+    compose, inverse = cases["Rot.compose[doc]"], cases["Pose.inverse[doc]"]
+    assert compose.inputs == [] and inverse.inputs == []
+    held = flatten_outputs(inverse.target(**inverse.kwargs))  # (rot.angle, t): by name
+    assert [t.tolist() for t in held] == [[-0.5], [-1.0, -2.0]]
+    for spec in (compose, inverse):
+        results = Measurement(spec, "cpu", 18, library_root("grouplib_kx"), dynamic=False).measure(["onnx", "export"])
+        assert {path: r["status"] for path, r in results.items()} == {"onnx": "ok", "export": "ok"}, results

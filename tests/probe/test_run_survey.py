@@ -92,7 +92,8 @@ def test_a_case_its_worker_cannot_build_is_the_probes_error_not_a_status(tmp_pat
     result = run_survey(ProbeConfig(cases=["drifting_cases.py"], out=tmp_path / "snap.json", root=tmp_path,
                                     dynamic=False), stream=progress)
     assert len(result.not_built) == 1 and result.not_built[0].startswith("per_process [cpu]: ")
-    assert "no longer registers case 'per_process' as it did when the probe started" in result.not_built[0]
+    assert "no longer registers case 'per_process' as it did when the probe started (it differs in: kwargs)" \
+        in result.not_built[0]
     assert "PROBE ERROR, not measured" in progress.getvalue()
     # no status is claimed for it (before, every path read "fail: the worker process exited with status 1")
     (entry,) = result.snapshot["cases"]

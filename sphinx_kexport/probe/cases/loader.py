@@ -13,11 +13,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
+import json
 import os
 import random
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 from .fingerprint import case_definition, definition_digest
 from .inventory import DiscoveryRef, LoadError, Source, SuiteRef, join
@@ -200,7 +202,8 @@ class CaseBuilder:
         self.modules = CaseModules(sources)
 
     def build(self, name: str, module: str, local_name: str, discovery: DiscoveryRef | SuiteRef | None,
-              digest: str) -> CaseSpec:
+              definition: dict[str, Any] | None) -> CaseSpec:
+        """The case as described by ``definition`` (its name aside); LoadError naming the fields that differ."""
         from ..discover.docstrings import discovered_case
         from ..discover.suite import suite_case
 
@@ -212,11 +215,23 @@ class CaseBuilder:
         else:
             attempts.append(lambda: self.modules.get(module, local_name, with_docstrings=False))
         attempts.append(lambda: self.modules.get(module, local_name, with_docstrings=True))
+        wanted = definition_digest(definition) if definition else ""
+        differing: list[str] = []
         for attempt in attempts:
             spec = attempt()
-            if spec is not None and (not digest or definition_digest(case_definition(spec)) == digest):
+            if spec is None:
+                continue
+            built = case_definition(spec)
+            if not wanted or definition_digest(built) == wanted:
                 spec.name = name
                 return spec
+            differing = differing or sorted(key for key in set(built) | set(definition or {})
+                                            if key != "name" and _as_json(built.get(key)) != _as_json((definition or {}).get(key)))
         label = self.modules.sources[module].label if module in self.modules.sources else module
-        raise LoadError(f"{label} no longer registers case {local_name!r} as it did when the probe started (was it "
-                        "edited while the probe ran?); run the probe again")
+        what = f" (it differs in: {', '.join(differing)})" if differing else ""
+        raise LoadError(f"{label} no longer registers case {local_name!r} as it did when the probe started{what}; "
+                        "was it edited while the probe ran, or does it change between imports? Run the probe again")
+
+
+def _as_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)

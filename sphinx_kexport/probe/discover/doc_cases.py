@@ -135,7 +135,6 @@ def probed_call(call: Call) -> bool:
     """Whether a recorded call is worth a case: it passes a tensor; or it is a method of an
     object that holds the tensors (``q.inv()``, ``boxes.compute_area()``); or every argument is a plain Python
     value (a factory: ``create_meshgrid(4, 5)``, ``Quaternion.identity(2)``), which probes a graph of constants.
-    A module as an argument with no tensor beside it is not (see below).
     Whether the call returns a tensor is checked when it is replayed."""
     values = (*call.args, *call.kwargs.values())
     if any(is_tensor(v) for v in values):
@@ -144,11 +143,6 @@ def probed_call(call: Call) -> bool:
         return False
     import torch
 
-    if any(isinstance(v, torch.nn.Module) for v in values):
-        # ``q0.slerp(q1, 0.3)``, ``se3 * se3`` (kornia's Quaternion and Lie groups are modules): the worker's
-        # rebuild of such a case was described differently from the inventory's (not understood yet), and the
-        # worker then refused to measure it
-        return False
     owner = bound_instance(call.callee)
     if owner is not None and _holds_tensor(owner):
         return True

@@ -110,7 +110,7 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
             stored = store.load()
             found = _from_cache(store, stored, package, include, exclude, time_limit, began) if stored else None
             if found is not None:
-                return found
+                return _without_repeats(found)
         reports, failures = _run(package, include, exclude, time_limit, on_example=on_example)
         _stamp(reports, package, include, exclude, time_limit)
         seconds = time.monotonic() - began
@@ -121,7 +121,44 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
             again = store.save(reports, failures, seconds, lambda spec: case_base_name(spec.ref))
             note = f"ran the examples and stored them in the discovery cache {store.path}" + (
                 f" ({again} example(s) will run again: their cases do not pickle)" if again else "")
-    return Discovery(package, sorted(failures + reports, key=lambda r: r.ref), seconds, note, len(reports))
+    return _without_repeats(Discovery(package, sorted(failures + reports, key=lambda r: r.ref), seconds, note,
+                                      len(reports)))
+
+
+def _without_repeats(found: Discovery) -> Discovery:
+    """Keep one case of each configuration: examples often build the same value the same way
+    (``Quaternion.identity()`` opens a dozen of kornia's examples), and a repeat measures nothing new. Two cases
+    repeat when their definitions agree but for the name and the repro code (the same callee, bound object, baked
+    arguments and input values); the first one the examples recorded stays, with its name. Not renumbered: a
+    worker finds a case in the cache by the name discovery gave it."""
+    from ..cases.fingerprint import case_definition, definition_digest
+    from ..cases.registry import split_name
+
+    def order(spec: CaseSpec) -> int:
+        words = split_name(spec.name)[1].split()  # "doc" or "doc 5"
+        return int(words[-1]) if len(words) > 1 and words[-1].isdigit() else 1
+
+    def key(spec: CaseSpec) -> str:
+        definition = case_definition(spec)
+        definition.pop("code", None)
+        return definition_digest(definition)
+
+    keys = {id(spec): key(spec) for spec in found.cases}
+    first: dict[str, CaseSpec] = {}
+    for spec in found.cases:
+        kept = first.get(keys[id(spec)])
+        if kept is None or order(spec) < order(kept):
+            first[keys[id(spec)]] = spec
+    for report in found.objects:
+        cases = []
+        for spec in report.cases:
+            kept = first[keys[id(spec)]]
+            if kept is spec:
+                cases.append(spec)
+            else:
+                report.dropped.append(f"{spec.name} repeats {kept.name} (the same call on the same inputs)")
+        report.cases = cases
+    return found
 
 
 def _stamp(reports: list[ObjectReport], package: str, include: list[str], exclude: list[str],

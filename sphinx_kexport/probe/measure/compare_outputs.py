@@ -37,6 +37,18 @@ def _collect(obj: Any, found: list[torch.Tensor]) -> None:
             _collect(obj[key], found)
     elif isinstance(getattr(obj, "data", None), torch.Tensor):  # boxes, keypoints, Lie groups, images
         found.append(obj.data)
+    elif isinstance(obj, torch.nn.Module):
+        if type(obj).forward is not torch.nn.Module.forward:
+            return  # a layer or a model (a factory's result): its weights are not the call's output
+        # a value held in a module (kornia's So3, Se3, Quaternion): its tensors, by attribute name. Built inside
+        # a capture, such a module keeps them as plain attributes (no parameter can be made there); built
+        # eagerly, as parameters or buffers: by name, both read the same tensors in the same order
+        held = {**obj._parameters, **obj._buffers, **obj._modules}
+        for key, value in vars(obj).items():
+            if isinstance(value, (torch.Tensor, torch.nn.Module)):
+                held[key] = value
+        for key in sorted(held):
+            _collect(held[key], found)
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         for f in dataclasses.fields(obj):
             _collect(getattr(obj, f.name), found)

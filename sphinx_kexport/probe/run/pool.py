@@ -55,7 +55,7 @@ class Task:
     fingerprint: str
     paths: list[str]  # still to measure
     discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example or test alone
-    digest: str = ""  # of the definition the inventory described: the worker checks what it built
+    definition: dict[str, Any] | None = None  # as the inventory described it: the worker checks what it built
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0
     peak_rss_kb: int = 0  # the most resident memory its worker used while measuring it
@@ -176,7 +176,7 @@ class Runner:
             slot.log_offset = 0
         self.on_start(task)
         slot.conn.send(Assignment(task.name, task.module, task.local_name, task.device, list(task.paths),
-                                  task.discovery, task.digest))
+                                  task.discovery, task.definition))
 
     def _time_step(self, slot: Slot, following: str = "") -> None:
         """Count the time of the step ``slot`` was in; ``following`` (if any) starts now."""

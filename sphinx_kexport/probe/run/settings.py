@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..cases.inventory import DiscoveryRef, Source, SuiteRef
 
@@ -47,4 +48,4 @@ class Assignment:
     device: str
     paths: list[str] = field(default_factory=list)
     discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example or test alone
-    digest: str = ""  # cases.fingerprint.definition_digest of the case as the inventory described it
+    definition: dict[str, Any] | None = None  # cases.fingerprint.case_definition, as the inventory described it

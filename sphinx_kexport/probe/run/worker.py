@@ -114,7 +114,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
 
         reset_peak()
         try:
-            spec = cases.build(name, task.module, task.local_name, task.discovery, task.digest)
+            spec = cases.build(name, task.module, task.local_name, task.discovery, task.definition)
         except Exception as exc:  # a case the worker cannot rebuild is the probe's problem, never the operator's
             traceback.print_exc()
             log.flush()

@@ -16,7 +16,6 @@ from typing import Any, Callable
 from ...snapshot.result_records import measured_under_smaller_limit, skipped_results
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
-from ..cases.fingerprint import definition_digest
 from ..cases.inventory import InventoryCase
 from ..run.pool import Task
 from ..run.workdir import WorkDir
@@ -82,5 +81,5 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 plan.cached.append(hit.results)
             else:
                 plan.tasks.append(Task(case.name, case.module, case.local_name, device, accepted[0], list(PATHS),
-                                       discovery=case.discovery, digest=definition_digest(case.definition)))
+                                       discovery=case.discovery, definition=case.definition))
     return plan
