@@ -8,6 +8,7 @@ import torch
 
 import kornia
 import kornia.contrib as KC
+from kornia.contrib.object_detection import BoxFiltering
 import kornia.utils as KU
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand as _rand
@@ -96,6 +97,22 @@ UTILS = [
           note="images live (1,3,32,32); polygon live (1,4,2); colours live (1,3)"),
     utils("image_to_tensor/tensor_to_image", None, [], ref="kornia.utils.image_to_tensor",
           skip="numpy input/output: converts between numpy arrays and tensors, not a tensor graph"),
+]
+
+CONTRIB += [
+    contrib("BoxFiltering", BoxFiltering(confidence_threshold=0.5, filter_as_zero=True),
+            [torch.cat([torch.tensor([[[0.0], [1.0], [2.0], [1.0], [0.0]]]), _rand(1, 5, 1, seed=5),
+                        _rand(1, 5, 4, seed=6, hi=20.0)], -1)],
+            ref="kornia.contrib.object_detection.BoxFiltering",
+            note="nn.Module; detections live (1,5,6) (class, score, box); confidence_threshold=0.5, "
+                 "filter_as_zero=True held (filtered boxes become zeros: a fixed output size)"),
+    contrib("FaceDetectorResult", lambda d: KC.FaceDetectorResult(d).get_keypoint(KC.FaceKeypoint.EYE_LEFT),
+            [_rand(5, 15, seed=7, hi=32.0)], ref="kornia.contrib.FaceDetectorResult",
+            note="detections live (5,15) (box, 5 keypoints, score); reads the left eye's keypoints"),
+]
+UTILS += [
+    utils("torch_meshgrid", KU.torch_meshgrid, [[torch.arange(4.0), torch.arange(6.0)]], {"indexing": "ij"},
+          note="two coordinate vectors live (4,) and (6,), as a list; indexing='ij' baked"),
 ]
 
 HAND = [*CONTRIB, *UTILS]

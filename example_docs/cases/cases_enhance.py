@@ -97,6 +97,16 @@ def _variants(suffix, image, described):
 
 
 # a batch of four non-square images
+# the raw adjustments take an image already in HSV (hue in radians, saturation in [0, 1])
+_HSV = torch.cat([_rand(1, 1, 32, 32, seed=27, hi=6.2831), _rand(1, 2, 32, 32, seed=28)], 1)
+HAND += [
+    c("adjust_hue_raw", KE.adjust_hue_raw, [_HSV, torch.tensor([0.5])],
+      note="HSV image live (1,3,32,32); factor live (1,) = 0.5 rad"),
+    c("adjust_saturation_raw", KE.adjust_saturation_raw, [_HSV, torch.tensor([1.5])],
+      note="HSV image live (1,3,32,32); factor live (1,) = 1.5"),
+    c("Threshold", KE.Threshold(0.5, 1.0), [_rgb()],
+      note=f"nn.Module; image live {IMG}; thresh=0.5, maxval=1, THRESH_BINARY held"),
+]
 HAND += _variants("[batch=4][48x64]", lambda: _rand(4, 3, 48, 64, seed=23), "(4,3,48,64)")
 # float64: ONNX Runtime implements fewer kernels for doubles than for floats
 HAND += _variants("[float64]", lambda: _rand(1, 3, 32, 32, seed=26).double(), "(1,3,32,32) float64")

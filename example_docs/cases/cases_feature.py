@@ -197,6 +197,26 @@ LARGE_MODELS = [
            "returns 24 sub-frames (1,24,4,64,64)"),
 ]
 
+# operators Kornia's own page probes that neither a docstring example nor a test of kornia calls on tensors
+FEATURES16 = _rand(1, 8, 16, 16, seed=14, lo=-1.0, hi=1.0)
+RESPONSES += [
+    c("responses", "dog_response_single", KF.dog_response_single, [GRAY], {"sigma1": 1.0, "sigma2": 1.6},
+      note="image live (1,1,32,32); sigma1=1, sigma2=1.6 baked"),
+    c("responses", "BlobDoG", KF.BlobDoG(), [_rand(1, 1, 4, 32, 32, seed=8)],
+      note="nn.Module; scale-space stack live (1,1,4,32,32)"),
+]
+DESCRIPTORS += [
+    c("descriptors", "sift_describe", KF.siftdesc.sift_describe, [PATCHES], {"patch_size": 32},
+      ref="kornia.feature.siftdesc.sift_describe", note="patches live (4,1,32,32); patch_size=32 baked"),
+    c("descriptors", "FilterResponseNorm2d", KF.FilterResponseNorm2d(8), [FEATURES16],
+      note="nn.Module; features live (1,8,16,16); 8 channels, initial weights held"),
+    c("descriptors", "TLU", KF.TLU(8), [FEATURES16], note="nn.Module; features live (1,8,16,16); 8 channels"),
+]
+LAF += [
+    c("laf", "rotate_laf", KF.rotate_laf, [LAFS, _rand(1, 5, 1, seed=15, lo=-90.0, hi=90.0)],
+      note="lafs live (1,5,2,3); angles live (1,5,1) in degrees"),
+]
+
 HAND = [*RESPONSES, *DETECTORS, *DESCRIPTORS, *ORIENTATION, *MATCHING, *LAF, *LARGE_MODELS]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes

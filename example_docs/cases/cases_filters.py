@@ -109,6 +109,22 @@ HAND += [c(f"{name}[batch=4][48x64]", getattr(KF, fname), [_rand(4, 1, 48, 64, s
              ("max_blur_pool2d", "max_blur_pool2d", {"kernel_size": 3}),
          ] if hasattr(KF, fname)]
 
+# The kernel factories Kornia's page probes: plain Python arguments and no tensor input, so each case is the graph
+# of constants its arguments make (what a model that builds its kernel in forward exports).
+HAND += [c(name, getattr(KF, name), [], kwargs,
+           note="no tensor input; " + (", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + " baked" if kwargs
+                                       else "no arguments"))
+         for name, kwargs in [
+             ("get_box_kernel1d", {"kernel_size": 5}),
+             ("get_box_kernel2d", {"kernel_size": (3, 5)}),
+             ("get_binary_kernel2d", {"window_size": (3, 3)}),
+             ("get_diff_kernel2d", {}),
+             ("get_sobel_kernel2d", {}),
+             ("get_spatial_gradient_kernel2d", {"mode": "sobel", "order": 1}),
+             ("get_spatial_gradient_kernel3d", {"mode": "diff", "order": 1}),
+             ("laplacian_1d", {"window_size": 5}),
+         ]]
+
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
 # wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
 DOC = cases_from_docstrings(PKG)

@@ -353,12 +353,98 @@ OTHER = [
       note="world points live (1,12,3); image points live (1,12,2); K live (1,3,3); SVD-based"),
 ]
 
-HAND = [*TRANSFORM, *CONVERSIONS, *CAMERA, *EPIPOLAR, *LIEGROUP, *LINALG, *HOMOGRAPHY, *BOXES, *OTHER]
+# --------------------------------------------------------------------------- more of Kornia's page
+# operators Kornia's own page probes that neither a docstring example nor a test of kornia calls on tensors
+
+VOLUME = _rand(1, 1, 4, 16, 16, seed=95)
+CUBE = torch.tensor([[[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]])
+PADDING = torch.tensor([[2, 2, 3, 3]])  # left, right, top, bottom
+
+
+def _boxes_method(name, method, extra=(), note=""):
+    """``Boxes.from_tensor(boxes).<method>(...)``; the Boxes it returns is read as its tensor."""
+    return c("boxes", f"Boxes.{name}", lambda b, *more: method(Boxes.from_tensor(b), *more), [_boxes(), *extra],
+             ref=f"kornia.geometry.boxes.Boxes.{name}", note="boxes live (1,3,4) xyxy" + note)
+
+
+MORE = [
+    c("transform", "vflip", KT.vflip, [_rgb()], note=f"image live {IMG}"),
+    c("transform", "rot180", KT.rot180, [_rgb()], note=f"image live {IMG}"),
+    c("transform", "rotate3d", KT.rotate3d, [VOLUME, torch.tensor([10.0]), torch.tensor([-5.0]), torch.tensor([20.0])],
+      note="volume live (1,1,4,16,16); yaw, pitch, roll live (1,) in degrees"),
+    c("transform", "get_translation_matrix2d", KT.get_translation_matrix2d, [torch.tensor([[2.0, -3.0]])],
+      note="translations live (1,2)"),
+    c("transform", "get_perspective_transform3d", KT.get_perspective_transform3d,
+      [CUBE, CUBE * 1.1 + 0.05 * (_rand(1, 8, 3, seed=96) - 0.5)], note="8 source and target points live (1,8,3)"),
+    c("transform", "get_affine_matrix3d", KT.get_affine_matrix3d,
+      [torch.tensor([[1.0, 2.0, 0.5]]), torch.tensor([[8.0, 8.0, 2.0]]), torch.tensor([[1.1, 0.9, 1.0]]),
+       torch.tensor([[10.0, -5.0, 20.0]])],
+      note="translations, center, scale and angles live (1,3); no shears"),
+    c("transform", "projection_from_Rt", KT.projection_from_Rt, [_rotmat(97), _rand(1, 3, 1, seed=98)],
+      note="R live (1,3,3); t live (1,3,1)"),
+    c("transform", "resize_to_be_divisible", KT.resize_to_be_divisible, [_rand(1, 3, 30, 45, seed=99)],
+      {"divisible_factor": 16}, note="image live (1,3,30,45); divisible_factor=16 baked (the output size is "
+                                     "computed from the input's)"),
+    c("calibration", "tilt_projection", KCAL.tilt_projection, [torch.tensor([0.1]), torch.tensor([-0.05])],
+      note="taux, tauy live (1,) in radians"),
+    c("camera", "reproject_disparity_to_3D", importlib.import_module("kornia.geometry.camera.stereo").reproject_disparity_to_3D,
+      [_rand(1, 16, 16, 1, seed=61, lo=1.0, hi=8.0),
+       torch.tensor([[[1.0, 0.0, 0.0, -16.0], [0.0, 1.0, 0.0, -15.0], [0.0, 0.0, 0.0, 40.0], [0.0, 0.0, 0.25, 0.0]]])],
+      ref="kornia.geometry.camera.stereo.reproject_disparity_to_3D",
+      note="disparity live (1,16,16,1); Q live (1,4,4)"),
+    c("camera", "StereoCamera.Q", lambda left, right: StereoCamera(left, right).Q,
+      [torch.cat([_K(), torch.zeros(1, 3, 1)], -1), torch.cat([_K(), torch.tensor([[[-40.0 * 0.1], [0.0], [0.0]]])], -1)],
+      ref="kornia.geometry.camera.stereo.StereoCamera.Q",
+      note="rectified left/right projection matrices live (1,3,4); the disparity-to-depth matrix Q"),
+    c("camera", "PinholeCamera.intrinsics_inverse",
+      lambda intr, extr: PinholeCamera(intr, extr, torch.tensor([32.0]), torch.tensor([32.0])).intrinsics_inverse(),
+      [PC_INT, PC_EXT], ref="kornia.geometry.camera.pinhole.PinholeCamera.intrinsics_inverse",
+      note="intrinsics, extrinsics live (1,4,4); height/width built inside as constants"),
+    c("depth", "depth_from_point", KD.depth_from_point if hasattr(KD, "depth_from_point")
+      else importlib.import_module("kornia.geometry").depth_from_point,
+      [_rotmat(100), _rand(1, 3, 1, seed=101), _rand(1, 3, seed=102, lo=1.0, hi=3.0)],
+      ref="kornia.geometry.depth_from_point", note="R live (1,3,3); t live (1,3,1); X live (1,3)"),
+    c("epipolar", "project_to_essential", KEP.project_to_essential, [_rand(1, 3, 3, seed=103) - 0.5],
+      note="a 3x3 matrix live (1,3,3), projected onto the essential manifold (SVD)"),
+    c("epipolar", "random_intrinsics", KEP.random_intrinsics, [], {"low": 10.0, "high": 20.0}, check=False,
+      note="no tensor input; low=10, high=20 baked; draws random numbers, so the outputs are not compared"),
+    c("linalg", "batched_dot_product", KL.batched_dot_product, [_rand(2, 5, 3, seed=104), _rand(2, 5, 3, seed=105)],
+      note="x, y live (2,5,3)"),
+    c("linalg", "batched_squared_norm", KL.batched_squared_norm, [_rand(2, 5, 3, seed=106)], note="x live (2,5,3)"),
+    c("line", "fit_line", importlib.import_module("kornia.geometry.line").fit_line, [_rand(1, 10, 3, seed=107)],
+      ref="kornia.geometry.line.fit_line",
+      note="points live (1,10,3); returns a ParametrizedLine, read as its origin and direction (SVD)"),
+    c("plane", "fit_plane", lambda p: importlib.import_module("kornia.geometry").fit_plane(
+        importlib.import_module("kornia.geometry.vector").Vector3(p)),
+      [torch.cat([_rand(10, 2, seed=108), 0.01 * _rand(10, 1, seed=109)], -1)], ref="kornia.geometry.fit_plane",
+      note="points live (10,3), passed as a Vector3; returns a Hyperplane, read as its normal and offset (SVD)"),
+    c("subpix", "IterativeQuadInterp3d", KS.IterativeQuadInterp3d(), [_rand(1, 1, 3, 16, 16, seed=110)],
+      note="nn.Module; scale-space responses live (1,1,3,16,16); n_iters=5 held; returns coordinates and values"),
+    _boxes_method("clamp", lambda b, lo, hi: b.clamp(lo, hi), [torch.tensor([[1.0, 2.0]]), torch.tensor([[12.0, 14.0]])],
+                  note="; bounds live (1,2) each"),
+    _boxes_method("clone", lambda b: b.clone()),
+    _boxes_method("filter_boxes_by_area", lambda b: b.filter_boxes_by_area(20.0, 150.0),
+                  note="; min_area=20, max_area=150 baked (the boxes outside become zeros)"),
+    _boxes_method("translate", lambda b, size: b.translate(size), [torch.tensor([[2.0, 3.0]])],
+                  note="; size live (1,2)"),
+    _boxes_method("pad", lambda b, pad: b.pad(pad), [PADDING], note="; padding live (1,4) int64"),
+    _boxes_method("unpad", lambda b, pad: b.unpad(pad), [PADDING], note="; padding live (1,4) int64"),
+    _boxes_method("merge", lambda b, other: b.merge(Boxes.from_tensor(other)), [_boxes() + 1.0],
+                  note="; a second Boxes live (1,3,4)"),
+    _boxes_method("type", lambda b: b.type(torch.float64), note="; cast to float64"),
+    c("boxes", "VideoBoxes.from_tensor",
+      lambda b: importlib.import_module("kornia.geometry.boxes").VideoBoxes.from_tensor(b).to_tensor(mode="xywh"),
+      [torch.stack([Boxes.from_tensor(_boxes()).data, Boxes.from_tensor(_boxes() + 1.0).data], 1)],
+      ref="kornia.geometry.boxes.VideoBoxes.from_tensor",
+      note="box corners live (1,2,3,4,2): 2 frames of 3 boxes; converted to xywh (to_tensor)"),
+]
+
+HAND = [*TRANSFORM, *CONVERSIONS, *CAMERA, *EPIPOLAR, *LIEGROUP, *LINALG, *HOMOGRAPHY, *BOXES, *OTHER, *MORE]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
 # wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
 SECTIONS = ("transform", "conversions", "camera", "epipolar", "liegroup", "linalg", "homography", "boxes", "depth",
-            "subpix", "calibration")
+            "subpix", "calibration", "line", "plane")
 
 
 def _section_of(module):

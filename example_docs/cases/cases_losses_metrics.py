@@ -75,6 +75,28 @@ METRICS = [
            note="flow and target live (1,16,16,2); reduction='mean'"),
 ]
 
+# the mutual-information losses Kornia's page probes that no example or test calls on tensors
+VOL_A, VOL_B = _rand(2, 8, 8, 8, seed=13), _rand(2, 8, 8, 8, seed=14)
+FLAT_A, FLAT_B = _rand(2, 16, 16, seed=15), _rand(2, 16, 16, seed=16)
+LOSSES += [
+    loss("mutual_information_loss_3d", KL.mutual_information_loss_3d, [VOL_A, VOL_B], {"num_bins": 16},
+         note="input and target live (2,8,8,8); num_bins=16 baked; Parzen-window histograms"),
+    loss("normalized_mutual_information_loss_3d", KL.normalized_mutual_information_loss_3d, [VOL_A, VOL_B],
+         {"num_bins": 16}, note="input and target live (2,8,8,8); num_bins=16 baked; Parzen-window histograms"),
+    *[loss(name, getattr(KL, name)(ref, num_bins=16), [moving],
+           note=f"nn.Module; input live {tuple(moving.shape)}; reference {tuple(ref.shape)} and num_bins=16 held")
+      for name, ref, moving in [("MILossFromRef2D", FLAT_A, FLAT_B), ("NMILossFromRef2D", FLAT_A, FLAT_B),
+                                ("MILossFromRef3D", VOL_A, VOL_B), ("NMILossFromRef3D", VOL_A, VOL_B)]],
+]
+METRICS += [
+    metric("mean_average_precision", KM.mean_average_precision,
+           [[torch.tensor([[2.0, 3.0, 14.0, 18.0], [10.0, 8.0, 28.0, 30.0]])], [torch.tensor([1, 2])],
+            [torch.tensor([0.9, 0.6])], [torch.tensor([[3.0, 2.0, 15.0, 16.0], [12.0, 9.0, 26.0, 31.0]])],
+            [torch.tensor([1, 2])]], {"n_classes": 3},
+           note="one image: predicted boxes (2,4), labels (2,), scores (2,), true boxes (2,4) and labels (2,) live, "
+                "each a list of one tensor; n_classes=3 baked; returns mAP and a dict of per-class APs"),
+]
+
 HAND = [*LOSSES, *METRICS]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes

@@ -108,6 +108,11 @@ def test_output_comparison_rules():
     assert not close((a,), [a, a], 2e-4, 1e-3).same  # output count
     noisy = check_shapes_and_finite((torch.zeros(2),), [torch.tensor([1.0, float("inf")])])
     assert not noisy.same and "non-finite" in noisy.detail
+    # a complex output comes back from onnxruntime as a real pair (kornia's So2.random): the same shape, checked or not
+    z = torch.polar(torch.ones(3), torch.tensor([0.1, 0.2, 0.3]))
+    pair = torch.view_as_real(z).numpy()
+    assert close((z,), [pair], 2e-4, 1e-3).same and check_shapes_and_finite((z,), [pair]).same
+    assert not check_shapes_and_finite((z,), [pair[:2]]).same
 
 
 def test_fingerprint_follows_the_case_definition():
@@ -231,3 +236,32 @@ def test_the_example_time_limit_counts_cpu_time_and_still_stops_a_hang():
         with time_limit(0.2):
             time.sleep(5)  # waiting uses no CPU: stopped by the wall-time guard
     assert 0.2 * HANG_FACTOR - 0.05 <= time.monotonic() - began < 2
+
+
+def test_a_baked_tensor_or_module_gets_one_fingerprint_whatever_print_options_the_process_has():
+    """kornia's ``tests/geometry/test_conversions.py`` sets ``torch.set_printoptions(precision=10)`` for the whole
+    process: the inventory's child, which ran that test, printed ``q0.slerp(q1, 0.3)``'s baked ``q1`` with ten
+    digits, the worker with four, and refused the case as another one."""
+    import torch
+
+    from sphinx_kexport.probe import case
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+
+    class Held(torch.nn.Module):  # prints its tensor, as kornia's Quaternion does
+        def __init__(self, q):
+            super().__init__()
+            self.q = torch.nn.Parameter(q)
+
+        def __repr__(self):
+            return f"Held({self.q!r})"
+
+    q = torch.tensor([0.123456789, 0.2])
+    spec = case("a", torch.add, [torch.ones(2)], {"other": q}, package="p")
+    held = case("b", Held(q), [], package="p")
+    before = case_definition(spec), case_definition(held)
+    try:
+        torch.set_printoptions(precision=10, sci_mode=True)
+        assert (case_definition(spec), case_definition(held)) == before
+        assert torch._tensor_str.PRINT_OPTS.precision == 10  # the process's own options are left as they were
+    finally:
+        torch.set_printoptions(profile="default")

@@ -3,7 +3,8 @@
 It covers the case definition (name, target, input shapes, dtypes and
 values, containers, kwargs, check/atol/rtol/skip/method, code, batch dimensions), the library
 version, the tool versions, the opset, the device and whether the dynamic-batch pass ran. Object
-addresses in reprs are removed so that an unchanged case gets the same fingerprint in every process.
+addresses in reprs are removed, and reprs are made under torch's default print options, so that an
+unchanged case gets the same fingerprint in every process.
 
 A run without the dynamic-batch pass may reuse results measured with it (they hold everything it
 asks for); a run with the pass may not reuse results measured without it (:func:`reusable_keys`).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from typing import Any
 
 from .containers import input_leaves, rebuild
@@ -26,7 +28,20 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def _stable_repr(value: Any) -> str:
-    return _ADDRESS.sub("", repr(value))
+    """``repr(value)`` without addresses and under torch's default print options: a library's tests may change
+    them for the whole process (kornia's ``test_conversions.py`` sets ``precision=10``), and a baked tensor or
+    module printed with another precision in the inventory than in the worker was another case there."""
+    torch = sys.modules.get("torch")
+    if torch is None:  # nothing to print with torch's options
+        return _ADDRESS.sub("", repr(value))
+    options = torch._tensor_str.PRINT_OPTS
+    saved = dict(vars(options))
+    torch.set_printoptions(profile="default")
+    options.sci_mode = None
+    try:
+        return _ADDRESS.sub("", repr(value))
+    finally:
+        vars(options).update(saved)
 
 
 def _target_name(target: Any) -> str:
