@@ -45,7 +45,7 @@ from pathlib import Path
 from functools import lru_cache
 from typing import Any, Callable
 
-from .case_pickle import CasePickler, CaseUnpickler
+from .case_pickle import BlobIndex, CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
@@ -325,9 +325,11 @@ class DiscoveryCache:
             handle.seek(stored.data_start + entry.offset)
             report = pickle.load(handle)
             report.cases = []
+            loaded: dict[int, Any] = {}  # the storages the example's cases share are read once
             for offset, _ in cases:
                 handle.seek(stored.data_start + offset)
-                report.cases.append(CaseUnpickler(handle, blobs, stored.data_start + stored.blobs_start).load())
+                report.cases.append(CaseUnpickler(handle, blobs, stored.data_start + stored.blobs_start,
+                                                  loaded=loaded).load())
         return report
 
     def save(self, reports: list[Any], failures: list[Any], seconds: float,
@@ -399,12 +401,13 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
     again on load."""
     start, blobs_start = body.seek(0, os.SEEK_END), blobs.seek(0, os.SEEK_END)
     entry = Entry(report.ref, [base_name(spec) for spec in report.cases], start)
+    shared = BlobIndex()  # a storage two cases of the example share is written once
     try:
         pickle.dump(dataclasses.replace(report, cases=[]), body, protocol=pickle.HIGHEST_PROTOCOL)
         entry.length = body.tell() - start
         for spec in report.cases:
             offset = body.tell()
-            pickler = CasePickler(body, blobs)
+            pickler = CasePickler(body, blobs, shared)
             pickler.dump(spec)
             end = body.tell()
             body.seek(offset)

@@ -25,14 +25,25 @@ BLOB_MIN = 1 << 20  # bytes of a storage from which it goes to the blobs (smalle
 STORAGE = "kexport-storage"
 
 
+class BlobIndex:
+    """The storages written for the cases of one example, shared by their picklers: a model that two cases of an
+    example share (``SigLip2Model`` and its ``get_image_features``) is written once, and comes back shared when
+    the example's cases are loaded together (each case alone still reads what it needs)."""
+
+    def __init__(self) -> None:
+        self.written: dict[tuple[int, int], int] = {}
+        self.storages: dict[int, Any] = {}
+
+
 class CasePickler(pickle.Pickler):
     """Pickles to ``file``; appends large storages to ``blobs`` (positions are from the start of ``blobs``)."""
 
-    def __init__(self, file: BinaryIO, blobs: BinaryIO):
+    def __init__(self, file: BinaryIO, blobs: BinaryIO, shared: BlobIndex | None = None):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.blobs = blobs
-        self.written: dict[tuple[int, int], int] = {}  # (data pointer, bytes) -> position in blobs
-        self.storages: dict[int, Any] = {}  # position in blobs -> the untyped storage written there
+        index = shared if shared is not None else BlobIndex()
+        self.written = index.written  # (data pointer, bytes) -> position in blobs
+        self.storages = index.storages  # position in blobs -> the untyped storage written there
 
     def reducer_override(self, obj: Any) -> Any:
         """The recorder's stand-in for a library function (discover/doc_run.py) is pickled as the function.
@@ -65,10 +76,11 @@ class CaseUnpickler(pickle.Unpickler):
     ``originals`` (a :class:`CasePickler`'s ``storages``), it uses those instead of reading."""
 
     def __init__(self, file: BinaryIO, blobs: BinaryIO | None, base: int = 0,
-                 originals: dict[int, Any] | None = None):
+                 originals: dict[int, Any] | None = None, loaded: dict[int, Any] | None = None):
         super().__init__(file)
         self.blobs, self.base, self.originals = blobs, base, originals
-        self.loaded: dict[int, Any] = {}
+        # position -> storage read; ``loaded`` shared by the unpicklers of one example's cases: read once
+        self.loaded: dict[int, Any] = loaded if loaded is not None else {}
 
     def persistent_load(self, pid: Any) -> Any:
         import torch
