@@ -201,3 +201,17 @@ def test_export_lifting_held_tensors_out_of_order_is_called_a_torch_bug():
     exported = Measurement(spec, "cpu", 18, library_root("probe_cases"), dynamic=False).measure(["export"])["export"]
     assert (exported["status"], exported["stage"]) == ("fail", "capture")
     assert exported["detail"].startswith("torch.export bug: its default (non-strict) tracing lifts a tensor")
+
+
+def _conv_built_per_call(x):
+    """A module built inside the call with its weight set through ``.data`` (kornia's sift_describe)."""
+    conv = torch.nn.Conv2d(1, 1, 3, bias=False)
+    conv.weight.data.copy_(torch.ones(1, 1, 3, 3))
+    return conv(x)
+
+
+def test_a_module_built_inside_the_call_is_said_in_words():
+    spec = case("_conv_built_per_call", _conv_built_per_call, [torch.rand(1, 1, 8, 8)], package=PACKAGE)
+    exported = Measurement(spec, "cpu", 18, library_root("probe_cases"), dynamic=False).measure(["export"])["export"]
+    assert (exported["status"], exported["stage"]) == ("fail", "capture")
+    assert exported["detail"].startswith("torch.export cannot keep a tensor made while it traced: the function builds")

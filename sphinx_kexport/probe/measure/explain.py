@@ -126,6 +126,12 @@ _RULES: list[Rule] = [
     (re.compile(r"Argument '(lifted_tensor_\d+)' of Node '\w+' was used before it has been defined"),
      "torch.export bug: its default (non-strict) tracing lifts a tensor the function holds (not an input) into "
      "the graph after the node that uses it (the function's own result is fine eagerly)"),
+    # torch 2.13, plain script: a forward that builds an nn.Conv2d and fills its weight through ``.data``
+    # (kornia's sift_describe builds a SIFTDescriptor per call) fails like this
+    (re.compile(r"We found a fake tensor in the exported program constant's list"),
+     "torch.export cannot keep a tensor made while it traced: the function builds a module inside the call and "
+     "fills its weights outside the traced operations (through .data); build the module once, outside the "
+     "exported function"),
     (re.compile(r"Nodes in a graph must be topologically sorted"),
      "exporter bug: onnxscript emits an unsorted graph (the eager result is correct)"),
     (re.compile(r"No conversion available yet when dim is None"),
