@@ -110,6 +110,17 @@ CONTRIB += [
             [_rand(5, 15, seed=7, hi=32.0)], ref="kornia.contrib.FaceDetectorResult",
             note="detections live (5,15) (box, 5 keypoints, score); reads the left eye's keypoints"),
 ]
+def _fitted_centres(points):
+    kmeans = KC.KMeans(3, None, 1e-4, 10, 0)
+    kmeans.fit(points)
+    return kmeans.cluster_centers
+
+
+CONTRIB += [
+    contrib("KMeans.fit", _fitted_centres, [_rand(60, 2, seed=8, lo=-4.0, hi=4.0)], ref="kornia.contrib.KMeans.fit",
+            note="points live (60,2); 3 clusters, 10 iterations at most, seed 0 baked; returns the fitted centres "
+                 "(a loop that stops when they settle)"),
+]
 UTILS += [
     utils("torch_meshgrid", KU.torch_meshgrid, [[torch.arange(4.0), torch.arange(6.0)]], {"indexing": "ij"},
           note="two coordinate vectors live (4,) and (6,), as a list; indexing='ij' baked"),

@@ -217,6 +217,23 @@ LAF += [
       note="lafs live (1,5,2,3); angles live (1,5,1) in degrees"),
 ]
 
+DETECTORS += [
+    c("detectors", "SIFTFeature", _model(lambda: KF.SIFTFeature(num_features=16)), [GRAY64],
+      note="nn.Module; image live (1,1,64,64); num_features=16 held (no learned weights); returns LAFs, responses, "
+           "descriptors"),
+    c("detectors", "SIFTFeatureScaleSpace", _model(lambda: KF.SIFTFeatureScaleSpace(num_features=16)), [GRAY64],
+      note="nn.Module; image live (1,1,64,64); num_features=16 held; returns LAFs, responses, descriptors"),
+    c("detectors", "KeyNet[random weights]", _model(lambda: KF.KeyNet(pretrained=False)), [GRAY64],
+      ref="kornia.feature.KeyNet", note="image live (1,1,64,64); pretrained=False (random weights); the response map"),
+]
+MATCHING += [
+    c("matching", "LocalFeatureMatcher[SIFT+SNN]",
+      _model(lambda: KF.LocalFeatureMatcher(KF.SIFTFeature(num_features=16), KF.DescriptorMatcher("snn", 0.9))),
+      [{"image0": GRAY64, "image1": _rand(1, 1, 64, 64, seed=16)}], ref="kornia.feature.LocalFeatureMatcher",
+      note="two images live (1,1,64,64) as {'image0', 'image1'}; SIFTFeature(16) and an SNN matcher (th=0.9) held; "
+           "the number of matches is data-dependent"),
+]
+
 HAND = [*RESPONSES, *DETECTORS, *DESCRIPTORS, *ORIENTATION, *MATCHING, *LAF, *LARGE_MODELS]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes

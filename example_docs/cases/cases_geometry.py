@@ -357,6 +357,7 @@ OTHER = [
 # operators Kornia's own page probes that neither a docstring example nor a test of kornia calls on tensors
 
 VOLUME = _rand(1, 1, 4, 16, 16, seed=95)
+RANSAC_H = importlib.import_module("kornia.geometry").RANSAC("homography")
 CUBE = torch.tensor([[[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]])
 PADDING = torch.tensor([[2, 2, 3, 3]])  # left, right, top, bottom
 
@@ -437,6 +438,37 @@ MORE = [
       [torch.stack([Boxes.from_tensor(_boxes()).data, Boxes.from_tensor(_boxes() + 1.0).data], 1)],
       ref="kornia.geometry.boxes.VideoBoxes.from_tensor",
       note="box corners live (1,2,3,4,2): 2 frames of 3 boxes; converted to xywh (to_tensor)"),
+    c("boxes", "VideoBoxes.to_tensor",
+      lambda b: importlib.import_module("kornia.geometry.boxes").VideoBoxes.from_tensor(b).to_tensor(mode="xyxy"),
+      [torch.stack([Boxes.from_tensor(_boxes()).data, Boxes.from_tensor(_boxes() + 1.0).data], 1)],
+      ref="kornia.geometry.boxes.VideoBoxes.to_tensor",
+      note="box corners live (1,2,3,4,2): 2 frames of 3 boxes, read back as xyxy"),
+    _boxes_method("index_put", lambda b, v: b.index_put((torch.tensor([0]), torch.tensor([1])), v),
+                  [Boxes.from_tensor(_boxes() + 2.0).data[:, 1]], note="; box 1 replaced by corners live (1,4,2)"),
+    c("liegroup", "So3.Jl", So3.Jl, [_rand(2, 3, seed=111) - 0.5], ref="kornia.geometry.liegroup.So3.Jl",
+      note="tangent vectors live (2,3); the left Jacobian"),
+    c("liegroup", "So3.Jr", So3.Jr, [_rand(2, 3, seed=112) - 0.5], ref="kornia.geometry.liegroup.So3.Jr",
+      note="tangent vectors live (2,3); the right Jacobian"),
+    c("liegroup", "Quaternion.polar_angle",
+      lambda q: importlib.import_module("kornia.geometry.quaternion").Quaternion(q).polar_angle, [_quat(113, 2)],
+      ref="kornia.geometry.quaternion.Quaternion.polar_angle", note="unit quaternions live (2,4); a property"),
+    c("plane", "Hyperplane.from_vector",
+      lambda n, e: importlib.import_module("kornia.geometry").Hyperplane.from_vector(
+          importlib.import_module("kornia.geometry.vector").Vector3(n),
+          importlib.import_module("kornia.geometry.vector").Vector3(e)),
+      [torch.tensor([0.0, 0.0, 1.0]), torch.tensor([1.0, 2.0, 3.0])], ref="kornia.geometry.Hyperplane.from_vector",
+      note="normal and a point live (3,); returns a Hyperplane, read as its normal and offset"),
+    c("line", "Ray", lambda o, d: importlib.import_module("kornia.geometry.ray").Ray(o, d).point_at(torch.tensor(2.0)),
+      [torch.tensor([0.0, 1.0, 2.0]), torch.tensor([1.0, 0.0, 0.0])], ref="kornia.geometry.ray.Ray",
+      note="origin and direction live (3,); the point at distance 2"),
+    c("homography", "RANSAC.estimate_model_from_minsample", RANSAC_H,
+      [S4 := _rand(3, 4, 2, seed=114, hi=32.0), S4 + 0.5], method="estimate_model_from_minsample",
+      ref="kornia.geometry.RANSAC.estimate_model_from_minsample",
+      note="3 minimal samples of 4 correspondences live (3,4,2) each; homography model held"),
+    c("homography", "RANSAC.verify", RANSAC_H,
+      [P1 := _rand(20, 2, seed=115, hi=32.0), P1 + 0.3, _homography(116, batch=3)], {"inl_th": 2.0},
+      method="verify", ref="kornia.geometry.RANSAC.verify",
+      note="20 correspondences live (20,2) each; 3 candidate homographies live (3,3,3); inl_th=2 baked"),
 ]
 
 HAND = [*TRANSFORM, *CONVERSIONS, *CAMERA, *EPIPOLAR, *LIEGROUP, *LINALG, *HOMOGRAPHY, *BOXES, *OTHER, *MORE]

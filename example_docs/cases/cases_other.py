@@ -2,14 +2,46 @@
 (checks and batching helpers), ``kornia.image`` (drawing, conversion), ``kornia.models`` (model families
 built with random weights in their examples) and ``kornia.sensors`` (camera projection models)."""
 
+import importlib
+
+import torch
+
 import kornia.image
 
 from sphinx_kexport.probe import case, cases_from_docstrings
 from _inputs import rand
 from _kornia_tests import from_tests
 
-HAND = [case("make_grid", kornia.image.make_grid, [rand(4, 3, 8, 8, seed=1)], {"n_row": 2}, package="kornia.image",
-             note="images live (4,3,8,8); n_row=2 baked; a 2x2 grid with 2-pixel padding")]
+
+
+def _models(name):
+    return importlib.import_module(f"kornia.models.{name}")
+
+
+def _seeded(build):
+    torch.manual_seed(0)
+    return build().eval()
+
+
+HAND = [
+    case("make_grid", kornia.image.make_grid, [rand(4, 3, 8, 8, seed=1)], {"n_row": 2}, package="kornia.image",
+         note="images live (4,3,8,8); n_row=2 baked; a 2x2 grid with 2-pixel padding"),
+    case("efficientvit_backbone_b0[random weights]",
+         _seeded(lambda: _models("efficient_vit.backbone").efficientvit_backbone_b0()), [rand(1, 3, 64, 64, seed=2)],
+         package="kornia.models", ref="kornia.models.efficient_vit.backbone.efficientvit_backbone_b0",
+         note="nn.Module built by the factory with random weights; image live (1,3,64,64); returns its feature maps"),
+    case("DETRPostProcessor", _models("rt_detr").DETRPostProcessor(confidence_threshold=0.3, num_classes=4,
+                                                                   num_top_queries=5, filter_as_zero=True),
+         [rand(1, 10, 4, seed=3, lo=-2.0, hi=2.0), rand(1, 10, 4, seed=4, lo=0.1, hi=0.9),
+          torch.tensor([[64, 48]])], package="kornia.models", ref="kornia.models.rt_detr.DETRPostProcessor",
+         note="nn.Module; logits live (1,10,4), normalised cxcywh boxes live (1,10,4), original size live int64 "
+              "(1,2); 5 top queries, threshold 0.3, filter_as_zero=True held"),
+    case("SegmentationResults.binary_masks",
+         lambda logits, scores: _models("structures").SegmentationResults(logits, scores).binary_masks,
+         [rand(1, 3, 16, 16, seed=5, lo=-1.0, hi=1.0), rand(1, 3, seed=6)], package="kornia.models",
+         ref="kornia.models.structures.SegmentationResults.binary_masks",
+         note="mask logits live (1,3,16,16), scores live (1,3); a property: the masks above threshold 0"),
+]
 
 DOC = [spec for name in ("core", "image", "models", "sensors") for spec in cases_from_docstrings(f"kornia.{name}")]
 # not kornia.models' tests: each test builds its own full-size model (SigLip2, Kimi-VL, PaliGemma), and discovery
