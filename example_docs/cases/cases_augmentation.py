@@ -16,6 +16,8 @@ Augmentations without random parameters (Normalize, CenterCrop, Resize) are
 probed once, plainly. Containers run once eagerly and are then replayed with
 those parameters held constant (only the data are live)."""
 
+import importlib
+
 import torch
 
 import kornia.augmentation as KA
@@ -205,7 +207,17 @@ CONTAINERS = [
          note="video live (1,3,4,32,32) BCTHW; ColorJiggle + RandomAffine, same_on_frame=True; params held constant"),
 ]
 
-HAND = [*AUG_2D, *AUG_3D, *CONTAINERS]
+GENERATORS = [
+    case("ResizedCropGenerator[random]",
+         importlib.import_module("kornia.augmentation.random_generator").ResizedCropGenerator(
+             (16, 16), (0.5, 1.0), (0.75, 1.33)),
+         [], {"batch_shape": (2, 3, 32, 32)}, package=PKG, section="generators", check=False,
+         ref="kornia.augmentation.random_generator.ResizedCropGenerator",
+         note="no tensor input; output_size=(16,16), scale=(0.5,1), ratio=(0.75,1.33) held; batch_shape=(2,3,32,32) "
+              "baked; samples crop boxes (random: outputs not compared)"),
+]
+
+HAND = [*AUG_2D, *AUG_3D, *CONTAINERS, *GENERATORS]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
 # wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)

@@ -41,6 +41,37 @@ HAND = [
          [rand(1, 3, 16, 16, seed=5, lo=-1.0, hi=1.0), rand(1, 3, seed=6)], package="kornia.models",
          ref="kornia.models.structures.SegmentationResults.binary_masks",
          note="mask logits live (1,3,16,16), scores live (1,3); a property: the masks above threshold 0"),
+    case("image_list_to_tensor", kornia.image.image_list_to_tensor, [[rand(3, 8, 8, seed=7), rand(3, 8, 8, seed=8)]],
+         package="kornia.image", note="a list of two images live (3,8,8), read as height, width, channels; returns "
+                                      "(2,8,3,8)"),
+]
+
+
+def _sensors(name):
+    return importlib.import_module(f"kornia.sensors.camera{name}")
+
+
+def _vector3(points):
+    return importlib.import_module("kornia.geometry.vector").Vector3(points)
+
+
+POINTS = torch.cat([rand(6, 2, seed=9, lo=-0.5, hi=0.5), rand(6, 1, seed=10, lo=1.0, hi=3.0)], -1)
+SIZE = importlib.import_module("kornia.image").ImageSize(48, 64)
+HAND += [
+    case("Z1Projection.project", lambda p: _sensors(".projection_model").Z1Projection().project(_vector3(p)),
+         [POINTS], package="kornia.sensors", ref="kornia.sensors.camera.projection_model.Z1Projection.project",
+         note="3D points live (6,3) as a Vector3; returns a Vector2, read as its tensor"),
+    case("PinholeModel.project",
+         lambda params, p: _sensors("").PinholeModel(SIZE, params).project(_vector3(p)),
+         [torch.tensor([40.0, 40.0, 32.0, 24.0]), POINTS], package="kornia.sensors",
+         ref="kornia.sensors.camera.PinholeModel",
+         note="intrinsics live (4,) (fx, fy, cx, cy); 3D points live (6,3); image size 48x64 baked"),
+    case("CameraModel.project[pinhole]",
+         lambda params, p: _sensors("").CameraModel(SIZE, _sensors("").CameraModelType.PINHOLE, params).project(
+             _vector3(p)),
+         [torch.tensor([40.0, 40.0, 32.0, 24.0]), POINTS], package="kornia.sensors",
+         ref="kornia.sensors.camera.CameraModel",
+         note="intrinsics live (4,); 3D points live (6,3); CameraModelType.PINHOLE, image size 48x64 baked"),
 ]
 
 DOC = [spec for name in ("core", "image", "models", "sensors") for spec in cases_from_docstrings(f"kornia.{name}")]
