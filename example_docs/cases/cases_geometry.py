@@ -356,8 +356,14 @@ OTHER = [
 # --------------------------------------------------------------------------- more of Kornia's page
 # operators Kornia's own page probes that neither a docstring example nor a test of kornia calls on tensors
 
+# resolved here, once: a target that calls importlib inside the captured call breaks dynamo's graph
+_KG = importlib.import_module("kornia.geometry")
+Vector3 = importlib.import_module("kornia.geometry.vector").Vector3
+Quaternion = importlib.import_module("kornia.geometry.quaternion").Quaternion
+VideoBoxes = importlib.import_module("kornia.geometry.boxes").VideoBoxes
+ParametrizedLine = importlib.import_module("kornia.geometry.ray").Ray  # kornia.geometry.ray.Ray is ParametrizedLine
 VOLUME = _rand(1, 1, 4, 16, 16, seed=95)
-RANSAC_H = importlib.import_module("kornia.geometry").RANSAC("homography")
+RANSAC_H = _KG.RANSAC("homography")
 CUBE = torch.tensor([[[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]])
 PADDING = torch.tensor([[2, 2, 3, 3]])  # left, right, top, bottom
 
@@ -415,8 +421,7 @@ MORE = [
     c("line", "fit_line", importlib.import_module("kornia.geometry.line").fit_line, [_rand(1, 10, 3, seed=107)],
       ref="kornia.geometry.line.fit_line",
       note="points live (1,10,3); returns a ParametrizedLine, read as its origin and direction (SVD)"),
-    c("plane", "fit_plane", lambda p: importlib.import_module("kornia.geometry").fit_plane(
-        importlib.import_module("kornia.geometry.vector").Vector3(p)),
+    c("plane", "fit_plane", lambda p: _KG.fit_plane(Vector3(p)),
       [torch.cat([_rand(10, 2, seed=108), 0.01 * _rand(10, 1, seed=109)], -1)], ref="kornia.geometry.fit_plane",
       note="points live (10,3), passed as a Vector3; returns a Hyperplane, read as its normal and offset (SVD)"),
     c("subpix", "IterativeQuadInterp3d", KS.IterativeQuadInterp3d(), [_rand(1, 1, 3, 16, 16, seed=110)],
@@ -434,12 +439,12 @@ MORE = [
                   note="; a second Boxes live (1,3,4)"),
     _boxes_method("type", lambda b: b.type(torch.float64), note="; cast to float64"),
     c("boxes", "VideoBoxes.from_tensor",
-      lambda b: importlib.import_module("kornia.geometry.boxes").VideoBoxes.from_tensor(b).to_tensor(mode="xywh"),
+      lambda b: VideoBoxes.from_tensor(b).to_tensor(mode="xywh"),
       [torch.stack([Boxes.from_tensor(_boxes()).data, Boxes.from_tensor(_boxes() + 1.0).data], 1)],
       ref="kornia.geometry.boxes.VideoBoxes.from_tensor",
       note="box corners live (1,2,3,4,2): 2 frames of 3 boxes; converted to xywh (to_tensor)"),
     c("boxes", "VideoBoxes.to_tensor",
-      lambda b: importlib.import_module("kornia.geometry.boxes").VideoBoxes.from_tensor(b).to_tensor(mode="xyxy"),
+      lambda b: VideoBoxes.from_tensor(b).to_tensor(mode="xyxy"),
       [torch.stack([Boxes.from_tensor(_boxes()).data, Boxes.from_tensor(_boxes() + 1.0).data], 1)],
       ref="kornia.geometry.boxes.VideoBoxes.to_tensor",
       note="box corners live (1,2,3,4,2): 2 frames of 3 boxes, read back as xyxy"),
@@ -448,22 +453,20 @@ MORE = [
     c("liegroup", "So2", lambda re, im: So2(torch.complex(re, im)), [torch.tensor([0.8, 0.6]), torch.tensor([0.6, -0.8])],
       ref="kornia.geometry.liegroup.So2", note="real and imaginary parts live (2,); builds an So2, read as its complex number"),
     c("liegroup", "Quaternion.__pow__",
-      lambda q: importlib.import_module("kornia.geometry.quaternion").Quaternion(q) ** 2.0, [_quat(117, 2)],
+      lambda q: Quaternion(q) ** 2.0, [_quat(117, 2)],
       ref="kornia.geometry.Quaternion.__pow__", note="unit quaternions live (2,4); exponent 2 baked"),
     c("liegroup", "So3.Jl", So3.Jl, [_rand(2, 3, seed=111) - 0.5], ref="kornia.geometry.liegroup.So3.Jl",
       note="tangent vectors live (2,3); the left Jacobian"),
     c("liegroup", "So3.Jr", So3.Jr, [_rand(2, 3, seed=112) - 0.5], ref="kornia.geometry.liegroup.So3.Jr",
       note="tangent vectors live (2,3); the right Jacobian"),
     c("liegroup", "Quaternion.polar_angle",
-      lambda q: importlib.import_module("kornia.geometry.quaternion").Quaternion(q).polar_angle, [_quat(113, 2)],
+      lambda q: Quaternion(q).polar_angle, [_quat(113, 2)],
       ref="kornia.geometry.Quaternion.polar_angle", note="unit quaternions live (2,4); a property"),
     c("plane", "Hyperplane.from_vector",
-      lambda n, e: importlib.import_module("kornia.geometry").Hyperplane.from_vector(
-          importlib.import_module("kornia.geometry.vector").Vector3(n),
-          importlib.import_module("kornia.geometry.vector").Vector3(e)),
+      lambda n, e: _KG.Hyperplane.from_vector(Vector3(n), Vector3(e)),
       [torch.tensor([0.0, 0.0, 1.0]), torch.tensor([1.0, 2.0, 3.0])], ref="kornia.geometry.Hyperplane.from_vector",
       note="normal and a point live (3,); returns a Hyperplane, read as its normal and offset"),
-    c("line", "Ray", lambda o, d: importlib.import_module("kornia.geometry.ray").Ray(o, d).point_at(torch.tensor(2.0)),
+    c("line", "Ray", lambda o, d: ParametrizedLine(o, d).point_at(torch.tensor(2.0)),
       [torch.tensor([0.0, 1.0, 2.0]), torch.tensor([1.0, 0.0, 0.0])], ref="kornia.geometry.ParametrizedLine",
       note="origin and direction live (3,); kornia.geometry.ray.Ray is ParametrizedLine: the point at distance 2"),
     c("homography", "RANSAC.estimate_model_from_minsample", RANSAC_H,

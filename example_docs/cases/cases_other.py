@@ -18,6 +18,9 @@ def _models(name):
     return importlib.import_module(f"kornia.models.{name}")
 
 
+SegmentationResults = _models("structures").SegmentationResults
+
+
 def _seeded(build):
     torch.manual_seed(0)
     return build().eval()
@@ -37,7 +40,7 @@ HAND = [
          note="nn.Module; logits live (1,10,4), normalised cxcywh boxes live (1,10,4), original size live int64 "
               "(1,2); 5 top queries, threshold 0.3, filter_as_zero=True held"),
     case("SegmentationResults.binary_masks",
-         lambda logits, scores: _models("structures").SegmentationResults(logits, scores).binary_masks,
+         lambda logits, scores: SegmentationResults(logits, scores).binary_masks,
          [rand(1, 3, 16, 16, seed=5, lo=-1.0, hi=1.0), rand(1, 3, seed=6)], package="kornia.models",
          ref="kornia.models.structures.SegmentationResults.binary_masks",
          note="mask logits live (1,3,16,16), scores live (1,3); a property: the masks above threshold 0"),
@@ -47,28 +50,25 @@ HAND = [
 ]
 
 
-def _sensors(name):
-    return importlib.import_module(f"kornia.sensors.camera{name}")
-
-
-def _vector3(points):
-    return importlib.import_module("kornia.geometry.vector").Vector3(points)
+# resolved here, once: a target that calls importlib inside the captured call breaks dynamo's graph
+CAMERA = importlib.import_module("kornia.sensors.camera")
+Z1Projection = importlib.import_module("kornia.sensors.camera.projection_model").Z1Projection
+Vector3 = importlib.import_module("kornia.geometry.vector").Vector3
 
 
 POINTS = torch.cat([rand(6, 2, seed=9, lo=-0.5, hi=0.5), rand(6, 1, seed=10, lo=1.0, hi=3.0)], -1)
 SIZE = importlib.import_module("kornia.image").ImageSize(48, 64)
 HAND += [
-    case("Z1Projection.project", lambda p: _sensors(".projection_model").Z1Projection().project(_vector3(p)),
+    case("Z1Projection.project", lambda p: Z1Projection().project(Vector3(p)),
          [POINTS], package="kornia.sensors", ref="kornia.sensors.camera.projection_model.Z1Projection.project",
          note="3D points live (6,3) as a Vector3; returns a Vector2, read as its tensor"),
     case("PinholeModel.project",
-         lambda params, p: _sensors("").PinholeModel(SIZE, params).project(_vector3(p)),
+         lambda params, p: CAMERA.PinholeModel(SIZE, params).project(Vector3(p)),
          [torch.tensor([40.0, 40.0, 32.0, 24.0]), POINTS], package="kornia.sensors",
          ref="kornia.sensors.camera.PinholeModel",
          note="intrinsics live (4,) (fx, fy, cx, cy); 3D points live (6,3); image size 48x64 baked"),
     case("CameraModel.project[pinhole]",
-         lambda params, p: _sensors("").CameraModel(SIZE, _sensors("").CameraModelType.PINHOLE, params).project(
-             _vector3(p)),
+         lambda params, p: CAMERA.CameraModel(SIZE, CAMERA.CameraModelType.PINHOLE, params).project(Vector3(p)),
          [torch.tensor([40.0, 40.0, 32.0, 24.0]), POINTS], package="kornia.sensors",
          ref="kornia.sensors.camera.CameraModel",
          note="intrinsics live (4,); 3D points live (6,3); CameraModelType.PINHOLE, image size 48x64 baked"),
