@@ -215,3 +215,16 @@ def test_a_module_built_inside_the_call_is_said_in_words():
     exported = Measurement(spec, "cpu", 18, library_root("probe_cases"), dynamic=False).measure(["export"])["export"]
     assert (exported["status"], exported["stage"]) == ("fail", "capture")
     assert exported["detail"].startswith("torch.export cannot keep a tensor made while it traced: the function builds")
+
+
+def _scaled_and_counted(x):
+    """A tensor and Python numbers read from its size (kornia's RANSAC.verify returns a float and an int)."""
+    return x * 2, x.shape[0] * 1.5, x.shape[0]
+
+
+def test_numbers_beside_the_tensors_are_no_outputs_under_capture_either():
+    # with a dynamic batch the float and int are symbolic under torch.export; reading them as objects walked the
+    # shape environment until "RecursionError: maximum recursion depth exceeded"
+    spec = case("_scaled_and_counted", _scaled_and_counted, [torch.rand(2, 3)], package=PACKAGE)
+    exported = Measurement(spec, "cpu", 18, library_root("probe_cases"), dynamic=True).measure(["export"])["export"]
+    assert (exported["status"], exported["dynamic"]["status"]) == ("ok", "ok"), exported

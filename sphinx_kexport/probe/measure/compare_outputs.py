@@ -26,7 +26,14 @@ def flatten_outputs(obj: Any) -> tuple[torch.Tensor, ...]:
     return tuple(found)
 
 
+# a number is no output: eagerly a Python number, under a capture a symbolic one, whose node leads to the whole
+# shape environment (walking its __dict__ never ended: RANSAC.verify returns a float and an int)
+_NUMBERS = (bool, int, float, complex, str, bytes, torch.SymBool, torch.SymInt, torch.SymFloat)
+
+
 def _collect(obj: Any, found: list[torch.Tensor]) -> None:
+    if obj is None or isinstance(obj, _NUMBERS):
+        return
     if isinstance(obj, torch.Tensor):
         found.append(obj)
     elif isinstance(obj, (list, tuple)):
