@@ -438,8 +438,9 @@ def test_a_tensor_two_cases_of_one_example_share_is_stored_once_and_loaded_once(
 
     size = 16 << 20
     weights = torch.arange(size // 4, dtype=torch.float32)
-    report = ObjectReport("lib.model", cases=[case("model[doc]", torch.add, [torch.ones(4), weights[:4]], package="lib"),
-                                              case("model.features[doc]", torch.mul, [weights], package="lib")])
+    report = ObjectReport("lib.model", cases=[
+        case("model[doc]", torch.add, [torch.ones(4), weights[:4]], package="lib"),
+        case("model.features[doc]", torch.mul, [weights], package="lib")])
     store = DiscoveryCache(tmp_path, dict(cache_key("probe_cases.doclib", [], [], 2.0), package="lib"))
     assert store.save([report], [], 1.0, lambda spec: spec.name) == 0
     assert size < store.path.stat().st_size < 2 * size  # the weights once

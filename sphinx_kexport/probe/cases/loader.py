@@ -225,8 +225,9 @@ class CaseBuilder:
             if not wanted or definition_digest(built) == wanted:
                 spec.name = name
                 return spec
-            differing = differing or sorted(key for key in set(built) | set(definition or {})
-                                            if key != "name" and _as_json(built.get(key)) != _as_json((definition or {}).get(key)))
+            described = definition or {}
+            differing = differing or sorted(key for key in set(built) | set(described)
+                                            if key != "name" and _as_json(built.get(key)) != _as_json(described.get(key)))
         label = self.modules.sources[module].label if module in self.modules.sources else module
         what = f" (it differs in: {', '.join(differing)})" if differing else ""
         raise LoadError(f"{label} no longer registers case {local_name!r} as it did when the probe started{what}; "

@@ -9,8 +9,8 @@ PROG = "python -m sphinx_kexport.probe"
 EXIT_OK, EXIT_REGRESSED, EXIT_USAGE, EXIT_TOOL, EXIT_EAGER, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_STATUS_HELP = (
     "Exit status: 0 the survey ran (failing cases are data); 2 a mistake in the configuration, the case "
-    "modules or the command line; 3 the probe itself could not run (or could not build some case in a worker: listed at the end, no status "
-    "recorded for it); 4 the survey ran and wrote the snapshot, "
+    "modules or the command line; 3 the probe itself could not run (or could not build some case in a worker: "
+    "listed at the end, no status recorded for it); 4 the survey ran and wrote the snapshot, "
     "but some cases failed eagerly (a problem with the case or the environment; listed at the end); "
     "130 interrupted.")
 
