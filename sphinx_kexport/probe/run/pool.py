@@ -186,13 +186,17 @@ class Runner:
             self.step_seconds[step] += now - since
         slot.timing = (following, now)
 
-    def _finish(self, slot: Slot) -> None:
+    def _release(self, slot: Slot) -> Task:
+        """The task ``slot`` ran to its end (measured, or not buildable): its time counted, the slot free."""
         task = slot.task
         assert task is not None
         self._time_step(slot)
         task.seconds += time.monotonic() - slot.started
         slot.task, slot.step, slot.deadline = None, None, float("inf")
-        self._complete(task)
+        return task
+
+    def _finish(self, slot: Slot) -> None:
+        self._complete(self._release(slot))
 
     def _complete(self, task: Task) -> None:
         ordered = {path: task.results[path] for path in PATHS}
@@ -263,11 +267,7 @@ class Runner:
             slot.task.results[message[3]] = message[4]
             slot.step = None
         elif kind == "unbuilt" and slot.task is not None:
-            task = slot.task
-            self._time_step(slot)
-            task.seconds += time.monotonic() - slot.started
-            slot.task, slot.step, slot.deadline = None, None, float("inf")
-            self.on_unbuilt(task, message[3])
+            self.on_unbuilt(self._release(slot), message[3])
         elif kind == "done" and slot.task is not None:
             slot.peak_kb = max(slot.peak_kb, int(message[3]))
             slot.task.peak_rss_kb = max(slot.task.peak_rss_kb, int(message[4]))

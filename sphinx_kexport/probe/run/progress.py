@@ -85,10 +85,7 @@ class Progress:
 
     def finished(self, name: str, device: str, results: dict[str, dict[str, Any]], seconds: float,
                  measured: bool = True) -> None:
-        label = f"{name} [{device}]"
-        if label in self.running:
-            self.running.remove(label)
-        self.done += 1
+        label = self._done(name, device)
         self.measured += measured
         self.counts.update(r["status"] for r in results.values())
         failed = eager_failure(results)  # said on a terminal too: a case that does not run is a problem
@@ -105,12 +102,16 @@ class Progress:
 
     def not_built(self, name: str, device: str, why: str) -> None:
         """A case its worker could not build: counted as done, said as the probe's error (no status)."""
+        self._line(f"{self._done(name, device)}: PROBE ERROR, not measured: {why}")
+        self._redraw()
+
+    def _done(self, name: str, device: str) -> str:
+        """Count a case as done and no longer running; its label."""
         label = f"{name} [{device}]"
         if label in self.running:
             self.running.remove(label)
         self.done += 1
-        self._line(f"{label}: PROBE ERROR, not measured: {why}")
-        self._redraw()
+        return label
 
     def note(self, text: str) -> None:
         self._line(f"note: {text}")
