@@ -12,7 +12,6 @@ modules' descriptions in the order of ``cases`` (:func:`~..cases.inventory.join_
 from __future__ import annotations
 
 import concurrent.futures
-import multiprocessing
 import sys
 import time
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from .lifetime import die_with_parent
 from .memory import peak_rss_kb
 from .pool import ToolError
 from .settings import limit_threads, thread_share
+from .warm_start import worker_context
 
 
 @dataclass
@@ -85,8 +85,8 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
                     on_module: Callable[[Source, list[InventoryCase]], None] = lambda source, cases: None,
                     started: Callable[[Callable[[], None]], None] = lambda stop: None) -> Inventory:
     """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies."""
-    context = multiprocessing.get_context("spawn")
     jobs = max(1, min(jobs, len(sources)))
+    context = worker_context(thread_share(jobs))  # children forked from the warmed server where possible
     sys_path = list(sys.path)
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1,
                                                   initializer=die_with_parent)  # a killed probe leaves none behind

@@ -31,6 +31,7 @@ from ...snapshot.result_records import result, timed_out, with_breaks
 from ...snapshot.vocabulary import PATHS, STAGE_PROCESS, STATUS_TIMEOUT
 from ..cases.inventory import DiscoveryRef, SuiteRef
 from .settings import Assignment, WorkerSettings
+from .warm_start import worker_context
 from .workdir import WorkDir
 from .worker import serve
 
@@ -108,7 +109,7 @@ class Runner:
         self.on_finish = on_finish
         self.on_note = on_note
         self.on_unbuilt = on_unbuilt  # a case its worker could not build: nothing measured, nothing recorded
-        self.context = multiprocessing.get_context("spawn")
+        self.context = worker_context(settings.threads)  # workers forked from a warmed process where possible
         self.slots = [Slot(i + 1) for i in range(jobs)]
         self.queue: collections.deque[Task] = collections.deque()
         self.peaks: list[dict[str, Any]] = []

@@ -1,0 +1,48 @@
+"""Workers and inventory children are forks of one process that imported torch and the exporters once
+(run/warm_start.py): they start with those modules loaded and no case module, and a killed parent takes them
+down (see test_probe_no_orphans.py for the probe itself)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+
+import pytest
+
+from sphinx_kexport.probe.run.warm_start import worker_context
+
+pytestmark = pytest.mark.probe
+pytest.importorskip("torch")
+pytest.importorskip("onnxscript")
+
+
+def _report(conn) -> None:
+    """In the child, before it imports anything: what it was born with."""
+    loaded = set(sys.modules)
+    from torch.onnx._internal.exporter import _registration
+
+    conn.send({"torch": "torch" in loaded, "dynamo": "torch._dynamo" in loaded, "onnxscript": "onnxscript" in loaded,
+               "case modules": sorted(m for m in loaded if m.startswith("probe_cases")),
+               "registry cached": getattr(_registration.ONNXRegistry.from_torchlib, "_kexport_cached", False)})
+
+
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server here")
+def test_a_child_starts_with_torch_the_exporters_and_the_registry_loaded_and_no_case_module():
+    context = worker_context(1)
+    assert context.get_start_method() == "forkserver"
+    receiving, sending = context.Pipe(duplex=False)
+    child = context.Process(target=_report, args=(sending,))
+    child.start()
+    sending.close()
+    try:
+        assert receiving.poll(120), "the child sent nothing"
+        assert receiving.recv() == {"torch": True, "dynamo": True, "onnxscript": True, "case modules": [],
+                                    "registry cached": True}
+    finally:
+        child.join(30)
+    assert child.exitcode == 0
+
+
+def test_warm_start_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("KEXPORT_WARM", "off")
+    assert worker_context(1).get_start_method() == "spawn"
