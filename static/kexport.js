@@ -202,8 +202,8 @@
      links, which become the rows its "Show only these rows" button keeps. */
   Page.prototype.readReasons = function () {
     if (this.reasons) return this.reasons;
-    var index = this.root.getElementsByClassName("kx-rs")[0], reasons = {}, self = this;
-    var entries = index ? index.querySelectorAll("tbody > tr[id]") : [];
+    // every index: a page across torch versions has one per version (ids kept apart)
+    var reasons = {}, self = this, entries = this.root.querySelectorAll(".kx-rs > tbody > tr[id]");
     if (entries.length) {
       var rowIndex = {};
       for (var i = 0; i < this.trs.length; i++) rowIndex[this.trs[i].id] = i;
@@ -272,6 +272,9 @@
       }
     }
     this.versionActive = index !== this.versions.length - 1 || lacking > 0;
+    // the reason index of the chosen version (div.kx-rw[data-kv]); the others stay hidden
+    var indexes = this.root.querySelectorAll(".kx-rw[data-kv]");
+    for (var r = 0; r < indexes.length; r++) indexes[r].hidden = indexes[r].getAttribute("data-kv") !== this.versions[index];
     this.lacking = lacking;
   };
 

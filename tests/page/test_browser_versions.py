@@ -71,6 +71,8 @@ def test_choosing_a_version_swaps_cells_rows_and_figures_and_is_kept_in_the_url(
     assert rows == EVERY_VERSION + ["kx-filters-median"]  # blur is new in 2.13.0
     assert (status, count, onnx) == ("6 configurations", "6", "4 / 6")  # hsv_to_rgb and median fail ONNX
     assert cell(page, "kx-color-hsv-to-rgb", 1) == "no" and cell(page, "kx-geometry-warp-affine", 3) == "yes"
+    assert page.execute_script("return [...document.querySelectorAll('.kx-rw')].filter(d => !d.hidden)"
+                               ".map(d => d.dataset.kv)") == ["2.11.0"]  # that version's reason index
     url = wait_for(page, "return location.search.includes('kx-v=2.11.0') && location.href")
 
     choose(page, "filter", "versions")

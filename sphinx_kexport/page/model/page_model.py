@@ -359,7 +359,7 @@ def not_probed_entry(case: Case, cells: list["Cell"]) -> NotProbed:
 
 def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, devices: list[str] | None = None,
                 package_order: list[str] = (), section_titles: Mapping[str, Mapping[str, str]] | None = None,
-                counted: Callable[[Case], bool] | None = None) -> PageModel:
+                counted: Callable[[Case], bool] | None = None, id_cases: list[Case] | None = None) -> PageModel:
     """Group, order and count the snapshot's cases for rendering.
 
     ``packages`` restricts the page to those packages (in that order);
@@ -368,12 +368,14 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
     "" first, then order of first appearance. Rows: by operator, then
     variant. A row whose every cell is n/a is left out. ``counted``: which
     rows the figures count (default all; a page across torch versions counts
-    the newest version's cases, ``version_history``).
+    the newest version's cases, ``version_history``). ``id_cases``: the
+    cases the row ids are made from (default the snapshot's; one torch
+    version's model takes the page's, so that its rows keep the page's ids).
     """
     section_titles = section_titles or {}
     devs = [d for d in snapshot.devices if devices is None or d in devices]
     columns = [(d, p) for d in devs for p in PATHS]
-    ids = _row_ids(snapshot.cases)
+    ids = _row_ids(snapshot.cases if id_cases is None else id_cases)
 
     by_package: "OrderedDict[str, OrderedDict[str, list[Row]]]" = OrderedDict()
     not_probed: list[NotProbed] = []

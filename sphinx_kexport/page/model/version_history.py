@@ -54,6 +54,14 @@ class History:
     def newest(self) -> Version:
         return self.versions[-1]
 
+    def snapshot_of(self, label: str) -> Snapshot:
+        """One version's snapshot with the page's case indices (its model keeps the page's row ids)."""
+        at = self.labels.index(label)
+        index = {case.name: case.index for case in self.display.cases}
+        version = self.versions[at].snapshot
+        return dataclasses.replace(version, cases=[dataclasses.replace(c, index=index[c.name])
+                                                   for c in version.cases])
+
     def in_newest(self, case: Case) -> bool:
         """Whether the newest version has the case (what the page's figures count)."""
         return self.cases[case.name][-1] is not None

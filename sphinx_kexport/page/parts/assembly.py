@@ -72,10 +72,11 @@ def _decorator(reason_links: dict[str, dict[str, str]], comparison, history=None
 
 
 def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = True, comparison=None,
-               downloads: dict | None = None, history=None) -> kexport_page:
+               downloads: dict | None = None, history=None, older_models=()) -> kexport_page:
     """``reasons``: add the reason index; ``comparison``: a ``model.comparison.Comparison``;
     ``downloads``: what ``downloads.note_snapshot`` returned (None: no links); ``history``: a
-    ``model.version_history.History`` (a page across torch versions)."""
+    ``model.version_history.History`` (a page across torch versions); ``older_models``: (torch version,
+    that version's ``PageModel``) for each older version, whose reason indexes HTML lets the reader choose."""
     document = directive.state.document
     page = kexport_page()
     directive.set_source_info(page)
@@ -90,7 +91,10 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         page["versions"] = history.labels  # oldest first, as each row's ``versions`` strip
 
     suffix = "" if ordinal == 1 else f"-{ordinal}"
-    reason_node, reason_links = build_reasons(document, model, suffix) if reasons else (None, {})
+    newest = history.newest.label if history is not None else ""
+    reason_node, reason_links = build_reasons(document, model, suffix, newest) if reasons else (None, {})
+    older_reasons = [node for label, older in older_models
+                     for node in [build_reasons(document, older, suffix, label, older=True)[0]] if node is not None]
     if comparison is not None:
         page["compare"] = comparison.since
     # Package sections first: the summary links to their ids.
@@ -121,7 +125,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     page += _rubric(document, "Summary by package", "summary")
     # spanning header cells only where every writer of the family supports them (not man, texinfo)
     page += build_summary(model, sections.section_ids, spanning=reading_for_html(directive.env))
-    if reason_node is not None:
+    if reason_node is not None or older_reasons:
         page += _rubric(document, "Failure reasons", "reasons")
         page += nodes.paragraph("", "Every distinct reason a configuration fails, most frequent first, with "
                                 "the number of failing cells per path and device. Reasons that differ only "
@@ -131,7 +135,9 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
                                    "capture with a dynamic batch fails, are listed too, with why."
                                    if model.has_dynamic else ""),
                                 classes=["kexport-reasons-intro"])
-        page += reason_node
+        if reason_node is not None:
+            page += reason_node
+        page.extend(older_reasons)  # hidden until the reader chooses that torch version
     page += _not_probed(document, model)
     repro = build_repro(model)
     if repro is not None:
@@ -145,7 +151,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         controls["compare"] = comparison.since  # adds the "changed since" filters
     if history is not None:
         controls["versions"] = history.labels  # the torch-version selector and its filter
-    if reason_node is not None:
+    if reason_node is not None or older_reasons:
         controls["reasons"] = True  # the script can filter by reason
     if model.counts.static:
         controls["static"] = True  # adds the "works only at the traced batch size" filter

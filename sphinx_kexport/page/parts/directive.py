@@ -85,12 +85,13 @@ class ExportSupportDirective(SphinxDirective):
         except SnapshotError as exc:
             return self._fail(str(exc))
         config = self.config
-        model = build_model(
-            snapshot, packages=packages, devices=devices,
-            package_order=list(config.kexport_package_order),
-            section_titles=config.kexport_section_titles,
-            counted=history.in_newest if history is not None else None,
-        )
+        shape = dict(packages=packages, devices=devices, package_order=list(config.kexport_package_order),
+                     section_titles=config.kexport_section_titles)
+        model = build_model(snapshot, counted=history.in_newest if history is not None else None, **shape)
+        older_models = []  # each older torch version's own model, for its reason index
+        if history is not None and reasons:
+            older_models = [(v.label, build_model(history.snapshot_of(v.label), id_cases=snapshot.cases, **shape))
+                            for v in history.versions[:-1]]
         comparison = None
         if old is not None:
             comparison = Comparison.of(old, data, model)
@@ -101,7 +102,7 @@ class ExportSupportDirective(SphinxDirective):
         downloads = note_snapshot(self.env, absolute, snapshot) if config.kexport_downloads else None
         env_state.note_page(self.env, self.env.docname, relative, self.lineno)
         return [build_page(self, model, reasons=reasons, comparison=comparison, downloads=downloads,
-                           history=history)]
+                           history=history, older_models=older_models)]
 
     def _paths(self) -> list[str]:
         """The snapshot paths, separated by whitespace; one path with spaces in it still reads as one."""

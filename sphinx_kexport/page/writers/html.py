@@ -347,7 +347,8 @@ def visit_table(self, node: nodes.Element) -> None:
 def render_reasons(node: kexport_reasons) -> str:
     columns = [{"key": c["key"], "label": _short_label(c, node["columns"])}
                for c in display_columns(node["columns"])]
-    return render("reasons.html.jinja", entries=node["entries"], columns=columns)
+    return render("reasons.html.jinja", entries=node["entries"], columns=columns, version=node.get("version", ""),
+                  older=bool(node.get("older")))
 
 
 def _short_label(column: dict, columns: list[dict]) -> str:
