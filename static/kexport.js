@@ -248,6 +248,10 @@
      version lacks (apply() hides them) and copy the version's status from each strip into its cell. */
   Page.prototype.setVersion = function (index) {
     var ncol = this.columnKeys.length, lacking = 0;
+    // the cells already show this version (at start, the newest): only the codes are read
+    var cellsToo = this.cellsShow !== undefined && this.cellsShow !== index;
+    if (this.cellsShow === undefined) this.cellsShow = this.versions.length - 1;
+    if (cellsToo) this.cellsShow = index;
     this.version = index;
     for (var i = 0; i < this.trs.length; i++) {
       var v = this.vcodes[i];
@@ -256,6 +260,7 @@
       this.absent[i] = lacks ? 1 : 0;
       this.codes[i] = lacks ? this.shownCodes[i] : run;
       if (lacks) { lacking++; continue; }
+      if (!cellsToo) continue;
       var curs = this.trs[i].getElementsByClassName("kx-cur");
       for (var k = 0; k < curs.length; k++) {
         var items = curs[k].parentNode.querySelectorAll(".kx-vi"), chosen = null;
