@@ -38,9 +38,11 @@ def _rubric(document: nodes.document, text: str, slug: str) -> nodes.rubric:
     return rubric
 
 
-def _left_out(model: PageModel) -> nodes.paragraph:
+def _left_out(model: PageModel, history=None) -> nodes.paragraph:
     para = nodes.paragraph(classes=["kexport-note"])
-    para += nodes.Text("Each figure is supported / probed; n/a cells are not counted." + summary_sentence(model))
+    newest = f" The figures are {history.newest.title}'s, the newest version." if history is not None else ""
+    para += nodes.Text("Each figure is supported / probed; n/a cells are not counted." + newest
+                       + summary_sentence(model))
     return para
 
 
@@ -107,7 +109,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     page += build_cards(directive, model, comparison)
     if history is not None:
         page += build_regressions(history, model)
-    page += _left_out(model)
+    page += _left_out(model, history)
     page += build_measured(model)
     if history is not None:
         page += build_version_environments(history.versions[:-1])
