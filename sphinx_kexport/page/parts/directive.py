@@ -90,8 +90,8 @@ class ExportSupportDirective(SphinxDirective):
         model = build_model(snapshot, counted=history.in_newest if history is not None else None, **shape)
         older_models = []  # each older torch version's own model, for its reason index
         if history is not None and reasons:
-            older_models = [(v.label, build_model(history.snapshot_of(v.label), id_cases=snapshot.cases, **shape))
-                            for v in history.versions[:-1]]
+            older_models = [(v.label, build_model(history.snapshot_of(v.label), id_cases=snapshot.cases,
+                                                  tally=False, **shape)) for v in history.versions[:-1]]
         comparison = None
         if old is not None:
             comparison = Comparison.of(old, data, model)
