@@ -83,6 +83,17 @@ def test_each_version_has_its_reason_index_the_older_ones_hidden(html):
     assert indexes["2.13.0"].select_one("p.kx-rv").get_text() == "With torch 2.13.0:"
 
 
+def test_the_downloads_are_the_newest_snapshots(html):
+    import csv
+    import io
+
+    link = soup(html).select_one("p.kexport-downloads")
+    assert "(6 cases)" in link.get_text()  # 2.15.0's file: median is not in it
+    csv_file = next(a["href"] for a in link.select("a.kx-dl") if a["href"].endswith(".csv"))
+    names = {row["name"] for row in csv.DictReader(io.StringIO(output(html, csv_file)))}
+    assert "filters.median" not in names and "filters.blur" in names
+
+
 def test_selector_and_filter_are_in_the_controls(html):
     controls = soup(html).select_one(".kexport-controls")
     options = [(o["value"], o.get_text()) for o in controls.select("select[data-kx=version] option")]

@@ -98,8 +98,10 @@ class ExportSupportDirective(SphinxDirective):
         elif history is not None:  # "what changed" and the change markers: the two newest versions
             older = history.versions[-2]
             comparison = Comparison.of((older.data, older.source), data, model, label=older.title)
-        # the downloads are the newest snapshot's (the file a deployer of today's torch wants)
-        downloads = note_snapshot(self.env, absolute, snapshot) if config.kexport_downloads else None
+        # the downloads are the newest snapshot's (the file a deployer of today's torch wants), not the page's
+        # union of every version's cases
+        published = history.newest.snapshot if history is not None else snapshot
+        downloads = note_snapshot(self.env, absolute, published) if config.kexport_downloads else None
         env_state.note_page(self.env, self.env.docname, relative, self.lineno)
         return [build_page(self, model, reasons=reasons, comparison=comparison, downloads=downloads,
                            history=history, older_models=older_models)]
