@@ -270,9 +270,10 @@
           if (mine) chosen = items[j];
         }
         if (!chosen) continue;
-        // the status after the version label: a pill element, or the plain word of an ok cell
-        var status = chosen.lastChild, copy = status.nodeType === 3 ? document.createTextNode(status.textContent.trim())
-                                                                      : status.cloneNode(true);
+        // the status after the version label: a pill element, or the plain word of an ok cell ("2.11.0 yes")
+        var status = chosen.lastChild, label = this.versions[index].length;
+        var copy = status.nodeType === 3 ? document.createTextNode(status.textContent.slice(label).trim())
+                                         : status.cloneNode(true);
         curs[k].replaceChildren(copy);
       }
     }
@@ -281,6 +282,18 @@
     var indexes = this.root.querySelectorAll(".kx-rw[data-kv]");
     for (var r = 0; r < indexes.length; r++) indexes[r].hidden = indexes[r].getAttribute("data-kv") !== this.versions[index];
     this.lacking = lacking;
+  };
+
+  /* At start, the rows the newest version lacks are hidden without a full apply(): the server's figures are
+     already the newest version's (they leave those rows out), so nothing is recounted. */
+  Page.prototype.hideLacking = function () {
+    if (!this.lacking) return;
+    for (var t = 0; t < this.tables.length; t++) this.tables[t].visible = 0;
+    for (var i = 0; i < this.trs.length; i++) {
+      if (this.absent[i]) { this.visible[i] = 0; this.trs[i].hidden = true; }
+      else this.tables[this.tableOf[i]].visible++;
+    }
+    this.hideEmptyGroups();
   };
 
   Page.prototype.state = function () {
@@ -572,7 +585,7 @@
     var reason = params.get(this.prefix + "reason");
     if (reason) { this.setReason(reason); changed = changed || !!this.reason; }
     if (selectValue(this.versionSelect, params.get(this.prefix + "v"))) this.setVersion(this.chosenVersion());
-    return changed || this.versionActive;
+    return changed || this.version !== this.versions.length - 1;
   };
 
   /* The version chosen in the selector, as an index into data-versions. */
@@ -714,7 +727,10 @@
     this.bind();
     this.bindReasonButtons();
     this.controls.hidden = false;
-    if (this.versions.length) this.setVersion(this.version);  // the newest may lack some rows: hide them
+    if (this.versions.length) {  // the newest may lack some rows: hide them
+      this.setVersion(this.version);
+      this.hideLacking();
+    }
     if (this.readUrl()) this.apply();
     this.revealTarget();
     var self = this, idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 200); };
