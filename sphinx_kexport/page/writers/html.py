@@ -176,10 +176,9 @@ def _version_codes(row: dict[str, Any], columns: list[dict[str, Any]], codes: st
             runs.append("x" * len(columns))
             continue
         run = ""
-        for col, code in zip(columns, codes):
-            strip = history["cells"].get(col["key"])
-            run += next((STATUS_CODE[s["status"]] for s in strip["strip"] if s["version"] == version), code) \
-                if strip else code
+        for col, code in zip(columns, codes):  # a cell without a strip reads the same in every version
+            strip = history["cells"].get(col["key"], {}).get("strip", ())
+            run += next((STATUS_CODE[s["status"]] for s in strip if s["version"] == version), code)
         runs.append(run)
     return "".join(runs)
 
