@@ -25,7 +25,11 @@ the page's build (benchmarks/bench_features.py: the reason index,
 medians of ``--features-repeats`` rounds, target ≤ 1.10).
 
     python benchmarks/bench_page.py [--sizes 1200 5000] [--repeats 3] [--builders html text latex]
-                                    [--features-repeats 25] [--json out.json]
+                                    [--features-repeats 25] [--versions 1] [--json out.json]
+
+``--versions 3``: a page across three torch versions (``synthetic.torch_versions``: 4 % of the cells
+flip between versions, 1 % of the cases are new in each) against the list-table approach's one page
+per version (three list-table documents; the byte figures then compare our one page with the three).
 
 This is a benchmark, not a test: nothing fails, it prints a table.
 """
@@ -49,7 +53,7 @@ sys.path[:0] = [str(HERE), str(REPO / "tests" / "page"), str(REPO)]
 import bench_features  # noqa: E402
 from baseline_listtable import render as render_listtable  # noqa: E402
 from sphinx_builds import api_page, build_once  # noqa: E402
-from synthetic import make_snapshot  # noqa: E402
+from synthetic import make_snapshot, torch_versions  # noqa: E402
 
 from sphinx_kexport.page.model.page_model import build_model  # noqa: E402
 from sphinx_kexport.snapshot import build, dump_snapshot  # noqa: E402
@@ -72,18 +76,30 @@ def _write_project(folder: Path, extension: str, index: str, api: str) -> Path:
     return folder
 
 
-def make_projects(workdir: Path, rows: int) -> dict[str, Path]:
+def make_projects(workdir: Path, rows: int, versions: int = 1) -> dict[str, Path]:
     data = make_snapshot(rows, DEVICES, seed=rows)
+    snapshots = torch_versions(data, versions, seed=rows) if versions > 1 else [data]
+    names = [f"_data/snapshot-{i}.json" for i in range(len(snapshots))]
     api = api_page(data)
     title = "Export support\n==============\n\n"
-    ours = _write_project(workdir / "ours", "sphinx_kexport", title + ".. export-support:: _data/snapshot.json\n",
-                          api)
-    dump_snapshot(data, ours / "_data" / "snapshot.json")
-    model = build_model(build(data, "synthetic", "sphinx-kexport/1"))
+    ours = _write_project(workdir / "ours", "sphinx_kexport",
+                          title + f".. export-support:: {' '.join(reversed(names))}\n", api)
+    for name, snapshot in zip(names, snapshots):
+        dump_snapshot(snapshot, ours / name)
+    # the list-table approach: no page shows several versions, so one page (document) per version
+    if len(snapshots) == 1:
+        listtable = _write_project(workdir / "listtable", "sphinx_design", render_listtable(build_model(
+            build(data, "synthetic"))), api)
+    else:
+        toc = title + ".. toctree::\n\n" + "".join(f"   torch-{i}\n" for i in range(len(snapshots)))
+        listtable = _write_project(workdir / "listtable", "sphinx_design", toc, api)
+        for i, snapshot in enumerate(snapshots):
+            (listtable / f"torch-{i}.rst").write_text(render_listtable(build_model(build(snapshot, "synthetic")),
+                                                                       title=f"Export support {i}"), encoding="utf-8")
     return {
         "ours": ours,
         "ours-empty": _write_project(workdir / "ours-empty", "sphinx_kexport", title, api),
-        "listtable": _write_project(workdir / "listtable", "sphinx_design", render_listtable(model), api),
+        "listtable": listtable,
         "listtable-empty": _write_project(workdir / "listtable-empty", "sphinx_design", title, api),
     }
 
@@ -155,11 +171,12 @@ def _ratio(ours: float, theirs: float) -> float:
     return ours / theirs if theirs > 0 else float("inf")
 
 
-def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str]) -> dict:
-    results: dict = {"repeats": repeats, "builders": builders, "sizes": {}}
+def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str], versions: int = 1) -> dict:
+    results: dict = {"repeats": repeats, "builders": builders, "sizes": {}, "versions": versions}
     for rows in sizes:
-        print(f"-- {rows} configurations", file=sys.stderr)
-        projects = make_projects(workdir / str(rows), rows)
+        print(f"-- {rows} configurations" + (f" x {versions} torch versions" if versions > 1 else ""),
+              file=sys.stderr)
+        projects = make_projects(workdir / str(rows), rows, versions)
         size: dict = {}
         for builder in builders:
             entry = {}
@@ -173,7 +190,9 @@ def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str]) -> d
         for side in ("ours", "listtable"):
             out = workdir / str(rows) / f"_build-{side}-html"
             build_once(projects[side], "html", out / "page")
-            html = (out / "page" / "index.html").read_bytes()
+            # the page, or with several versions the list-table approach's page per version
+            html = b"".join(p.read_bytes() for p in [out / "page" / "index.html",
+                                                      *sorted((out / "page").glob("torch-*.html"))])
             size["bytes"][side] = len(html)
             size["gzip"][side] = len(gzip.compress(html))
             if side == "ours":
@@ -222,6 +241,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="builders to time (none: only bytes and the browser)")
     parser.add_argument("--features-repeats", type=int, default=25,
                         help="rounds of the features-on/off builds (bench_features.py); 0 skips them")
+    parser.add_argument("--versions", type=int, default=1, help="torch versions on the page (default 1)")
     parser.add_argument("--json", help="also write the raw results here")
     parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -229,7 +249,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--repeats must be at least 3 (medians)")
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kexport-bench-"))
     try:
-        results = run(args.sizes, args.repeats, workdir, args.builders)
+        results = run(args.sizes, args.repeats, workdir, args.builders, args.versions)
         if args.features_repeats and args.builders:
             results["features"] = bench_features.run(args.sizes[0], args.features_repeats, args.builders,
                                                    workdir / "features")

@@ -13,6 +13,7 @@ few rows disagree between CPU and CUDA.
 from __future__ import annotations
 
 import argparse
+import copy
 import random
 from typing import Any
 
@@ -121,6 +122,34 @@ def make_snapshot(rows: int, devices: tuple[str, ...] = ("cpu",), seed: int = 0,
     return {"schema": 2, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
             "library": {"name": "kornia", "version": "0.9.0", "revision": "synthetic"},
             "environments": {d: _environment(d) for d in devices}, "cases": cases}
+
+
+def torch_versions(snapshot: dict[str, Any], count: int, seed: int = 0, change_rate: float = 0.04,
+                   dropped_rate: float = 0.01) -> list[dict[str, Any]]:
+    """``count`` snapshots of one library, one per torch version (2.9.0, 2.11.0, ...), ``snapshot`` the
+    newest; each older one has ``change_rate`` of its cells flipped between working and failing against
+    the next, and lacks ``dropped_rate`` of the cases (new in a later version)."""
+    rng = random.Random(seed)
+    versions = [copy.deepcopy(snapshot)]
+    for _ in range(count - 1):
+        older = copy.deepcopy(versions[0])
+        older["cases"] = [c for c in older["cases"] if rng.random() >= dropped_rate]
+        for case in older["cases"]:
+            for paths in case["results"].values():
+                for path, result in paths.items():
+                    if rng.random() >= change_rate or result["status"] == "n/a":
+                        continue
+                    if result["status"] in ("ok", "ok-breaks", "ok-unverified"):
+                        paths[path] = {"status": "fail", "detail": "no ONNX lowering for aten::unfold_backward",
+                                       "stage": "translate", "where": ""}
+                    else:
+                        paths[path] = {"status": "ok", "detail": "", "stage": "", "where": ""}
+        versions.insert(0, older)
+    for i, version in enumerate(versions):
+        version["generated_at"] = f"2026-{i + 1:02d}-01T00:00:00Z"
+        for device, environment in version["environments"].items():
+            environment["torch"] = f"2.{9 + 2 * i}.0+{device}"
+    return versions
 
 
 def main(argv: list[str] | None = None) -> None:

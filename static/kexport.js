@@ -12,6 +12,13 @@
  * finds. Counts kept in step are the elements with a class
  * `kexport-count--<key>`; one inside an element with a class
  * `kexport-pkg--<slug>` counts that package only.
+ *
+ * A page across torch versions (div.kexport[data-versions], oldest first) has
+ * a version selector: tr[data-v] holds a differing row's status codes in each
+ * version (one column-long run per version, "x": that version lacks the case),
+ * and choosing a version swaps those codes in, hides the rows it lacks and
+ * copies each differing cell's status from its strip (.kx-vs) into .kx-cur.
+ * Rows without data-v read the same in every version and are never touched.
  */
 (function () {
   "use strict";
@@ -55,12 +62,16 @@
     this.input = this.controls && this.controls.querySelector("input[type=search]");
     this.filterSelect = this.controls && this.controls.querySelector("select[data-kx=filter]");
     this.deviceSelect = this.controls && this.controls.querySelector("select[data-kx=device]");
+    this.versionSelect = this.controls && this.controls.querySelector("select[data-kx=version]");
+    this.versions = (root.getAttribute("data-versions") || "").split("|").filter(Boolean);
     this.status = this.controls && this.controls.querySelector("[aria-live]");
     this.reasonChip = this.controls && this.controls.querySelector(".kx-reason");
     this.reason = "";
     this.readColumns();
     this.readRows();
     this.readGroups();
+    this.version = this.versions.length - 1;  // the newest: what the server rendered
+    this.versionActive = false;  // another version than the newest, or the newest lacks some rows
     this.counts = null;   // read at the first filter (or when idle): see readCounts
     this.reasons = null;  // likewise: see readReasons
     this.urlTimer = 0;
@@ -86,7 +97,7 @@
      the rows that change. */
   Page.prototype.readRows = function () {
     var tables = this.root.querySelectorAll("table.kx-t");
-    var trs = [], codes = [], changes = [], ops = [], pkgs = [], tableOf = [], disagree = [], batch = [];
+    var trs = [], codes = [], changes = [], ops = [], pkgs = [], tableOf = [], disagree = [], batch = [], vcodes = [];
     var allOk = new Array(this.columnKeys.length + 1).join("o"); // rows without data-s
     var packageIndex = {}, packages = [], op = -1, nextOp = 0;
     this.tables = [];
@@ -108,6 +119,7 @@
         codes.push(tr.getAttribute("data-s") || allOk);
         changes.push(tr.getAttribute("data-c") || "");
         batch.push(tr.getAttribute("data-y") || "");
+        vcodes.push(tr.getAttribute("data-v") || "");
         ops.push(op);
         pkgs.push(packageIndex[slug]);
         tableOf.push(t);
@@ -116,6 +128,7 @@
     }
     this.trs = trs; this.codes = codes; this.ops = ops; this.pkgs = pkgs; this.texts = null;
     this.tableOf = tableOf; this.disagree = disagree; this.changes = changes; this.batch = batch;
+    this.vcodes = vcodes; this.shownCodes = codes.slice(); this.absent = new Uint8Array(trs.length);
     this.packages = packages; this.packageIndex = packageIndex;
     this.visible = new Uint8Array(trs.length).fill(1);
     this.opSeen = new Uint32Array(nextOp);
@@ -189,8 +202,8 @@
      links, which become the rows its "Show only these rows" button keeps. */
   Page.prototype.readReasons = function () {
     if (this.reasons) return this.reasons;
-    var index = this.root.getElementsByClassName("kx-rs")[0], reasons = {}, self = this;
-    var entries = index ? index.querySelectorAll("tbody > tr[id]") : [];
+    // every index: a page across torch versions has one per version (ids kept apart)
+    var reasons = {}, self = this, entries = this.root.querySelectorAll(".kx-rs > tbody > tr[id]");
     if (entries.length) {
       var rowIndex = {};
       for (var i = 0; i < this.trs.length; i++) rowIndex[this.trs[i].id] = i;
@@ -231,12 +244,66 @@
     this.reasonChip.querySelector("q").textContent = this.reason ? reasons[this.reason].text : "";
   };
 
+  /* Show version ``index`` (into data-versions): swap in each differing row's codes, note the rows that
+     version lacks (apply() hides them) and copy the version's status from each strip into its cell. */
+  Page.prototype.setVersion = function (index) {
+    var ncol = this.columnKeys.length, lacking = 0;
+    // the cells already show this version (at start, the newest): only the codes are read
+    var cellsToo = this.cellsShow !== undefined && this.cellsShow !== index;
+    if (this.cellsShow === undefined) this.cellsShow = this.versions.length - 1;
+    if (cellsToo) this.cellsShow = index;
+    this.version = index;
+    for (var i = 0; i < this.trs.length; i++) {
+      var v = this.vcodes[i];
+      if (!v) continue;
+      var run = v.substr(index * ncol, ncol), lacks = run.charAt(0) === "x";
+      this.absent[i] = lacks ? 1 : 0;
+      this.codes[i] = lacks ? this.shownCodes[i] : run;
+      if (lacks) { lacking++; continue; }
+      if (!cellsToo) continue;
+      var curs = this.trs[i].getElementsByClassName("kx-cur");
+      for (var k = 0; k < curs.length; k++) {
+        var items = curs[k].parentNode.querySelectorAll(".kx-vi"), chosen = null;
+        for (var j = 0; j < items.length; j++) {
+          var mine = items[j].getAttribute("data-v") === String(index);
+          items[j].classList.toggle("kx-vsel", mine);
+          if (mine) chosen = items[j];
+        }
+        if (!chosen) continue;
+        // the status after the version label: a pill element, or the plain word of an ok cell ("2.11.0 yes")
+        var status = chosen.lastChild, label = this.versions[index].length;
+        var copy = status.nodeType === 3 ? document.createTextNode(status.textContent.slice(label).trim())
+                                         : status.cloneNode(true);
+        curs[k].replaceChildren(copy);
+      }
+    }
+    this.versionActive = index !== this.versions.length - 1 || lacking > 0;
+    // the reason index of the chosen version (div.kx-rw[data-kv]); the others stay hidden
+    var indexes = this.root.querySelectorAll(".kx-rw[data-kv]");
+    for (var r = 0; r < indexes.length; r++) indexes[r].hidden = indexes[r].getAttribute("data-kv") !== this.versions[index];
+    this.lacking = lacking;
+  };
+
+  /* At start, the rows the newest version lacks are hidden without a full apply(): the server's figures are
+     already the newest version's (they leave those rows out), so nothing is recounted. */
+  Page.prototype.hideLacking = function () {
+    if (!this.lacking) return;
+    for (var t = 0; t < this.tables.length; t++) this.tables[t].visible = 0;
+    for (var i = 0; i < this.trs.length; i++) {
+      if (this.absent[i]) { this.visible[i] = 0; this.trs[i].hidden = true; }
+      else this.tables[this.tableOf[i]].visible++;
+    }
+    this.hideEmptyGroups();
+  };
+
   Page.prototype.state = function () {
     return {
       query: this.input ? this.input.value : "",
       filter: this.filterSelect ? this.filterSelect.value : "",
       device: this.deviceSelect ? this.deviceSelect.value : "",
-      reason: this.reason
+      reason: this.reason,
+      // in the URL only when not the newest (the page's default)
+      version: this.versionSelect && this.version !== this.versions.length - 1 ? this.versions[this.version] : ""
     };
   };
 
@@ -271,6 +338,7 @@
       };
     }
     if (filter === "disagree") return function (s, i) { return self.disagree[i]; };
+    if (filter === "versions") return function (s, i) { return self.vcodes[i] !== ""; };
     if (filter === "static") {  // works only at the traced batch size on a chosen column
       return function (s, i) {
         var y = self.batch[i];
@@ -305,6 +373,7 @@
     var st = this.state(), terms = parseQuery(st.query), nt = terms.length;
     var test = this.rowTest(st);
     var n = this.trs.length, texts = nt ? this.searchTexts() : null, codes = this.codes, visible = this.visible;
+    var absent = this.absent;
     var shown = 0, queryHits = 0, filterHits = 0;
     for (var t = 0; t < this.tables.length; t++) this.tables[t].visible = 0;
     for (var i = 0; i < n; i++) {
@@ -316,14 +385,14 @@
       var f = test === null || test(codes[i], i);
       if (q) queryHits++;
       if (f) filterHits++;
-      var vis = q && f ? 1 : 0;
+      var vis = q && f && !absent[i] ? 1 : 0;
       if (vis) { shown++; this.tables[this.tableOf[i]].visible++; }
       if (vis !== visible[i]) { visible[i] = vis; this.trs[i].hidden = !vis; }
     }
     this.hideEmptyGroups();
     var active = nt > 0 || test !== null;
     this.root.classList.toggle("kx-filtered", active);
-    this.updateCounts(active);
+    this.updateCounts(active || this.versionActive);  // another version's figures are recounted
     this.updateStatus(st, terms, shown, queryHits, filterHits, active);
     this.scheduleUrl(st);
     this.root.dispatchEvent(new Event("kx-apply"));
@@ -461,7 +530,7 @@
 
   Page.prototype.updateStatus = function (st, terms, shown, queryHits, filterHits, active) {
     if (!this.status) return;
-    var total = this.trs.length, text, query = "“" + st.query.trim() + "”";
+    var total = this.trs.length - (this.lacking || 0), text, query = "“" + st.query.trim() + "”";
     var filtering = st.filter || st.device || st.reason;
     if (!active) {
       text = formatNumber(total, true) + " configurations";
@@ -488,7 +557,7 @@
 
   Page.prototype.writeUrl = function (st) {
     var params = new URLSearchParams(location.search);
-    var values = { q: st.query, f: st.filter, d: st.device, reason: st.reason };
+    var values = { q: st.query, f: st.filter, d: st.device, reason: st.reason, v: st.version };
     for (var name in values) {
       if (values[name]) params.set(this.prefix + name, values[name]);
       else params.delete(this.prefix + name);
@@ -515,7 +584,14 @@
     changed = selectValue(this.deviceSelect, params.get(this.prefix + "d")) || changed;
     var reason = params.get(this.prefix + "reason");
     if (reason) { this.setReason(reason); changed = changed || !!this.reason; }
-    return changed;
+    if (selectValue(this.versionSelect, params.get(this.prefix + "v"))) this.setVersion(this.chosenVersion());
+    return changed || this.version !== this.versions.length - 1;
+  };
+
+  /* The version chosen in the selector, as an index into data-versions. */
+  Page.prototype.chosenVersion = function () {
+    var at = this.versions.indexOf(this.versionSelect.value);
+    return at < 0 ? this.versions.length - 1 : at;
   };
 
   Page.prototype.clear = function () {
@@ -534,7 +610,16 @@
     var id = decodeURIComponent(location.hash.slice(1));
     var row = id && document.getElementById(id);
     if (!row || !this.root.contains(row) || row.tagName !== "TR" || !row.hidden) return;
-    this.clear();
+    var i = this.trs.indexOf(row), ncol = this.columnKeys.length;
+    if (i >= 0 && this.absent[i]) {  // the chosen torch version lacks it: show the newest version that has it
+      for (var v = this.versions.length - 1; v >= 0; v--) {
+        if (this.vcodes[i].charAt(v * ncol) !== "x") { this.versionSelect.value = this.versions[v]; break; }
+      }
+      this.setVersion(this.chosenVersion());
+      if (!this.clear()) this.apply();
+    } else {
+      this.clear();
+    }
     row.scrollIntoView({ block: "center" });
   };
 
@@ -619,6 +704,9 @@
     if (this.input) this.input.addEventListener("input", function () { self.apply(); });
     if (this.filterSelect) this.filterSelect.addEventListener("change", function () { self.apply(); });
     if (this.deviceSelect) this.deviceSelect.addEventListener("change", function () { self.apply(); });
+    if (this.versionSelect) {
+      this.versionSelect.addEventListener("change", function () { self.setVersion(self.chosenVersion()); self.apply(); });
+    }
     if (this.reasonChip) {
       this.reasonChip.querySelector("button").addEventListener("click", function () {
         self.setReason("");
@@ -639,6 +727,10 @@
     this.bind();
     this.bindReasonButtons();
     this.controls.hidden = false;
+    if (this.versions.length) {  // the newest may lack some rows: hide them
+      this.setVersion(this.version);
+      this.hideLacking();
+    }
     if (this.readUrl()) this.apply();
     this.revealTarget();
     var self = this, idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 200); };

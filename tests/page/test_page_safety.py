@@ -97,3 +97,23 @@ def test_static_builders_show_markup_as_text(build_once, builder, name):
     for value in ("<script>alert('x')</script>", "{{ 7*7 }}"):
         assert value in plain or value.replace("{", "@{").replace("}", "@}") in plain
     assert "\\input{/etc/passwd}" in plain or "\\input@{/etc/passwd@}" in plain
+
+
+def test_version_strip_and_selector_show_markup_as_text(build_once):
+    """A page across torch versions (test-versions/injection.rst): the torch version (a pre-release whose
+    tail is markup) and the details reach the words, the strip and the selector as text."""
+    app = build_once("versions", "html")
+    assert warnings(app) == ""
+    page = soup(app, "injection.html")
+    body = page.select_one("div.body")
+    assert not body.select("script, img, iframe")
+    assert not [tag for tag in body.find_all(True) if any(name.startswith("on") for name in tag.attrs)]
+    version = "2.12.0rc1<script>alert('v')</script>"
+    assert page.select_one("div.kexport")["data-versions"] == f"{version}|2.12.0"
+    assert [o["value"] for o in body.select("select[data-kx=version] option")] == ["2.12.0", version]
+    strip = body.select_one("details.kx-vs")
+    assert strip.select_one("summary").get_text() == f"{version} no · 2.12.0 yes"
+    first = strip.select_one("li").get_text()
+    assert first.startswith(f"torch {version}: no — <script>alert('x')</script> | ")
+    assert body.select_one("small.kx-vm").get_text() == "since torch 2.12.0"
+    assert f"torch {version}: snapshot of" in _one_line(body.get_text())

@@ -9,5 +9,7 @@ those, so no builder can disagree with another about a number.
 * ``dynamic_batch``: whether a supported cell holds at any batch size (its mark and reason);
 * ``reason_groups``: the reason index (distinct failure reasons, grouped and counted);
 * ``comparison``: what changed since an older snapshot (``:compare:``);
-* ``badge_summary``: what an API entry's badge strip says (``kexport_api_badges``).
+* ``badge_summary``: what an API entry's badge strip says (``kexport_api_badges``);
+* ``versions``, ``version_marks``, ``version_history``: one page across torch versions (which torch
+  each snapshot is and their order; "since torch X" / "regressed in torch Y"; cases matched by name).
 """

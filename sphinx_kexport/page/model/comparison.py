@@ -50,14 +50,16 @@ class Comparison:
     by_case: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     per_column: dict[str, Counter] = field(default_factory=dict)
     dynamic: int = 0  # cells whose dynamic-batch result changed
+    label: str = ""  # how the page names the older snapshot ("torch 2.13.0"); default its date
 
     @classmethod
-    def of(cls, old: tuple[dict[str, Any], str], new: dict[str, Any], model: PageModel) -> "Comparison":
+    def of(cls, old: tuple[dict[str, Any], str], new: dict[str, Any], model: PageModel,
+           label: str = "") -> "Comparison":
         old_data, source = old
         library = old_data.get("library", {})
-        label = " ".join(str(library.get(k, "")).strip() for k in ("name", "version")).strip()
-        result = cls(source=source, generated_at=str(old_data.get("generated_at", "")), library=label,
-                     per_column={f"{p}-{d}": Counter() for d, p in model.columns})
+        subject = " ".join(str(library.get(k, "")).strip() for k in ("name", "version")).strip()
+        result = cls(source=source, generated_at=str(old_data.get("generated_at", "")), library=subject,
+                     per_column={f"{p}-{d}": Counter() for d, p in model.columns}, label=label)
         shown = {row.case.name for row in model.rows}
         for change in compare(old_data, new, devices=model.devices):
             if change.case not in shown:
@@ -81,7 +83,7 @@ class Comparison:
 
     @property
     def since(self) -> str:
-        return self.generated_at or self.source
+        return self.label or self.generated_at or self.source
 
     def figures(self, keys: list[str] | None) -> str:
         """"1 regressed, 2 fixed", over the columns ``keys`` (None: every column)."""

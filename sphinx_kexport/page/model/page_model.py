@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, Case, Result, Snapshot
 from ...snapshot.vocabulary import STAGE_EAGER, STAGE_SKIP, UNCOUNTED
@@ -203,6 +203,7 @@ class PageModel:
     statuses_used: list[str]
     not_probed: list["NotProbed"]  # registered entries left out of the tables: every cell is n/a
     dynamic_used: list[str] = field(default_factory=list)  # dynamic statuses with a mark on the page
+    uncounted: frozenset[str] = frozenset()  # case names shown but left out of the figures (``counted``)
 
     @property
     def has_dynamic(self) -> bool:
@@ -320,6 +321,10 @@ def _counts(rows: list[Row], columns: list[tuple[str, str]], devices: list[str])
     return counts
 
 
+def _no_counts(rows: list[Row], columns: list[tuple[str, str]], devices: list[str]) -> Counts:
+    return Counts(columns={f"{p}-{d}": Tally() for d, p in columns})
+
+
 def section_title(package: str, key: str, titles: Mapping[str, Mapping[str, str]]) -> str:
     explicit = titles.get(package, {}).get(key)
     if explicit:
@@ -358,19 +363,28 @@ def not_probed_entry(case: Case, cells: list["Cell"]) -> NotProbed:
 
 def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, devices: list[str] | None = None,
                 package_order: list[str] = (), section_titles: Mapping[str, Mapping[str, str]] | None = None,
-                ) -> PageModel:
+                counted: Callable[[Case], bool] | None = None, id_cases: list[Case] | None = None,
+                tally: bool = True) -> PageModel:
     """Group, order and count the snapshot's cases for rendering.
 
     ``packages`` restricts the page to those packages (in that order);
     ``devices`` to those devices. Package order: ``package_order`` first,
     then the others in order of first appearance in the snapshot. Sections:
     "" first, then order of first appearance. Rows: by operator, then
-    variant. A row whose every cell is n/a is left out.
+    variant. A row whose every cell is n/a is left out. ``counted``: which
+    rows the figures count (default all; a page across torch versions counts
+    the newest version's cases, ``version_history``). ``id_cases``: the
+    cases the row ids are made from (default the snapshot's; one torch
+    version's model takes the page's, so that its rows keep the page's ids).
+    ``tally=False`` leaves every count at zero (a model read only for its
+    rows, such as an older torch version's reason index: counting is most of
+    the model's time).
     """
     section_titles = section_titles or {}
+    count = _counts if tally else _no_counts
     devs = [d for d in snapshot.devices if devices is None or d in devices]
     columns = [(d, p) for d in devs for p in PATHS]
-    ids = _row_ids(snapshot.cases)
+    ids = _row_ids(snapshot.cases if id_cases is None else id_cases)
 
     by_package: "OrderedDict[str, OrderedDict[str, list[Row]]]" = OrderedDict()
     not_probed: list[NotProbed] = []
@@ -414,13 +428,15 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
             rows = sorted(sections[key], key=lambda r: (r.case.operator.lower(), r.case.variant))
             title = section_title(package, key, section_titles)
             tables.append(Table(key, title, slugify(f"{package}-{key}") if key else slugify(package), rows))
-        all_rows = [r for t in tables for r in t.rows]
-        groups.append(PackageGroup(package, slugify(package), tables, _counts(all_rows, columns, devs)))
-    every_row = [r for g in groups for t in g.tables for r in t.rows]
+        all_rows = [r for t in tables for r in t.rows if counted is None or counted(r.case)]
+        groups.append(PackageGroup(package, slugify(package), tables, count(all_rows, columns, devs)))
+    every_shown = [r for g in groups for t in g.tables for r in t.rows]
+    every_row = [r for r in every_shown if counted is None or counted(r.case)]
     return PageModel(
         snapshot=snapshot, devices=devs, columns=columns, groups=groups,
-        counts=_counts(every_row, columns, devs), statuses_used=[s for s in STATUSES if s in used],
+        counts=count(every_row, columns, devs), statuses_used=[s for s in STATUSES if s in used],
         not_probed=not_probed, dynamic_used=[s for s in dynamic_batch.CHECKED if s in dynamic_used],
+        uncounted=frozenset(r.case.name for r in every_shown if counted is not None and not counted(r.case)),
     )
 
 

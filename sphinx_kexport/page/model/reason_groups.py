@@ -99,6 +99,8 @@ def build_index(model: PageModel) -> list[ReasonEntry]:
     """Entries most frequent first (ties: by text, for a stable order)."""
     entries: "OrderedDict[str, ReasonEntry]" = OrderedDict()
     for row in model.rows:
+        if row.case.name in model.uncounted:  # another torch version's case: not in these figures
+            continue
         for key, concrete in failing_reasons(row):
             norm = normalise(concrete)
             entry = entries.get(norm)
@@ -119,6 +121,8 @@ def row_reason_ids(model: PageModel) -> dict[str, dict[str, str]]:
     """row id -> {concrete reason -> reason entry id}, for linking a row's reason back to its entry."""
     links: dict[str, dict[str, str]] = {}
     for row in model.rows:
+        if row.case.name in model.uncounted:  # another torch version's case: not in these figures
+            continue
         for _, concrete in failing_reasons(row):
             links.setdefault(row.id, {})[concrete] = reason_id(normalise(concrete))
     return links

@@ -25,10 +25,11 @@ from .failure_reasons import build_reasons, link_details
 from .ids import assign_id, reserve_id
 from .legend import build_legend
 from .not_probed import build_not_probed, summary_sentence
-from .provenance import build_incomplete_warning, build_measured
+from .provenance import build_incomplete_warning, build_measured, build_version_environments
 from .repro import build_repro
 from .sections import SECTION_ID_PREFIX, SectionBuilder
 from .summary import build_summary
+from .versions import build_regressions
 
 
 def _rubric(document: nodes.document, text: str, slug: str) -> nodes.rubric:
@@ -37,9 +38,11 @@ def _rubric(document: nodes.document, text: str, slug: str) -> nodes.rubric:
     return rubric
 
 
-def _left_out(model: PageModel) -> nodes.paragraph:
+def _left_out(model: PageModel, history=None) -> nodes.paragraph:
     para = nodes.paragraph(classes=["kexport-note"])
-    para += nodes.Text("Each figure is supported / probed; n/a cells are not counted." + summary_sentence(model))
+    newest = f" The figures are {history.newest.title}'s, the newest version." if history is not None else ""
+    para += nodes.Text("Each figure is supported / probed; n/a cells are not counted." + newest
+                       + summary_sentence(model))
     return para
 
 
@@ -48,10 +51,11 @@ def _not_probed(document: nodes.document, model: PageModel) -> list[nodes.Node]:
     return [_rubric(document, "Not probed", "not-probed"), *part] if part else []
 
 
-def _decorator(reason_links: dict[str, dict[str, str]], comparison):
+def _decorator(reason_links: dict[str, dict[str, str]], comparison, history=None):
     """Adds the optional row payload keys: ``reasons`` ({detail text: reason
-    index entry id}) and ``changes`` (cells that differ from the older snapshot)."""
-    if not reason_links and comparison is None:
+    index entry id}), ``changes`` (cells that differ from the older snapshot)
+    and ``versions`` (``History.row_payload``: a row whose versions differ)."""
+    if not reason_links and comparison is None and history is None:
         return None
 
     def decorate(row, payload: dict) -> None:
@@ -62,13 +66,19 @@ def _decorator(reason_links: dict[str, dict[str, str]], comparison):
             changes = comparison.by_case.get(row.case.name)
             if changes:
                 payload["changes"] = changes
+        if history is not None:
+            versions = history.row_payload(row)
+            if versions is not None:
+                payload["versions"] = versions
     return decorate
 
 
 def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = True, comparison=None,
-               downloads: dict | None = None) -> kexport_page:
+               downloads: dict | None = None, history=None, older_models=()) -> kexport_page:
     """``reasons``: add the reason index; ``comparison``: a ``model.comparison.Comparison``;
-    ``downloads``: what ``downloads.note_snapshot`` returned (None: no links)."""
+    ``downloads``: what ``downloads.note_snapshot`` returned (None: no links); ``history``: a
+    ``model.version_history.History`` (a page across torch versions); ``older_models``: (torch version,
+    that version's ``PageModel``) for each older version, whose reason indexes HTML lets the reader choose."""
     document = directive.state.document
     page = kexport_page()
     directive.set_source_info(page)
@@ -79,21 +89,30 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     page["page_id"] = reserve_id(document, page, "kexport")
     page["devices"] = list(model.devices)
     page["columns"] = column_payload(model)
+    if history is not None:
+        page["versions"] = history.labels  # oldest first, as each row's ``versions`` strip
 
     suffix = "" if ordinal == 1 else f"-{ordinal}"
-    reason_node, reason_links = build_reasons(document, model, suffix) if reasons else (None, {})
+    newest = history.newest.label if history is not None else ""
+    reason_node, reason_links = build_reasons(document, model, suffix, newest) if reasons else (None, {})
+    older_reasons = [node for label, older in older_models
+                     for node in [build_reasons(document, older, suffix, label, older=True)[0]] if node is not None]
     if comparison is not None:
         page["compare"] = comparison.since
     # Package sections first: the summary links to their ids.
-    sections = SectionBuilder(document, model, row_suffix=suffix, decorate=_decorator(reason_links, comparison))
+    sections = SectionBuilder(document, model, row_suffix=suffix, decorate=_decorator(reason_links, comparison, history))
     package_sections = sections.build()
 
     warning = build_incomplete_warning(model.snapshot)
     if warning is not None:
         page += warning
     page += build_cards(directive, model, comparison)
-    page += _left_out(model)
+    if history is not None:
+        page += build_regressions(history, model)
+    page += _left_out(model, history)
     page += build_measured(model)
+    if history is not None:
+        page += build_version_environments(history.versions[:-1])
     if comparison is not None:
         page += changes.measured(comparison)
     if downloads is not None:
@@ -108,7 +127,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     page += _rubric(document, "Summary by package", "summary")
     # spanning header cells only where every writer of the family supports them (not man, texinfo)
     page += build_summary(model, sections.section_ids, spanning=reading_for_html(directive.env))
-    if reason_node is not None:
+    if reason_node is not None or older_reasons:
         page += _rubric(document, "Failure reasons", "reasons")
         page += nodes.paragraph("", "Every distinct reason a configuration fails, most frequent first, with "
                                 "the number of failing cells per path and device. Reasons that differ only "
@@ -118,7 +137,9 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
                                    "capture with a dynamic batch fails, are listed too, with why."
                                    if model.has_dynamic else ""),
                                 classes=["kexport-reasons-intro"])
-        page += reason_node
+        if reason_node is not None:
+            page += reason_node
+        page.extend(older_reasons)  # hidden until the reader chooses that torch version
     page += _not_probed(document, model)
     repro = build_repro(model)
     if repro is not None:
@@ -130,7 +151,9 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     controls["total"] = model.counts.rows
     if comparison is not None:
         controls["compare"] = comparison.since  # adds the "changed since" filters
-    if reason_node is not None:
+    if history is not None:
+        controls["versions"] = history.labels  # the torch-version selector and its filter
+    if reason_node is not None or older_reasons:
         controls["reasons"] = True  # the script can filter by reason
     if model.counts.static:
         controls["static"] = True  # adds the "works only at the traced batch size" filter

@@ -8,6 +8,10 @@
       :reasons: on
       :compare: _data/export_support-0.8.json
 
+   .. export-support:: _data/torch-2.11.json _data/torch-2.13.json _data/torch-2.15.json
+
+Several paths make one page across torch versions, one snapshot per version
+(``model.versions``: their order is the torch version's, not the arguments').
 The path is relative to the document, or to the source directory when it
 starts with ``/``. Any problem with the file or the options is reported as
 one error naming the file, the case, the field, what was expected and what
@@ -17,6 +21,7 @@ the build exits non-zero (``env_state.fail_build_on_errors``).
 
 from __future__ import annotations
 
+import os
 import re
 
 from docutils import nodes
@@ -28,6 +33,8 @@ from ...snapshot import DEVICES, Snapshot, SnapshotError, build, read_snapshot
 from .. import gc_pause
 from ..model.comparison import Comparison, load_comparison
 from ..model.page_model import build_model
+from ..model.version_history import History
+from ..model.versions import order_versions
 from ..sphinx_env import env_state
 from .assembly import build_page
 from .downloads import note_snapshot
@@ -62,27 +69,58 @@ class ExportSupportDirective(SphinxDirective):
             return self._run()
 
     def _run(self) -> list[nodes.Node]:
-        relative, absolute = self.env.relfn2path(self.arguments[0], self.env.docname)
-        # Before reading, so that a missing file is looked for again next build.
-        self.env.note_dependency(absolute)
+        history = None
         try:
-            data, _ = read_snapshot(absolute, relative)
-            snapshot = build(data, relative)
+            loaded = [self._read(argument) for argument in self._paths()]
+            if len(loaded) > 1:  # one page across torch versions
+                history = History.of(order_versions([(s, d, r) for s, d, r, _ in loaded]))
+                newest = history.newest
+                snapshot, data, relative = history.display, newest.data, newest.source
+                absolute = next(a for s, _, _, a in loaded if s is newest.snapshot)
+            else:
+                snapshot, data, relative, absolute = loaded[0]
             packages, devices = self._selection(snapshot, relative)
             reasons = self._reasons_option(relative)
             old = self._compare_option(relative)
         except SnapshotError as exc:
             return self._fail(str(exc))
         config = self.config
-        model = build_model(
-            snapshot, packages=packages, devices=devices,
-            package_order=list(config.kexport_package_order),
-            section_titles=config.kexport_section_titles,
-        )
-        comparison = Comparison.of(old, data, model) if old is not None else None
-        downloads = note_snapshot(self.env, absolute, snapshot) if config.kexport_downloads else None
+        shape = dict(packages=packages, devices=devices, package_order=list(config.kexport_package_order),
+                     section_titles=config.kexport_section_titles)
+        model = build_model(snapshot, counted=history.in_newest if history is not None else None, **shape)
+        older_models = []  # each older torch version's own model, for its reason index
+        if history is not None and reasons:
+            older_models = [(v.label, build_model(history.snapshot_of(v.label), id_cases=snapshot.cases,
+                                                  tally=False, **shape)) for v in history.versions[:-1]]
+        comparison = None
+        if old is not None:
+            comparison = Comparison.of(old, data, model)
+        elif history is not None:  # "what changed" and the change markers: the two newest versions
+            older = history.versions[-2]
+            comparison = Comparison.of((older.data, older.source), data, model, label=older.title)
+        # the downloads are the newest snapshot's (the file a deployer of today's torch wants), not the page's
+        # union of every version's cases
+        published = history.newest.snapshot if history is not None else snapshot
+        downloads = note_snapshot(self.env, absolute, published) if config.kexport_downloads else None
         env_state.note_page(self.env, self.env.docname, relative, self.lineno)
-        return [build_page(self, model, reasons=reasons, comparison=comparison, downloads=downloads)]
+        return [build_page(self, model, reasons=reasons, comparison=comparison, downloads=downloads,
+                           history=history, older_models=older_models)]
+
+    def _paths(self) -> list[str]:
+        """The snapshot paths, separated by whitespace; one path with spaces in it still reads as one."""
+        argument = self.arguments[0].strip()
+        parts = argument.split()
+        if len(parts) > 1 and os.path.isfile(self.env.relfn2path(argument, self.env.docname)[1]):
+            return [argument]
+        return list(dict.fromkeys(parts))
+
+    def _read(self, argument: str) -> tuple[Snapshot, dict, str, str]:
+        """(snapshot, its validated dict, the path as written, the absolute path)."""
+        relative, absolute = self.env.relfn2path(argument, self.env.docname)
+        # Before reading, so that a missing file is looked for again next build.
+        self.env.note_dependency(absolute)
+        data, _ = read_snapshot(absolute, relative)
+        return build(data, relative), data, relative, absolute
 
     def _reasons_option(self, source: str) -> bool:
         """``:reasons: on|off`` (default on)."""

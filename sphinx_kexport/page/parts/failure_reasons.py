@@ -22,7 +22,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..builders import is_html
-from ..model.page_model import PageModel, column_payload, display_columns
+from ..model.page_model import PageModel, column_payload, display_columns, slugify
 from ..model.reason_groups import build_index, row_reason_ids
 from ..nodes import kexport_reasons
 from .ids import reserve_id
@@ -31,9 +31,12 @@ from .simple_tables import simple_table
 EXAMPLES_SHOWN = 3  # concrete texts listed under an entry
 
 
-def build_reasons(document: nodes.document, model: PageModel, row_suffix: str = ""
-                  ) -> tuple[kexport_reasons | None, dict[str, dict[str, str]]]:
-    """The node (None when nothing fails) and, per row id, concrete reason -> entry id."""
+def build_reasons(document: nodes.document, model: PageModel, row_suffix: str = "", version: str = "",
+                  older: bool = False) -> tuple[kexport_reasons | None, dict[str, dict[str, str]]]:
+    """The node (None when nothing fails) and, per row id, concrete reason -> entry id. ``version``: on a
+    page across torch versions, the torch version the index counts; ``older``: not the newest (its entry
+    ids end in ``-v<version slug>``; HTML shows the index of the version the reader chose, the other
+    builders only the newest's)."""
     index = build_index(model)
     if not index:
         return None, {}
@@ -42,7 +45,8 @@ def build_reasons(document: nodes.document, model: PageModel, row_suffix: str = 
     entries = []
     for entry in index:
         # Reserved in the document so no other id takes it; -N on later pages.
-        actual[entry.id] = reserve_id(document, node, entry.id + row_suffix)
+        tag = f"-v{slugify(version)}" if older else ""
+        actual[entry.id] = reserve_id(document, node, entry.id + row_suffix + tag)
         entries.append({
             "id": actual[entry.id],
             "text": entry.text,
@@ -54,6 +58,9 @@ def build_reasons(document: nodes.document, model: PageModel, row_suffix: str = 
         })
     node["entries"] = entries
     node["columns"] = column_payload(model)
+    if version:  # a page across torch versions (a page of one snapshot keeps its doctree as it was)
+        node["version"] = version
+        node["older"] = older
     links = {row_id: {text: actual[rid] for text, rid in reasons.items()}
              for row_id, reasons in row_reason_ids(model).items()}
     return node, links
@@ -97,4 +104,7 @@ def reasons_as_tables(app: Sphinx, doctree: nodes.document, docname: str) -> Non
     if is_html(app):
         return
     for node in list(doctree.findall(kexport_reasons)):
-        node.replace_self(plain_table(node))
+        if node.get("older"):  # an older torch version's index: only HTML lets the reader choose it
+            node.parent.remove(node)
+        else:
+            node.replace_self(plain_table(node))

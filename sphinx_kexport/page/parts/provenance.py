@@ -66,6 +66,25 @@ def build_measured(model: PageModel) -> list[nodes.Node]:
     return [intro, environments]
 
 
+def build_version_environments(versions) -> list[nodes.Node]:
+    """A page across torch versions: every older version's snapshot and environments, newest first (the
+    newest one's are listed above, with the snapshot the page counts); ``versions``: ``model.versions.Version``."""
+    intro = nodes.paragraph(classes=["kexport-measured-versions"])
+    intro += nodes.Text(f"The page also shows the older torch versions' snapshots, matched to these by "
+                        f"case name ({len(versions) + 1} versions in all):")
+    listing = nodes.bullet_list(classes=["kexport-version-environments"])
+    for version in reversed(versions):
+        para = nodes.paragraph()
+        para += nodes.strong(version.title, version.title)
+        para += nodes.Text(f": snapshot of {version.snapshot.generated_at}, read from ")
+        para += nodes.literal(version.source, version.source)
+        environments = nodes.bullet_list(classes=["kexport-environments"])
+        for device in version.snapshot.devices:
+            environments += _environment_item(device, version.snapshot.environments[device])
+        listing += nodes.list_item("", para, environments)
+    return [intro, listing]
+
+
 def build_incomplete_warning(snapshot: Snapshot) -> nodes.warning | None:
     if snapshot.complete:
         return None

@@ -16,7 +16,17 @@ interprets cell markup:
   out when every column is ok, the common case;
   ``tr[data-o]``: distinct-operator bookkeeping (see ``OperatorMarks``);
   ``tr[data-c]``: one change code per column (see ``CHANGE_CODE``), only on
-  rows that changed since the snapshot of ``:compare:``.
+  rows that changed since the snapshot of ``:compare:``;
+  ``div.kexport[data-versions]`` (a page across torch versions): the versions,
+  oldest first, ``|``-separated; ``tr[data-v]``: the row's status codes in
+  each version, oldest first, one column-long run each (``x`` throughout: that
+  version lacks the case), only on rows whose versions differ.
+
+A cell whose versions differ says so in words ("since torch 2.13.0", see
+``model.version_marks``) and carries a strip, a ``<details>`` whose summary
+lists each version's status and whose body each version's detail; the script
+copies the chosen version's status from the strip into the cell
+(``.kx-cur``).
 
 Optional parts, present when the core puts their data in the row payload:
 a failure reason links to its entry in the reason index (``reasons``:
@@ -58,6 +68,7 @@ from ..model.comparison import MARKER_TEXT, cell_marker, marker_title
 from ..model.page_model import display_columns
 from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_repro
 from .html_templates import render
+from .plain_words import version_words
 
 # One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>`` (not for ok).
 STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "timeout": "t",
@@ -144,7 +155,36 @@ def _repro(row: dict[str, Any]) -> str:
     return call.rstrip() if call.strip() and row["failing"] else ""
 
 
-def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since: str) -> dict[str, Any]:
+def _strip(history: dict[str, Any] | None, key: str, versions: list[str]) -> list[dict[str, Any]]:
+    """The per-version strip of one cell, each entry with its version's index and status code."""
+    cell = history["cells"].get(key) if history else None
+    if not cell:
+        return []
+    return [dict(entry, index=versions.index(entry["version"]), code=STATUS_CODE[entry["status"]])
+            for entry in cell["strip"]]
+
+
+def _version_codes(row: dict[str, Any], columns: list[dict[str, Any]], codes: str, versions: list[str]) -> str:
+    """``tr[data-v]``: the status codes of every version, oldest first ("x" * columns: a version without
+    the case); "" when the row reads the same in every version."""
+    history = row.get("versions")
+    if not history:
+        return ""
+    runs = []
+    for version in versions:
+        if version not in history["present"]:
+            runs.append("x" * len(columns))
+            continue
+        run = ""
+        for col, code in zip(columns, codes):  # a cell without a strip reads the same in every version
+            strip = history["cells"].get(col["key"], {}).get("strip", ())
+            run += next((STATUS_CODE[s["status"]] for s in strip if s["version"] == version), code)
+        runs.append(run)
+    return "".join(runs)
+
+
+def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since: str,
+                 versions: list[str]) -> dict[str, Any]:
     breaks = cell.get("graph_breaks") or 0
     # "yes, 2 breaks" says it already; any other status with breaks gets them added.
     extra = f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != "ok-breaks" else ""
@@ -158,18 +198,25 @@ def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since
         "change": change and change["kind"],
         "change_text": change and MARKER_TEXT[change["kind"]],
         "change_title": change and marker_title(change, since),
+        "version_words": version_words(row, cell["key"]),
+        "strip": _strip(row.get("versions"), cell["key"], versions),
     }
 
 
 def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[str, str],
-              operator_mark: str | None, device_labels: list[str], since: str) -> dict[str, Any]:
+              operator_mark: str | None, device_labels: list[str], since: str,
+              versions: list[str]) -> dict[str, Any]:
     cells = {c["key"]: c for c in row["cells"]}
     differing = _differing_keys(cells, columns) if row["disagree"] else set()
-    status_cells = [_status_cell(row, cells[col["key"]], col["key"] in differing, since) for col in columns]
+    status_cells = [_status_cell(row, cells[col["key"]], col["key"] in differing, since, versions)
+                    for col in columns]
     href = links.get(row["id"])
     codes = "".join(c["code"] for c in status_cells)
     batch = "".join(c["mark_code"] for c in status_cells)
+    history = row.get("versions")
     return {
+        "version_codes": _version_codes(row, columns, codes, versions),
+        "only_in": ", ".join(history["present"]) if history and history["absent"] else "",
         "id": row["id"],
         "codes": "" if codes == "o" * len(codes) else codes,  # all ok: attribute left out
         "batch": "" if batch == "-" * len(batch) else batch,  # no dynamic-batch mark: attribute left out
@@ -220,13 +267,17 @@ class OperatorMarks:
         return out
 
 
-def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "") -> str:
-    """``since``: the compared snapshot's date, for the change markers' titles."""
+def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "",
+                 versions: list[str] | None = None) -> str:
+    """``since``: the compared snapshot's date, for the change markers' titles; ``versions``: the page's
+    torch versions, oldest first (a page across versions)."""
+    versions = versions or []
     columns = display_columns(node["columns"])
     links = node.get("links") or {}
     device_labels = list(dict.fromkeys(c["device_label"] for c in columns))
     marks = operators.marks(node["rows"])
-    rows = [_row_view(row, columns, links, mark, device_labels, since) for row, mark in zip(node["rows"], marks)]
+    rows = [_row_view(row, columns, links, mark, device_labels, since, versions)
+            for row, mark in zip(node["rows"], marks)]
     package_slug = node["rows"][0]["package_slug"] if node["rows"] else ""
     table_text = " ".join(search_key(t) for t in (node.get("package", ""), node.get("section", ""),
                                                      node.get("title", "")) if t)
@@ -245,6 +296,7 @@ def render_controls(node: nodes.Element) -> str:
                if any(c["path"] == p for c in columns)],
         devices=devices, total=node["total"], since=node.get("compare", ""), reasons=bool(node.get("reasons")),
         static=bool(node.get("static")), timeouts=bool(node.get("timeouts")),
+        versions=list(reversed(node.get("versions", []))),  # the newest first: the one shown
     )
 
 
@@ -255,10 +307,13 @@ def render_controls(node: nodes.Element) -> str:
 def visit_page(self, node: nodes.Element) -> None:
     self._kexport_operators = OperatorMarks()
     self._kexport_since = node.get("compare", "")
+    self._kexport_versions = node.get("versions", [])
     columns = display_columns(node["columns"])
     attrs = {"data-cols": " ".join(c["key"] for c in columns),
              "data-labels": "|".join(c["label"] for c in columns),  # for the "Reproduce" snippets
              "style": stacked_labels(columns)}  # the column labels of stacked rows (kexport.css)
+    if node.get("versions"):
+        attrs["data-versions"] = "|".join(node["versions"])
     if node.get("page_id") and node["page_id"] not in node["ids"]:
         attrs["ids"] = [node["page_id"]]
     self.body.append(self.starttag(node, "div", "", CLASS="kexport", **attrs))
@@ -277,7 +332,8 @@ def visit_controls(self, node: nodes.Element) -> None:
 def visit_table(self, node: nodes.Element) -> None:
     operators = getattr(self, "_kexport_operators", None) or OperatorMarks()  # a table outside a page
     with gc_pause.paused():  # a view per row, short-lived; see gc_pause.py
-        self.body.append(render_table(node, operators, getattr(self, "_kexport_since", "")))
+        self.body.append(render_table(node, operators, getattr(self, "_kexport_since", ""),
+                                      getattr(self, "_kexport_versions", [])))
     raise nodes.SkipNode
 
 
@@ -290,7 +346,8 @@ def visit_table(self, node: nodes.Element) -> None:
 def render_reasons(node: kexport_reasons) -> str:
     columns = [{"key": c["key"], "label": _short_label(c, node["columns"])}
                for c in display_columns(node["columns"])]
-    return render("reasons.html.jinja", entries=node["entries"], columns=columns)
+    return render("reasons.html.jinja", entries=node["entries"], columns=columns, version=node.get("version", ""),
+                  older=bool(node.get("older")))
 
 
 def _short_label(column: dict, columns: list[dict]) -> str:

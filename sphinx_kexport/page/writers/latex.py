@@ -12,7 +12,7 @@ from typing import Any
 from docutils import nodes
 
 from ..nodes import kexport_table
-from .plain_words import cell_text, one_line, status_text
+from .plain_words import cell_text, one_line, status_text, version_lines, version_words
 
 
 def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
@@ -37,16 +37,20 @@ def _latex_status(self: Any, cell: dict, row: dict | None = None) -> str:
         marked = cell_text(row, cell)
         if marked != status_text(cell):
             text += r" \emph{%s}" % self.encode(marked[len(status_text(cell)):].strip())
+    elif row is not None and version_words(row, cell["key"]):
+        text += r" \emph{%s}" % self.encode(f"({version_words(row, cell['key'])})")
     return text
 
 
-def _latex_reason(self: Any, row: dict) -> str:
+def _latex_reason(self: Any, row: dict, columns: list[dict]) -> str:
     parts = [r"\textbf{%s:} %s" % (self.encode(d["labels"]), self.encode(one_line(d["text"])))
              for d in row["details"] if d["text"].strip()]
     text = "; ".join(parts)
     if row["where"]:
         where = ", ".join(r"\sphinxcode{\sphinxupquote{%s}}" % self.encode(w) for w in row["where"])
         text += (" " if text else "") + "(at " + where + ")"
+    for line in version_lines(row, columns):
+        text += ("; " if text else "") + self.encode(line)
     return text
 
 
@@ -74,7 +78,7 @@ def latex_longtable(self: Any, node: kexport_table) -> str:
         cells = [_latex_operator(self, row, links.get(row["id"]))]
         cells += [_latex_status(self, cell, row) for cell in row["cells"]]
         out.append(" & ".join(cells) + r" \\")
-        reason = _latex_reason(self, row)
+        reason = _latex_reason(self, row, columns)
         if reason:
             out.append(r"\multicolumn{%d}{@{\hspace{1.5em}}p{0.9\linewidth}@{}}{\scriptsize %s} \\"
                        % (n + 1, reason))

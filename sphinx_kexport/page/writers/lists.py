@@ -10,7 +10,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..nodes import kexport_table
-from .plain_words import cell_texts, reason_text
+from .plain_words import cell_texts, reason_text, version_lines
 
 LIST_FORMATS = ("man", "texinfo")
 
@@ -25,9 +25,9 @@ def row_item(row: dict, columns: list[dict]) -> nodes.list_item:
     statuses = "; ".join(f"{column['label']}: {text}" for column, text in zip(columns, cell_texts(row)))
     para += nodes.Text(" - " + statuses)
     item = nodes.list_item("", para)
-    reason = reason_text(row)
-    if reason:
-        item += nodes.paragraph(reason, reason)
+    for text in [reason_text(row)] + version_lines(row, columns):
+        if text:
+            item += nodes.paragraph(text, text)
     return item
 
 

@@ -30,16 +30,45 @@ def status_text(cell: dict) -> str:
     return f"{cell['text']} ({mark})" if mark else cell["text"]
 
 
+def version_words(row: dict, key: str) -> str:
+    """"since torch 2.13.0", "regressed in torch 2.15.0", ...: a page across torch versions, a cell whose
+    versions differ (``model.version_marks``); else ""."""
+    history = row.get("versions")
+    cell = history["cells"].get(key) if history else None
+    return cell["words"] if cell else ""
+
+
 def cell_text(row: dict, cell: dict) -> str:
     """The cell's text (with its dynamic-batch mark), plus "[regressed]" / "[fixed]" when the page
-    compares with an older snapshot (``:compare:``) and this cell changed that way."""
+    compares with an older snapshot (``:compare:``) and this cell changed that way, plus "(since torch
+    2.13.0)" and the like on a page across torch versions."""
+    text = status_text(cell)
     for change in row.get("changes", ()):
         if change["key"] == cell["key"] and change["kind"] in ("regressed", "fixed"):
-            return f"{status_text(cell)} [{change['kind']}]"
-    return status_text(cell)
+            text = f"{text} [{change['kind']}]"
+            break
+    words = version_words(row, cell["key"])
+    return f"{text} ({words})" if words else text
 
 
 def cell_texts(row: dict) -> list[str]:
-    if "changes" not in row:
+    if "changes" not in row and "versions" not in row:
         return [status_text(cell) for cell in row["cells"]]
     return [cell_text(row, cell) for cell in row["cells"]]
+
+
+def version_lines(row: dict, columns: list[dict]) -> list[str]:
+    """The row's versions in words, for the line(s) under it: "torch versions: 2.13.0, 2.15.0 (not in
+    2.11.0)" when some version lacks the case, and per differing cell "ONNX by torch version: 2.11.0 no;
+    2.13.0 yes; 2.15.0 yes"."""
+    history = row.get("versions")
+    if not history:
+        return []
+    lines = []
+    if history["absent"]:
+        lines.append("only in torch " + ", ".join(history["present"]))
+    labels = {column["key"]: column["label"] for column in columns}
+    for key, cell in history["cells"].items():
+        lines.append(f"{labels.get(key, key)} by torch version: "
+                     + "; ".join(f"{s['version']} {s['text']}" for s in cell["strip"]))
+    return lines
