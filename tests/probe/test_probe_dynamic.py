@@ -2,39 +2,19 @@
 
 One real survey of tests/probe/probe_cases/batch_cases.py (operators whose
 batch behaviour is known, containers included) is shared by the tests of this
-module; the assertions read the snapshot the command wrote. The reuse rule
-(a run with the pass never reuses results measured without it; a run without
-it reuses results that have them) is checked on real reruns. The other tests
-check the case API, the reasons and the schema on real values.
+module; the assertions read the snapshot the command wrote. The other tests
+check the case API, the reasons and the schema on real values. The reruns
+(the reuse rule) and a crash in the pass: test_probe_dynamic_reruns.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CASES = REPO / "tests" / "probe" / "probe_cases"
-PATHS = ("onnx", "export", "compile")
-
-
-def probe(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests" / "probe")]))
-    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd, env=environ,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def project(folder: Path, extra: str = "") -> Path:
-    (folder / "pyproject.toml").write_text(
-        "[tool.sphinx-kexport]\n"
-        f"cases = [{json.dumps(str(CASES / 'batch_cases.py'))}]\n"
-        'out = "support.json"\ndevices = ["cpu"]\nlibrary = "probe_cases"\n' + extra, encoding="utf-8")
-    return folder
+from batch_project import PATHS, REPO, probe, project, source_line
 
 
 @pytest.fixture(scope="module")
@@ -50,12 +30,6 @@ def survey(tmp_path_factory):
 def dynamic(survey: dict, name: str, path: str) -> dict | None:
     case = {c["name"]: c for c in survey["snapshot"]["cases"]}[name]
     return case["results"]["cpu"][path].get("dynamic")
-
-
-def source_line(where: str, module: str = "batch_cases.py") -> str:
-    file, line = where.split(":")
-    assert file == f"probe_cases/{module}"
-    return (CASES / module).read_text().splitlines()[int(line) - 1]
 
 
 @pytest.mark.probe
@@ -143,43 +117,6 @@ def test_container_inputs_vary_the_batch_of_every_tensor_leaf(survey, name, stat
 
 
 @pytest.mark.probe
-def test_the_pass_off_then_on_then_off_reuses_only_what_holds_the_answer(tmp_path):
-    """dynamic = false measures without the pass; a run with it may not reuse that (it would lack the dynamic
-    results); --no-dynamic then reuses the results that have them and drops nothing; so does the pass."""
-    pytest.importorskip("onnxruntime")
-    folder = project(tmp_path)
-    pyproject = folder / "pyproject.toml"
-    plain = pyproject.read_text()
-    only = ("--jobs", "1", "--only", "batch_agnostic[batch 3]", "--stats", "stats.json")
-
-    def run(*flags: str) -> tuple[dict, dict, str]:
-        done = probe(*only, *flags, cwd=folder)
-        assert done.returncode == 0, done.stdout + done.stderr
-        snapshot = json.loads((folder / "support.json").read_text())
-        case = {c["name"]: c for c in snapshot["cases"]}["batch_agnostic[batch 3]"]
-        return json.loads((folder / "stats.json").read_text()), case, done.stdout
-
-    pyproject.write_text(plain + "dynamic = false\n")
-    stats, without, stdout = run()
-    assert stats["measured"] == 1
-    assert all("dynamic" not in r for r in without["results"]["cpu"].values())
-    assert "dynamic batch" not in stdout
-
-    pyproject.write_text(plain)
-    stats, with_pass, stdout = run()
-    assert (stats["measured"], stats["reused_snapshot"]) == (1, 0)  # not reused: it lacked the dynamic results
-    assert all(r["dynamic"]["status"] == "ok" for r in with_pass["results"]["cpu"].values())
-    assert with_pass["measured"]["cpu"]["fingerprint"] != without["measured"]["cpu"]["fingerprint"]
-    assert "dynamic batch, torch.compile: 1 ok" in stdout
-
-    stats, again, stdout = run("--no-dynamic")
-    assert (stats["measured"], stats["reused_snapshot"]) == (0, 1)
-    assert again["results"] == with_pass["results"] and again["measured"] == with_pass["measured"]
-
-    stats, last, _ = run()
-    assert (stats["measured"], stats["reused_snapshot"]) == (0, 1)
-    assert last["results"] == with_pass["results"]
-
 
 def test_config_reads_the_dynamic_key_and_the_flag(tmp_path):
     from types import SimpleNamespace
@@ -310,21 +247,6 @@ def test_schema_keeps_the_dynamic_result_optional_and_checks_its_status():
     with pytest.raises(SnapshotError, match=r"case #0 \('op'\) field results.cpu.onnx.dynamic.status: "
                                             r"expected one of 'ok', 'static', 'fail', 'timeout', 'n/a'"):
         validate(snapshot)
-
-
-@pytest.mark.probe
-def test_a_crash_in_the_dynamic_pass_keeps_the_static_result(tmp_path):
-    pytest.importorskip("onnxruntime")
-    done = probe("--cases", str(CASES / "batch_crash_cases.py"), "--library", "probe_cases", "--out", "s.json",
-                 "--jobs", "1", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    results = json.loads((tmp_path / "s.json").read_text())["cases"][0]["results"]["cpu"]
-    for path, label in (("onnx", "the ONNX export"), ("export", "torch.export"), ("compile", "torch.compile")):
-        assert results[path]["status"] == "ok", path  # measured before the crash, kept
-        crashed = results[path]["dynamic"]
-        assert crashed["status"] == "fail" and "SIGSEGV" in crashed["detail"], path
-        assert crashed["detail"].endswith(f"during the dynamic-batch pass of {label}")
-        assert "ctypes.string_at(0)" in source_line(crashed["where"], "batch_crash_cases.py")
 
 
 @pytest.mark.probe
