@@ -32,6 +32,12 @@ class LoadError(Exception):
     """A case module or case that cannot be used; the message says where and what to do."""
 
 
+class TorchLacks(LoadError):
+    """A case module needs a torch name that the running torch does not have: when one case set is surveyed
+    under several torch versions, an older one skips that module (its cases are absent for that version),
+    instead of the run stopping as it does for a mistake."""
+
+
 @dataclass(frozen=True)
 class Source:
     """One entry of ``cases``: how to import it, and how to name it in messages."""

@@ -16,13 +16,15 @@ import importlib
 import json
 import os
 import random
+import re
 import sys
 import traceback
+import types
 from pathlib import Path
 from typing import Any
 
 from .fingerprint import case_definition, definition_digest
-from .inventory import DiscoveryRef, LoadError, Source, SuiteRef, join
+from .inventory import DiscoveryRef, LoadError, Source, SuiteRef, TorchLacks, join
 from .registry import IMPORT_SEED, CaseError, CaseSpec
 
 
@@ -87,6 +89,29 @@ def _user_frames(exc: BaseException, files: set[str]) -> str:
     return f" (at {last.filename}:{last.lineno}: {(last.line or '').strip()})"
 
 
+def missing_from_torch(exc: BaseException) -> str:
+    """``torch.x.y`` when ``exc`` says that torch has no such module or name (an older torch than the case
+    module was written for), else "". torch itself missing is not a version's gap."""
+    name = ""
+    if isinstance(exc, ModuleNotFoundError):
+        name = exc.name or ""
+    elif isinstance(exc, ImportError) and exc.name:
+        imported = re.match(r"cannot import name '([^']+)'", str(exc))
+        name = f"{exc.name}.{imported.group(1)}" if imported else ""
+    elif isinstance(exc, AttributeError) and isinstance(getattr(exc, "obj", None), types.ModuleType):
+        name = f"{exc.obj.__name__}.{exc.name}"
+    return f"`{name}`" if name.startswith("torch.") else ""
+
+
+def _skip_if_torch_lacks(exc: BaseException, source: Source) -> None:
+    lacking = missing_from_torch(exc)
+    if lacking:
+        import torch
+
+        raise TorchLacks(f"{source.label}: skipped under torch {torch.__version__}: it needs {lacking}, which this "
+                         "torch does not have") from None
+
+
 def _import(source: Source) -> object | None:
     if source.path_entry and source.path_entry not in sys.path:
         sys.path.insert(0, source.path_entry)
@@ -99,9 +124,11 @@ def _import(source: Source) -> object | None:
         if exc.name and source.module.startswith(exc.name):
             raise LoadError(f"{source.label}: cannot import module {source.module!r}. Check the `cases` entry "
                             "(a module must be importable from the directory of pyproject.toml).") from None
+        _skip_if_torch_lacks(exc, source)
         raise LoadError(f"{source.label}: importing it failed: {type(exc).__name__}: {exc}"
                         f"{_user_frames(exc, _module_files(source))}") from None
     except Exception as exc:
+        _skip_if_torch_lacks(exc, source)
         raise LoadError(f"{source.label}: importing it failed: {type(exc).__name__}: {exc}"
                         f"{_user_frames(exc, _module_files(source))}. Fix the case module.") from None
     if not hasattr(module, "CASES"):

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..cases.inventory import InventoryCase, LoadError, Source, join_inventory
+from ..cases.inventory import InventoryCase, LoadError, Source, TorchLacks, join_inventory
 from .lifetime import die_with_parent
 from .memory import peak_rss_kb
 from .pool import ToolError
@@ -33,6 +33,7 @@ class ModuleReport:
     cases: int
     seconds: float
     peak_rss_kb: int
+    skipped: str = ""  # why the module was skipped under this torch (cases.inventory.TorchLacks), else ""
 
 
 @dataclass
@@ -62,12 +63,15 @@ def describe_in_child(source: Source, sys_path: list[str], rediscover: bool, job
 
     refresh(rediscover)
     report_examples(to_stderr(f"    {source.label} "))  # examples that run (not from the cache): a line each
+    skipped = ""
     try:
         cases = describe_module(source)
+    except TorchLacks as exc:  # not a mistake: the module is for a newer torch; the run goes on without it
+        cases, skipped = [], str(exc)
     except LoadError as exc:
         return ("error", str(exc))
     env = _environment(*environment) if environment else None
-    return ("ok", cases, env, time.monotonic() - began, peak_rss_kb(), taken())
+    return ("ok", cases, env, time.monotonic() - began, peak_rss_kb(), taken(), skipped)
 
 
 def _environment(devices: list[str], opset: int) -> dict[str, Any]:
@@ -104,12 +108,15 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
             outcome = _result(future, f"building the cases of {source.label}")
             if outcome[0] == "error":
                 raise LoadError(outcome[1])
-            _, cases, read, seconds, peak, without[source.module] = outcome
+            _, cases, read, seconds, peak, without[source.module], skipped = outcome
             env = read or env
             described[source.module] = cases
-            reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak)
-            on_line(f"  {source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s "
-                    f"({len(described)}/{len(sources)} modules)")
+            reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak, skipped)
+            if skipped:
+                on_line(f"  {skipped} ({len(described)}/{len(sources)} modules)")
+            else:
+                on_line(f"  {source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s "
+                        f"({len(described)}/{len(sources)} modules)")
             on_module(source, cases)
     except BaseException:
         # a mistake in one module (or Ctrl-C) must not wait for another module's minutes of examples
