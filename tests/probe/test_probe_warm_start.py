@@ -5,6 +5,7 @@ down (see test_probe_no_orphans.py for the probe itself)."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 
 import pytest
@@ -41,6 +42,13 @@ def test_a_child_starts_with_torch_the_exporters_and_the_registry_loaded_and_no_
     finally:
         child.join(30)
     assert child.exitcode == 0
+
+
+def test_starting_the_server_leaves_this_process_environment_as_it_was(monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # the server gets it; the probe's process must not
+    before = dict(os.environ)
+    worker_context(3)
+    assert dict(os.environ) == before
 
 
 def test_warm_start_can_be_turned_off(monkeypatch):

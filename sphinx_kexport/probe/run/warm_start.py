@@ -44,14 +44,19 @@ def worker_context(threads: int) -> Any:
 
 @contextlib.contextmanager
 def _environment(extra: dict[str, str], threads: int) -> Iterator[None]:
+    """``extra`` and the thread settings in this process's environment for a moment; only the keys that
+    changed are put back (another thread of the probe may be starting a process meanwhile)."""
     before = dict(os.environ)
     try:
         os.environ.update(extra)
         limit_threads(threads)
         yield
     finally:
-        os.environ.clear()
-        os.environ.update(before)
+        for key in set(os.environ) - set(before):
+            del os.environ[key]
+        for key, value in before.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
 
 
 def warm() -> None:
