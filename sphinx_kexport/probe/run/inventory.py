@@ -112,11 +112,8 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
             env = read or env
             described[source.module] = cases
             reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak, skipped)
-            if skipped:
-                on_line(f"  {skipped} ({len(described)}/{len(sources)} modules)")
-            else:
-                on_line(f"  {source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s "
-                        f"({len(described)}/{len(sources)} modules)")
+            said = skipped or f"{source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s"
+            on_line(f"  {said} ({len(described)}/{len(sources)} modules)")
             on_module(source, cases)
     except BaseException:
         # a mistake in one module (or Ctrl-C) must not wait for another module's minutes of examples
