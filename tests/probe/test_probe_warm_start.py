@@ -19,16 +19,24 @@ pytest.importorskip("onnxscript")
 
 def _report(conn) -> None:
     """In the child, before it imports anything: what it was born with."""
+    import threading
+
     loaded = set(sys.modules)
+    threads = threading.active_count()
+    from torch._inductor import cpu_vec_isa
     from torch.onnx._internal.exporter import _registration
 
     conn.send({"torch": "torch" in loaded, "dynamo": "torch._dynamo" in loaded, "onnxscript": "onnxscript" in loaded,
+               "inductor": "torch._inductor.compile_fx" in loaded,
+               # picked in the server: the pick builds and loads a test library per instruction set (~3 s)
+               "instruction set picked": cpu_vec_isa.valid_vec_isa_list.cache_info().currsize == 1,
+               "threads": threads,
                "case modules": sorted(m for m in loaded if m.startswith("probe_cases")),
                "registry cached": getattr(_registration.ONNXRegistry.from_torchlib, "_kexport_cached", False)})
 
 
 @pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server here")
-def test_a_child_starts_with_torch_the_exporters_and_the_registry_loaded_and_no_case_module():
+def test_a_child_starts_with_torch_the_exporters_inductor_and_the_registry_loaded_and_no_case_module():
     context = worker_context(1)
     assert context.get_start_method() == "forkserver"
     receiving, sending = context.Pipe(duplex=False)
@@ -37,7 +45,8 @@ def test_a_child_starts_with_torch_the_exporters_and_the_registry_loaded_and_no_
     sending.close()
     try:
         assert receiving.poll(120), "the child sent nothing"
-        assert receiving.recv() == {"torch": True, "dynamo": True, "onnxscript": True, "case modules": [],
+        assert receiving.recv() == {"torch": True, "dynamo": True, "onnxscript": True, "inductor": True,
+                                    "instruction set picked": True, "threads": 1, "case modules": [],
                                     "registry cached": True}
     finally:
         child.join(30)

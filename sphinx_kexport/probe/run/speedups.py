@@ -4,8 +4,10 @@
 functions, 0.5-1.5 s of pure Python) on every call, although it depends only
 on the opset. A worker builds it once per opset and gives every export its
 own copy (the function lists are copied, so an export that registers a custom
-op cannot leak it into the next case). If torch's internals differ from what
-this expects, nothing is patched and exports simply take longer.
+op cannot leak it into the next case).
+
+If torch's internals differ from what this expects, nothing is patched and
+exports simply take longer.
 """
 
 from __future__ import annotations
@@ -43,4 +45,22 @@ def reuse_onnx_registry() -> bool:
 
     from_torchlib._kexport_cached = True  # type: ignore[attr-defined]
     registry_class.from_torchlib = classmethod(from_torchlib)
+    return True
+
+
+def warm_inductor() -> bool:
+    """Import inductor and pick the CPU's vector instruction set, as the first ``torch.compile`` of a process
+    would (~3 s: the pick compiles a test library per instruction set and loads each in a fresh Python).
+    Runs no tensor operation and starts no thread, so a process that forks afterwards hands both on;
+    True when done."""
+    try:
+        import torch._inductor.codecache  # noqa: F401
+        import torch._inductor.compile_fx  # noqa: F401
+        from torch._inductor import cpu_vec_isa
+    except ImportError:
+        return False
+    pick = getattr(cpu_vec_isa, "pick_vec_isa", None)
+    if pick is None:
+        return False
+    pick()
     return True

@@ -1,7 +1,9 @@
 """Workers forked from one warmed process instead of each importing torch from scratch.
 
 A worker spends about 8 s of CPU before its first case is measured: importing torch,
-dynamo, onnxruntime and onnxscript, and building the onnxscript op registry. A survey
+dynamo, onnxruntime and onnxscript, and building the onnxscript op registry; and about
+3 s more in its first ``torch.compile``: importing inductor and picking the CPU's vector
+instruction set. A survey
 starts one worker per job and a fresh one after every crash, timeout or memory
 recycle, so that start-up was paid again and again. Here the workers come from a
 multiprocessing fork server whose one process did those imports once; each worker is
@@ -78,10 +80,11 @@ def warm() -> None:
         import torch.export  # noqa: F401
         from torch.onnx._internal.exporter import _compat, _constants, _registration  # noqa: F401
 
-        from .speedups import reuse_onnx_registry
+        from .speedups import reuse_onnx_registry, warm_inductor
 
         if reuse_onnx_registry():
             _registration.ONNXRegistry.from_torchlib(opset_version=_constants.TORCHLIB_OPSET)
+        warm_inductor()
         logging.disable(logging.NOTSET)
         warnings.resetwarnings()
     except Exception:  # noqa: BLE001 - each worker imports what is missing itself
