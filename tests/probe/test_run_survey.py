@@ -157,3 +157,38 @@ def test_hand_written_cases_are_measured_while_a_slow_module_is_still_being_buil
     assert [c["name"] for c in result.snapshot["cases"]] == ["fast_sin", "slow_cos"] and result.counts.measured == 2
     assert result.stats["streamed"] and all(c["results"]["cpu"]["onnx"]["status"] == "ok"
                                             for c in result.snapshot["cases"])
+
+
+# Its case's name comes from the environment and from a file in the current directory, both read at import: in
+# the inventory's child and again in the worker, which must rebuild the case the child described.
+STATEFUL_CASES = '''
+    import os
+    from pathlib import Path
+
+    import torch
+
+    from sphinx_kexport.probe import case
+
+    name = os.environ["KX_CASE_NAME"] + "_" + Path("tag.txt").read_text().strip()
+    CASES = [case(name, torch.sin, [torch.rand(2, 3)], package="demo")]
+    '''
+
+
+def test_a_second_survey_in_one_process_runs_under_its_own_environment_and_directory(tmp_path, monkeypatch):
+    """The children are forks of a server the first survey started; before, the second survey's children
+    imported its case module under the first one's environment (``first_there``)."""
+    from sphinx_kexport.probe import ProbeConfig, run_survey
+
+    (tmp_path / "stateful_cases.py").write_text(textwrap.dedent(STATEFUL_CASES))
+    names = []
+    for run, tag in (("first", "here"), ("second", "there")):
+        folder = tmp_path / run
+        folder.mkdir()
+        (folder / "tag.txt").write_text(tag)
+        monkeypatch.chdir(folder)
+        monkeypatch.setenv("KX_CASE_NAME", run)
+        result = run_survey(ProbeConfig(cases=[str(tmp_path / "stateful_cases.py")], out=folder / "snap.json",
+                                        root=folder, jobs=1, dynamic=False), stream=io.StringIO())
+        assert result.not_built == [] and result.counts.measured == 1, run
+        names.append([c["name"] for c in result.snapshot["cases"]])
+    assert names == [["first_here"], ["second_there"]]

@@ -20,6 +20,7 @@ from typing import Any, Callable
 from ..cases.inventory import InventoryCase, LoadError, Source, TorchLacks, join_inventory
 from .lifetime import die_with_parent
 from .memory import peak_rss_kb
+from .parent_state import ParentState
 from .pool import ToolError
 from .settings import limit_threads, thread_share
 from .warm_start import worker_context
@@ -48,12 +49,13 @@ class Inventory:
     objects_without_cases: list[dict[str, Any]] = field(default_factory=list)
 
 
-def describe_in_child(source: Source, sys_path: list[str], rediscover: bool, jobs: int,
+def describe_in_child(source: Source, sys_path: list[str], parent: ParentState, rediscover: bool, jobs: int,
                       environment: tuple[list[str], int] | None = None) -> tuple[Any, ...]:
     """A child's whole life: import one case module and describe its cases (and, for the first module, read the
     environment of ``(devices, opset)``); ("ok", cases, environment, seconds, kb, objects without cases) or
     ("error", message)."""
     began = time.monotonic()
+    parent.adopt()
     sys.path[:] = sys_path
     limit_threads(thread_share(jobs))
     from ..cases.describe import describe_module
@@ -91,12 +93,12 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
     """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies."""
     jobs = max(1, min(jobs, len(sources)))
     context = worker_context(thread_share(jobs))  # children forked from the warmed server where possible
-    sys_path = list(sys.path)
+    sys_path, parent = list(sys.path), ParentState.capture()
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1,
                                                   initializer=die_with_parent)  # a killed probe leaves none behind
     started(lambda: _stop(pool))  # how a caller in another thread stops it (an error, Ctrl-C)
     try:
-        futures = {pool.submit(describe_in_child, source, sys_path, rediscover, jobs,
+        futures = {pool.submit(describe_in_child, source, sys_path, parent, rediscover, jobs,
                                (devices, opset) if index == 0 else None): source
                    for index, source in enumerate(sources)}
         env: dict[str, Any] = {}

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cases.inventory import DiscoveryRef, Source, SuiteRef
+from .parent_state import ParentState
 
 
 def thread_share(jobs: int) -> int:
@@ -34,6 +35,7 @@ class WorkerSettings:
     dynamic: bool  # run the dynamic-batch pass
     threads: int  # torch and onnxruntime threads: the worker's share of the CPUs
     log_path: str = ""  # the worker's stdout and stderr (set per worker slot)
+    parent: ParentState = field(default_factory=ParentState)  # the survey's environment
     # a worker whose memory has grown past this after a case hands its slot to a fresh process (0: never)
     recycle_rss_kb: int = 3 * 1024 * 1024
 

@@ -56,6 +56,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     die_with_parent()
     if os.getppid() != parent:
         return
+    settings.parent.adopt()  # before anything reads the environment
     log = _redirect_output(settings.log_path)
     threads = settings.threads
     limit_threads(threads)

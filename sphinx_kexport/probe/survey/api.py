@@ -35,6 +35,7 @@ from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
 from ..run.inventory import Inventory, build_inventory
 from ..run.memory import peak_rss_kb
+from ..run.parent_state import ParentState
 from ..run.pool import Runner, Task, ToolError
 from ..run.progress import Progress, eager_summary
 from ..run.settings import WorkerSettings, thread_share
@@ -165,7 +166,7 @@ class _Survey:
     def _runner(self, library: str, jobs: int) -> Runner:
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
-                                  threads=thread_share(jobs))
+                                  threads=thread_share(jobs), parent=ParentState.capture())
         return Runner(work=self.work, settings=settings, jobs=jobs, timeout=self.config.timeout,
                       root=library_root(library), on_start=lambda t: self.progress.started(t.name, t.device),
                       on_finish=self._finished, on_note=self.progress.note, on_unbuilt=self._unbuilt)
