@@ -1,23 +1,24 @@
 """What the dynamic-batch test modules share: a project surveying probe_cases/batch_cases.py, the probe
-command, and the source line a result's ``where`` points at."""
+command (run in-process: probe_cli.py), and the source line a result's ``where`` points at."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from probe_cli import probe_cli
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "tests" / "probe" / "probe_cases"
 PATHS = ("onnx", "export", "compile")
 
 
-def probe(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+def probe(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The probe command, run by this process (probe_cli.py)."""
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests" / "probe")]))
-    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd, env=environ,
-                          capture_output=True, text=True, timeout=timeout)
+    return probe_cli(*args, cwd=cwd, env=environ)
 
 
 def project(folder: Path, extra: str = "") -> Path:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from probe_cli import probe_cli
+
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
@@ -22,9 +24,8 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests"
 @pytest.fixture(scope="module")
 def survey(tmp_path_factory):
     where = tmp_path_factory.mktemp("containers")
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
-                           "c.json", "--library", "probe_cases", "--jobs", "1", "--no-dynamic"], cwd=where, env=ENV,
-                          capture_output=True, text=True, timeout=600)
+    done = probe_cli("--cases", str(CASE_FILE), "--out", "c.json", "--library", "probe_cases", "--jobs", "1",
+                     "--no-dynamic", cwd=where, env=ENV)
     assert done.returncode == 0, done.stderr
     return where, json.loads((where / "c.json").read_text())["cases"][0]
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from probe_cli import probe_cli
+
 pytestmark = pytest.mark.probe
 torch = pytest.importorskip("torch")
 
@@ -262,8 +264,12 @@ def test_the_key_covers_the_discovery_code_and_the_versions(monkeypatch, tmp_pat
 
 
 def run_cli(args: list[str], cwd: Path, cache: Path, *paths: Path) -> subprocess.CompletedProcess:
+    """The probe command; a survey runs in this process (probe_cli.py), ``discover`` (which runs the examples
+    itself) in a fresh interpreter."""
     env = dict(os.environ, KEXPORT_DISCOVERY_CACHE=str(cache),
                PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS), *map(str, paths)]))
+    if args[0] != "discover":
+        return probe_cli(*args, cwd=cwd, env=env)
     return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 

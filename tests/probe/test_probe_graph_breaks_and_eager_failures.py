@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from probe_cli import probe_cli
+
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
@@ -26,9 +28,8 @@ SOURCE = CASE_FILE.read_text().splitlines()
 def survey(tmp_path_factory):
     where = tmp_path_factory.mktemp("truth")
     out = where / "truth.json"
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
-                           str(out), "--library", "probe_cases", "--jobs", "1", "--no-dynamic"], cwd=where,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=600)
+    done = probe_cli("--cases", str(CASE_FILE), "--out", str(out), "--library", "probe_cases", "--jobs", "1",
+                     "--no-dynamic", cwd=where, env=dict(os.environ, PYTHONPATH=str(REPO)))
     snapshot = json.loads(out.read_text()) if out.exists() else None
     return done, snapshot
 

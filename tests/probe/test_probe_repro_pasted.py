@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from probe_cli import probe_cli
+
 pytestmark = pytest.mark.probe
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
@@ -22,9 +24,9 @@ CASES = REPO / "tests" / "probe" / "probe_cases"
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests" / "probe")]))
 
 
-def probe(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd, env=ENV,
-                          capture_output=True, text=True, timeout=timeout)
+def probe(*args: str, cwd: Path, **_) -> subprocess.CompletedProcess:
+    """The probe command, run by this process (probe_cli.py); the snippets below run in fresh interpreters."""
+    return probe_cli(*args, cwd=cwd, env=ENV)
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from probe_cli import probe_cli
 
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
@@ -28,9 +28,8 @@ def probe(where: Path, *flags: str, extra: bool = False) -> dict:
     log.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_CALL_LOG=str(log),
                KEXPORT_EXTRA_CASE="1" if extra else "0")
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--library",
-                           "probe_cases", "--out", str(where / "support.json"), "--jobs", "1", "--no-dynamic", "--stats",
-                           str(stats), *flags], cwd=where, env=env, capture_output=True, text=True, timeout=400)
+    done = probe_cli("--cases", str(CASE_FILE), "--library", "probe_cases", "--out", str(where / "support.json"),
+                     "--jobs", "1", "--no-dynamic", "--stats", str(stats), *flags, cwd=where, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return {"stats": json.loads(stats.read_text()), "stdout": done.stdout,
             "calls": set(log.read_text().split()) if log.exists() else set(),

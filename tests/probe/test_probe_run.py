@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from probe_cli import probe_cli
+
 from sphinx_kexport.snapshot import STAGES
 
 pytestmark = pytest.mark.probe
@@ -25,10 +27,15 @@ REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "tests" / "probe" / "probe_cases"
 
 
-def probe(*args: str, cwd: Path, timeout: float = 240, env: dict | None = None) -> subprocess.CompletedProcess:
-    environ = dict(os.environ, PYTHONPATH=str(REPO), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd, env=environ,
-                          capture_output=True, text=True, timeout=timeout)
+def python_m(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess:
+    """``python -m sphinx_kexport.probe ARGS`` in a fresh interpreter."""
+    return subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *args], cwd=cwd,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=timeout)
+
+
+def probe(*args: str, cwd: Path, env: dict | None = None, **_) -> subprocess.CompletedProcess:
+    """The same command run by this process (tests/probe/probe_cli.py): its children fork from one warm server."""
+    return probe_cli(*args, cwd=cwd, env=dict(os.environ, PYTHONPATH=str(REPO), **(env or {})))
 
 
 def by_name(snapshot: dict) -> dict:
@@ -44,7 +51,8 @@ def basic(tmp_path_factory):
         f"cases = [{json.dumps(str(CASES / 'basic_cases.py'))}]\n"
         'out = "docs/_data/support.json"\n'
         'devices = ["cpu"]\n'
-        'library = "probe_cases"\n', encoding="utf-8")
+        'library = "probe_cases"\n'
+        'dynamic = false\n', encoding="utf-8")  # nothing here reads the dynamic-batch pass (test_probe_dynamic.py)
     done = probe("--jobs", "2", cwd=project)
     out = project / "docs" / "_data" / "support.json"
     return {"project": project, "run": done, "out": out,
@@ -236,16 +244,16 @@ def test_diff_reports_regressions_with_exit_status(basic, tmp_path):
     target.update(status="fail", stage="translate", detail="no ONNX lowering for torch.sigmoid")
     new = tmp_path / "new.json"
     new.write_text(json.dumps(regressed))
-    worse = probe("diff", str(old), str(new), cwd=tmp_path)
+    worse = python_m("diff", str(old), str(new), cwd=tmp_path)
     assert worse.returncode == 1
     assert "regressed (1)" in worse.stdout and "plain_ok [cpu] ONNX: ok -> fail" in worse.stdout
-    better = probe("diff", str(new), str(old), cwd=tmp_path)
+    better = python_m("diff", str(new), str(old), cwd=tmp_path)
     assert better.returncode == 0 and "fixed (1)" in better.stdout
-    same = probe("diff", str(old), str(old), cwd=tmp_path)
+    same = python_m("diff", str(old), str(old), cwd=tmp_path)
     assert same.returncode == 0 and "no differences" in same.stdout
     broken = tmp_path / "broken.json"
     broken.write_text("{")
-    assert probe("diff", str(old), str(broken), cwd=tmp_path).returncode == 2
+    assert python_m("diff", str(old), str(broken), cwd=tmp_path).returncode == 2
 
 
 def test_probing_one_device_keeps_the_other(basic, tmp_path):
@@ -257,7 +265,7 @@ def test_probing_one_device_keeps_the_other(basic, tmp_path):
     out = tmp_path / "support.json"
     out.write_text(json.dumps(with_cuda))
     done = probe("--cases", str(CASES / "basic_cases.py"), "--out", str(out), "--library", "probe_cases",
-                 "--only", "plain_ok", "--jobs", "1", cwd=tmp_path)
+                 "--only", "plain_ok", "--jobs", "1", "--no-dynamic", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     snap = json.loads(out.read_text())
     assert snap["environments"]["cuda"]["device_name"] == "A GPU"
@@ -321,5 +329,5 @@ def test_a_broken_case_module_stops_the_run_without_waiting_for_a_slow_one(tmp_p
 
 
 def test_no_configuration_is_explained(tmp_path):
-    done = probe(cwd=tmp_path, timeout=60)
-    assert done.returncode == 2 and "[tool.sphinx-kexport]" in done.stderr
+    done = python_m(cwd=tmp_path, timeout=60)
+    assert done.returncode == 2 and "[tool.sphinx-kexport]" in done.stderr and "Traceback" not in done.stderr

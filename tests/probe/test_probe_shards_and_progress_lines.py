@@ -6,11 +6,11 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from probe_cli import probe_cli
 
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
@@ -21,19 +21,15 @@ CASE_FILE = REPO / "tests" / "probe" / "probe_cases" / "graph_break_cases.py"
 
 def test_a_shard_holding_none_of_the_selected_cases_writes_an_empty_part(tmp_path):
     # "clean" is the first case, so round-robin puts it in shard 1 of 2; shard 2 holds none of --only clean
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
-                           "truth.json", "--library", "probe_cases", "--shard", "2/2", "--only", "clean"],
-                          cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True,
-                          timeout=300)
+    done = probe_cli("--cases", str(CASE_FILE), "--out", "truth.json", "--library", "probe_cases", "--shard", "2/2",
+                     "--only", "clean", cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert done.returncode == 0, done.stderr
     assert "shard 2/2 holds none of the 1 cases matching --only clean" in done.stdout
     assert "no case matches" not in done.stderr
     part = json.loads((tmp_path / "truth.json").read_text())  # --out names the part itself
     assert part["complete"] is False and all(c["results"] == {} for c in part["cases"])
-    unknown = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
-                              "x.json", "--library", "probe_cases", "--shard", "2/2", "--only", "nothing_like_it"],
-                             cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True,
-                             text=True, timeout=300)
+    unknown = probe_cli("--cases", str(CASE_FILE), "--out", "x.json", "--library", "probe_cases", "--shard", "2/2",
+                        "--only", "nothing_like_it", cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert unknown.returncode == 2 and "no case matches --only nothing_like_it" in unknown.stderr
 
 

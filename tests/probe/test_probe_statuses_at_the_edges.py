@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from probe_cli import probe_cli
+
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
@@ -27,9 +29,8 @@ LONG = "noisy_sample_with_a_name_longer_than_the_progress_column[random]"
 def survey(tmp_path_factory):
     where = tmp_path_factory.mktemp("edge_statuses")
     out = where / "edge_statuses.json"
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases", str(CASE_FILE), "--out",
-                           str(out), "--library", "probe_cases", "--jobs", "1"], cwd=where,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=600)
+    done = probe_cli("--cases", str(CASE_FILE), "--out", str(out), "--library", "probe_cases", "--jobs", "1",
+                     cwd=where, env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert done.returncode == 0, done.stderr[-3000:]
     return done, {c["name"]: c["results"]["cpu"] for c in json.loads(out.read_text())["cases"]}, where
 

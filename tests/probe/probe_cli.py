@@ -1,0 +1,46 @@
+"""``python -m sphinx_kexport.probe ARGS`` run by the test's own process, as a subprocess would run it.
+
+The command's ``main(argv)`` with the given working directory and environment, its stdout and stderr
+captured, and its exit status: a ``subprocess.CompletedProcess`` like ``subprocess.run`` gives. What it saves
+is the warm start: a probe process starts a fork server that imports torch, onnxruntime, onnxscript and
+inductor (~5 s of CPU) before its first child; here every run of a test process forks from one server, as
+repeated ``run_survey`` calls of one program do (each child adopts its run's environment). The inventory's
+children and the workers are real processes either way. Tests whose point is the process boundary (a kill,
+the exit of ``python -m``, what the probe's own process imports) start a real subprocess instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TESTS = REPO / "tests" / "probe"
+
+
+def probe_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, **_ignored) -> subprocess.CompletedProcess:
+    """Run the probe command in this process (``env``: its whole environment, as ``subprocess.run``'s)."""
+    from sphinx_kexport.probe.cli.main import main
+
+    saved_env, saved_cwd, saved_path = dict(os.environ), os.getcwd(), list(sys.path)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        # what PYTHONPATH gives a fresh interpreter: the case modules' packages importable
+        sys.path[:0] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(saved_cwd)
+        sys.path[:] = saved_path
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["python", "-m", "sphinx_kexport.probe", *args], code, out.getvalue(),
+                                       err.getvalue())
