@@ -84,7 +84,8 @@ def warm() -> None:
 
         if reuse_onnx_registry():
             _registration.ONNXRegistry.from_torchlib(opset_version=_constants.TORCHLIB_OPSET)
-        warm_inductor()
+        if os.environ.get("KEXPORT_WARM_INDUCTOR") != "off":  # off: benchmarks/bench_warm_start.py's other side
+            warm_inductor()
         logging.disable(logging.NOTSET)
         warnings.resetwarnings()
     except Exception:  # noqa: BLE001 - each worker imports what is missing itself
