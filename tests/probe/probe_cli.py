@@ -3,10 +3,11 @@
 The command's ``main(argv)`` with the given working directory and environment, its stdout and stderr
 captured, and its exit status: a ``subprocess.CompletedProcess`` like ``subprocess.run`` gives. What it saves
 is the warm start: a probe process starts a fork server that imports torch, onnxruntime, onnxscript and
-inductor (~5 s of CPU) before its first child; here every run of a test process forks from one server, as
+inductor (5 to 8 s of CPU) before its first child; here every run of a test process forks from one server, as
 repeated ``run_survey`` calls of one program do (each child adopts its run's environment). The inventory's
 children and the workers are real processes either way. Tests whose point is the process boundary (a kill,
-the exit of ``python -m``, what the probe's own process imports) start a real subprocess instead.
+the exit of ``python -m``, what the probe's own process imports, what the children print to the terminal,
+which a fork of this process's server does not write to the captured stderr) start a real subprocess instead.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-TESTS = REPO / "tests" / "probe"
 
 
 def probe_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, **_ignored) -> subprocess.CompletedProcess:

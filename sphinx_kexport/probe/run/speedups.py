@@ -6,8 +6,12 @@ on the opset. A worker builds it once per opset and gives every export its
 own copy (the function lists are copied, so an export that registers a custom
 op cannot leak it into the next case).
 
-If torch's internals differ from what this expects, nothing is patched and
-exports simply take longer.
+A process's first ``torch.compile`` imports inductor and picks the CPU's
+vector instruction set (~3 s); the warm fork server does that once, before
+it forks the workers (:func:`warm_inductor`).
+
+If torch's internals differ from what these expect, nothing is patched and
+exports and the first compile simply take longer.
 """
 
 from __future__ import annotations

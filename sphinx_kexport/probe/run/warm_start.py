@@ -3,9 +3,8 @@
 A worker spends about 8 s of CPU before its first case is measured: importing torch,
 dynamo, onnxruntime and onnxscript, and building the onnxscript op registry; and about
 3 s more in its first ``torch.compile``: importing inductor and picking the CPU's vector
-instruction set. A survey
-starts one worker per job and a fresh one after every crash, timeout or memory
-recycle, so that start-up was paid again and again. Here the workers come from a
+instruction set. A survey starts one worker per job and a fresh one after every crash,
+timeout or memory recycle, so that start-up was paid again and again. Here the workers come from a
 multiprocessing fork server whose one process did those imports once; each worker is
 a fork of it and starts at once.
 
