@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 
 
-
 def probe_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, **_ignored) -> subprocess.CompletedProcess:
     """Run the probe command in this process (``env``: its whole environment, as ``subprocess.run``'s)."""
     from sphinx_kexport.probe.cli.main import main
