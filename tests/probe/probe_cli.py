@@ -23,13 +23,13 @@ from pathlib import Path
 def probe_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, **_ignored) -> subprocess.CompletedProcess:
     """Run the probe command in this process (``env``: its whole environment, as ``subprocess.run``'s)."""
     from sphinx_kexport.probe.cli.main import main
+    from sphinx_kexport.probe.run.parent_state import become
 
     saved_env, saved_cwd, saved_path = dict(os.environ), os.getcwd(), list(sys.path)
     out, err = io.StringIO(), io.StringIO()
     try:
         if env is not None:
-            os.environ.clear()
-            os.environ.update(env)
+            become(env)
         # what PYTHONPATH gives a fresh interpreter: the case modules' packages importable
         sys.path[:0] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         os.chdir(cwd)
@@ -38,7 +38,6 @@ def probe_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, **_ignor
     finally:
         os.chdir(saved_cwd)
         sys.path[:] = saved_path
-        os.environ.clear()
-        os.environ.update(saved_env)
+        become(saved_env)
     return subprocess.CompletedProcess(["python", "-m", "sphinx_kexport.probe", *args], code, out.getvalue(),
                                        err.getvalue())

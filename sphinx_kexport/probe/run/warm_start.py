@@ -21,6 +21,7 @@ import multiprocessing
 import os
 from typing import Any, Iterator
 
+from .parent_state import become
 from .settings import limit_threads
 
 WARM_MODULE = __name__  # the fork server imports this module (``warm``, below, runs at its import)
@@ -53,11 +54,7 @@ def _environment(extra: dict[str, str], threads: int) -> Iterator[None]:
         limit_threads(threads)
         yield
     finally:
-        for key in set(os.environ) - set(before):
-            del os.environ[key]
-        for key, value in before.items():
-            if os.environ.get(key) != value:
-                os.environ[key] = value
+        become(before)
 
 
 def warm() -> None:
