@@ -4,8 +4,10 @@ down (see test_probe_no_orphans.py for the probe itself)."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
+import subprocess
 import sys
 
 import pytest
@@ -63,3 +65,36 @@ def test_starting_the_server_leaves_this_process_environment_as_it_was(monkeypat
 def test_warm_start_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("KEXPORT_WARM", "off")
     assert worker_context(1).get_start_method() == "spawn"
+
+
+_WITHOUT_INDUCTOR_WARM_UP = """
+import json
+import sys
+sys.path.insert(0, {tests!r})
+from test_probe_warm_start import _report
+from sphinx_kexport.probe.run.warm_start import worker_context
+
+if __name__ == "__main__":
+    context = worker_context(1)
+    receiving, sending = context.Pipe(duplex=False)
+    child = context.Process(target=_report, args=(sending,))
+    child.start()
+    sending.close()
+    print(json.dumps(receiving.recv() if receiving.poll(120) else "nothing"))
+    child.join(30)
+"""
+
+
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server here")
+def test_the_benchmarks_other_side_leaves_inductors_warm_up_to_each_child(tmp_path):
+    """``KEXPORT_WARM_INDUCTOR=off`` (benchmarks/bench_warm_start.py): the server still imports torch and the
+    exporters, but not inductor's pick of the instruction set. A fresh process, since a process keeps its
+    first server."""
+    script = tmp_path / "report.py"
+    script.write_text(_WITHOUT_INDUCTOR_WARM_UP.format(tests=os.path.dirname(__file__)))
+    env = dict(os.environ, KEXPORT_WARM_INDUCTOR="off")
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["torch"] and report["onnxscript"] and report["registry cached"]
+    assert report["instruction set picked"] is False

@@ -89,11 +89,13 @@ def _environment(devices: list[str], opset: int) -> dict[str, Any]:
 def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devices: list[str], opset: int,
                     on_line: Callable[[str], None] = lambda line: None,
                     on_module: Callable[[Source, list[InventoryCase]], None] = lambda source, cases: None,
-                    started: Callable[[Callable[[], None]], None] = lambda stop: None) -> Inventory:
-    """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies."""
+                    started: Callable[[Callable[[], None]], None] = lambda stop: None,
+                    parent: ParentState | None = None) -> Inventory:
+    """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies.
+    ``parent``: the environment the children adopt (default: this process's, now)."""
     jobs = max(1, min(jobs, len(sources)))
     context = worker_context(thread_share(jobs))  # children forked from the warmed server where possible
-    sys_path, parent = list(sys.path), ParentState.capture()
+    sys_path, parent = list(sys.path), parent or ParentState.capture()
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1,
                                                   initializer=die_with_parent)  # a killed probe leaves none behind
     started(lambda: _stop(pool))  # how a caller in another thread stops it (an error, Ctrl-C)

@@ -120,6 +120,9 @@ class _Survey:
 
     def __init__(self, config: ProbeConfig, sources: list[Any], out: TextIO, began: float):
         self.config, self.sources, self.out, self.began = config, sources, out, began
+        # one environment for the whole survey, as it was when the survey began: the inventory's children
+        # and the workers (which start later, while the inventory may still run) adopt the same one
+        self.parent = ParentState.capture()
         self.streaming = bool(config.library) and not config.shard and "cuda" not in config.devices
         self.notes: list[str] = []
         self.work = WorkDir(work_dir_for(config.out))
@@ -166,7 +169,7 @@ class _Survey:
     def _runner(self, library: str, jobs: int) -> Runner:
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
-                                  threads=thread_share(jobs), parent=ParentState.capture())
+                                  threads=thread_share(jobs), parent=self.parent)
         return Runner(work=self.work, settings=settings, jobs=jobs, timeout=self.config.timeout,
                       root=library_root(library), on_start=lambda t: self.progress.started(t.name, t.device),
                       on_finish=self._finished, on_note=self.progress.note, on_unbuilt=self._unbuilt)
@@ -209,7 +212,8 @@ class _Survey:
                          ) -> Inventory:
         config = self.config
         inventory = build_inventory(self.sources, jobs=config.jobs, rediscover=config.rediscover, devices=config.devices,
-                                    opset=config.opset, on_line=self.say, on_module=on_module, started=started)
+                                    opset=config.opset, on_line=self.say, on_module=on_module, started=started,
+                                    parent=self.parent)
         if inventory.repeats:
             shown = ", ".join(f"{d.name} (= {h.name})" for d, h in inventory.repeats[:5]) + (
                 ", ..." if len(inventory.repeats) > 5 else "")
