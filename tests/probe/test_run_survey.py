@@ -66,6 +66,41 @@ def test_run_survey_runs_in_process_and_returns_the_snapshot_and_its_counts(tmp_
     assert not (tmp_path / "x.json").exists()
 
 
+class _InterruptAfter(io.StringIO):
+    """A progress stream that raises KeyboardInterrupt (as Ctrl-C would) once ``line`` has been written."""
+
+    def __init__(self, line: str):
+        super().__init__()
+        self.line = line
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if self.line in self.getvalue():
+            self.line = "\0never"  # once
+            raise KeyboardInterrupt
+        return written
+
+
+def test_an_interrupted_survey_still_writes_its_stats_and_each_record_keeps_its_cost(tmp_path):
+    from sphinx_kexport.probe import ProbeConfig, run_survey
+    from sphinx_kexport.probe.run.workdir import work_dir_for
+
+    out, stats = tmp_path / "snap.json", tmp_path / "stats.json"
+    config = ProbeConfig(cases=[str(CASES / "basic_cases.py")], out=out, jobs=1, stats=stats, dynamic=False,
+                         only=["plain_ok", "clamp[kwargs]"])
+    with pytest.raises(KeyboardInterrupt):
+        run_survey(config, stream=_InterruptAfter("plain_ok"))
+    assert not out.exists()
+    written = json.loads(stats.read_text())
+    assert written["ended"] is False and written["cases_finished"] >= 1
+    assert written["case_peak_rss_kb"]["plain_ok [cpu]"] > 100 * 1024  # a worker holding torch: over 100 MB
+    assert written["case_seconds"]["plain_ok [cpu]"] > 0 and written["parent_peak_rss_kb"] > 0
+    (record,) = [json.loads(p.read_text()) for p in (work_dir_for(out) / "records" / "cpu").glob("plain_ok*.json")]
+    assert record["peak_rss_kb"] == written["case_peak_rss_kb"]["plain_ok [cpu]"] and record["seconds"] > 0
+    resumed = run_survey(config, stream=io.StringIO())  # the same command resumes: plain_ok is not measured again
+    assert resumed.counts.reused_work >= 1 and json.loads(stats.read_text())["ended"] is True
+
+
 # A case module that bakes its process id into a case: the worker rebuilds another case than the inventory's
 # child described (the definition digests differ), as any case module whose cases change between imports would.
 DRIFTING_CASES = '''

@@ -81,7 +81,8 @@ def run_probe(args: argparse.Namespace) -> int:
     except ToolError as exc:
         return report_failure(str(exc), EXIT_TOOL)
     except KeyboardInterrupt:
-        print("\ninterrupted: rerun the same command to resume (finished cases are kept)", file=sys.stderr)
+        kept = f"; --stats wrote what was measured until now to {config.stats}" if config.stats else ""
+        print(f"\ninterrupted: rerun the same command to resume (finished cases are kept{kept})", file=sys.stderr)
         return EXIT_INTERRUPTED
     snapshot, counts = result.snapshot, result.counts
     for note in result.notes:

@@ -201,8 +201,9 @@ class Runner:
 
     def _complete(self, task: Task) -> None:
         ordered = {path: task.results[path] for path in PATHS}
+        # its time and memory travel with the record, so an interrupted run still says which case cost what
         self.work.save(task.name, task.device, task.fingerprint, ordered, seconds=round(task.seconds, 3),
-                       measured_at=utc_now())
+                       peak_rss_kb=task.peak_rss_kb, measured_at=utc_now())
         self.on_finish(task)
 
     def _lose_step(self, slot: Slot, why: str, timed_out_after: float = 0.0) -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, TextIO
 
-from ...snapshot import SnapshotError, dump_snapshot, read_snapshot
+from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
 from ..cases.fingerprint import reusable_keys
@@ -251,6 +251,7 @@ class _Survey:
             measure = lambda: runner.run(tasks)  # noqa: E731
             self._probing_line(runner.jobs)
         measuring = time.monotonic()
+        ended = False
         try:
             try:
                 self.work.path.mkdir(parents=True, exist_ok=True)
@@ -266,8 +267,11 @@ class _Survey:
             snapshot, written = self._write()
             if not config.keep_work:
                 self.work.remove()
+            ended = True
         finally:
             runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
+            if not ended:  # interrupted or failed: what was measured until then is still worth reading
+                self._write_stats(self._stats(runner, measuring, ended=False))
         return self._result(snapshot, written, runner, measuring)
 
     def _probing_line(self, jobs: int) -> None:
@@ -346,23 +350,33 @@ class _Survey:
         counts = SurveyCounts(measured=len(plan.tasks), reused_snapshot=len(plan.cached),
                               reused_work=len(plan.resumed), skipped=len(plan.skips),
                               failed_eagerly=max(0, len(eager) - 1))
-        stats = {
-            "wall_seconds": round(time.monotonic() - self.began, 3),
-            "measure_seconds": round(time.monotonic() - measuring, 3),
-            "measured": counts.measured, "reused": counts.reused_work, "reused_snapshot": counts.reused_snapshot,
-            "skipped": counts.skipped, "jobs": runner.jobs, "streamed": self.streaming,
-            "parent_peak_rss_kb": peak_rss_kb(),
-            "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
-            "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
-            "case_seconds": self.seconds, "case_peak_rss_kb": self.case_memory,
-            "step_seconds": {step: round(seconds, 3) for step, seconds in runner.step_seconds.most_common()},
-        }
-        if config.stats:
-            config.stats.parent.mkdir(parents=True, exist_ok=True)
-            config.stats.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+        stats = {**self._stats(runner, measuring, ended=True),
+                 "measured": counts.measured, "reused": counts.reused_work, "reused_snapshot": counts.reused_snapshot,
+                 "skipped": counts.skipped}
+        self._write_stats(stats)
         return SurveyResult(snapshot=snapshot, written=written, out=config.out, counts=counts, notes=self.notes,
                             eager_failures=eager, stats=stats,
                             not_built=[f"{name} [{device}]: {why}" for (name, device), why in self.unbuilt.items()])
+
+
+    def _stats(self, runner: Runner, measuring: float, *, ended: bool) -> dict[str, Any]:
+        """Timings and peak memory so far; ``ended`` is False for a run that stopped before its snapshot."""
+        return {
+            "ended": ended,
+            "wall_seconds": round(time.monotonic() - self.began, 3),
+            "measure_seconds": round(time.monotonic() - measuring, 3),
+            "cases_finished": len(self.seconds), "jobs": runner.jobs, "streamed": self.streaming,
+            "parent_peak_rss_kb": peak_rss_kb(),
+            "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
+            "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
+            "case_seconds": dict(self.seconds), "case_peak_rss_kb": dict(self.case_memory),
+            "step_seconds": {step: round(seconds, 3) for step, seconds in runner.step_seconds.most_common()},
+        }
+
+    def _write_stats(self, stats: dict[str, Any]) -> None:
+        if self.config.stats:
+            self.config.stats.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.config.stats, json.dumps(stats, indent=2) + "\n")
 
 
 def _wanted(config: ProbeConfig, case: InventoryCase) -> bool:
