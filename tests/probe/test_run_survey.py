@@ -97,6 +97,7 @@ def test_an_interrupted_survey_still_writes_its_stats_and_each_record_keeps_its_
     assert written["case_seconds"]["plain_ok [cpu]"] > 0 and written["parent_peak_rss_kb"] > 0
     (record,) = [json.loads(p.read_text()) for p in (work_dir_for(out) / "records" / "cpu").glob("plain_ok*.json")]
     assert record["peak_rss_kb"] == written["case_peak_rss_kb"]["plain_ok [cpu]"] and record["seconds"] > 0
+    assert 0 < record["began_rss_kb"] == written["case_began_rss_kb"]["plain_ok [cpu]"] <= record["peak_rss_kb"]
     resumed = run_survey(config, stream=io.StringIO())  # the same command resumes: plain_ok is not measured again
     assert resumed.counts.reused_work >= 1 and json.loads(stats.read_text())["ended"] is True
 

@@ -129,10 +129,10 @@ class CaseRun:
                 tensor.data = torch.empty(0, dtype=tensor.dtype, device=tensor.device)
         self._copied.clear()
         gc.collect()  # a large case's graphs and activations sit in reference cycles
-        _trim_heap()
+        trim_heap()
 
 
-def _trim_heap() -> None:
+def trim_heap() -> None:
     """Give the C heap's free pages back to the system (glibc keeps them after a large case's many small
     allocations); elsewhere a no-op."""
     try:

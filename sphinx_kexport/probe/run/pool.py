@@ -60,6 +60,7 @@ class Task:
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0
     peak_rss_kb: int = 0  # the most resident memory its worker used while measuring it
+    began_rss_kb: int = 0  # what its worker held when it began (left by earlier cases): part of that peak
 
 
 @dataclass
@@ -203,7 +204,7 @@ class Runner:
         ordered = {path: task.results[path] for path in PATHS}
         # its time and memory travel with the record, so an interrupted run still says which case cost what
         self.work.save(task.name, task.device, task.fingerprint, ordered, seconds=round(task.seconds, 3),
-                       peak_rss_kb=task.peak_rss_kb, measured_at=utc_now())
+                       peak_rss_kb=task.peak_rss_kb, began_rss_kb=task.began_rss_kb, measured_at=utc_now())
         self.on_finish(task)
 
     def _lose_step(self, slot: Slot, why: str, timed_out_after: float = 0.0) -> None:
@@ -273,6 +274,7 @@ class Runner:
         elif kind == "done" and slot.task is not None:
             slot.peak_kb = max(slot.peak_kb, int(message[3]))
             slot.task.peak_rss_kb = max(slot.task.peak_rss_kb, int(message[4]))
+            slot.task.began_rss_kb = int(message[6])
             self._finish(slot)
             if message[5]:  # the worker grew past settings.recycle_rss_kb and exits: a fresh one takes the slot
                 self.recycled += 1

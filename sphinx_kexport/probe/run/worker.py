@@ -4,8 +4,8 @@ Protocol over a multiprocessing pipe (parent -> worker): an
 :class:`~.settings.Assignment` or ``None`` to stop. Worker -> parent: ``("ready", pid)``,
 ``("env", device, env)``, ``("path", name, device, path)`` when a path starts,
 ``("result", name, device, path, result)`` when it ends, ``("done", name,
-device, lifetime peak KiB, the case's peak KiB, retiring)`` (retiring: it grew
-past ``recycle_rss_kb`` and exits after this message), ``("unbuilt", name, device, why)`` when
+device, lifetime peak KiB, the case's peak KiB, retiring, KiB held when the case began)`` (retiring: it
+still held more than ``recycle_rss_kb`` after the case and exits after this message), ``("unbuilt", name, device, why)`` when
 the case cannot be built as the inventory described it (the worker goes on with the next case), or
 ``("init-error", message)``.
 
@@ -18,6 +18,7 @@ before the environment (thread counts, inductor settings) is in place.
 from __future__ import annotations
 
 import faulthandler
+import gc
 import logging
 import os
 import signal
@@ -75,6 +76,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         from ..measure.measurement import Measurement
         from ..measure.environment import device_environment
         from ..measure.locate import library_root
+        from ..measure.case_run import trim_heap
         from .speedups import reuse_onnx_registry
 
         onnx_runtime.ORT_THREADS = threads
@@ -113,6 +115,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
             conn.send(("result", name, device, path, result))
 
+        began_kb = rss_kb()  # what earlier cases left behind: the case's own cost is its peak less this
         reset_peak()
         try:
             spec = cases.build(name, task.module, task.local_name, task.discovery, task.definition)
@@ -126,12 +129,14 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic)
         measurement.measure(paths, started, finished)
         del measurement, spec
+        gc.collect()  # the case's graphs sit in reference cycles; then the C heap's free pages go back
+        trim_heap()
         log.flush()
         # memory torch and the allocator keep after a big case is not given back: a fresh process is
-        # cheaper than carrying it into every later case
+        # cheaper than carrying it into every later case (whose peak comes on top of it)
         case_peak = peak_rss_kb()
         lifetime_peak = max(lifetime_peak, case_peak)
         retiring = bool(settings.recycle_rss_kb) and rss_kb() > settings.recycle_rss_kb
-        conn.send(("done", name, device, lifetime_peak, case_peak, retiring))
+        conn.send(("done", name, device, lifetime_peak, case_peak, retiring, began_kb))
         if retiring:
             return

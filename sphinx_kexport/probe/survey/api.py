@@ -132,6 +132,7 @@ class _Survey:
         self.progress.final = False
         self.seconds: dict[str, float] = {}
         self.case_memory: dict[str, int] = {}
+        self.case_began: dict[str, int] = {}  # what the case's worker held when it began
         self.measured_cells: dict[tuple[str, str], dict[str, Any]] = {}
         self.stamps: dict[tuple[str, str], dict[str, str]] = {}
         self.inventory: Inventory | None = None
@@ -200,6 +201,7 @@ class _Survey:
         self.stamps[(task.name, task.device)] = {"fingerprint": task.fingerprint, "measured_at": utc_now()}
         self.seconds[f"{task.name} [{task.device}]"] = round(task.seconds, 3)
         self.case_memory[f"{task.name} [{task.device}]"] = task.peak_rss_kb
+        self.case_began[f"{task.name} [{task.device}]"] = task.began_rss_kb
         self.progress.finished(task.name, task.device, results, task.seconds)
 
     def _unbuilt(self, task: Task, why: str) -> None:
@@ -370,6 +372,7 @@ class _Survey:
             "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
             "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
             "case_seconds": dict(self.seconds), "case_peak_rss_kb": dict(self.case_memory),
+            "case_began_rss_kb": dict(self.case_began),
             "step_seconds": {step: round(seconds, 3) for step, seconds in runner.step_seconds.most_common()},
         }
 
