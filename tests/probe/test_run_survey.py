@@ -71,12 +71,12 @@ class _InterruptAfter(io.StringIO):
 
     def __init__(self, line: str):
         super().__init__()
-        self.line = line
+        self.line, self.fired = line, False
 
     def write(self, text: str) -> int:
         written = super().write(text)
-        if self.line in self.getvalue():
-            self.line = "\0never"  # once
+        if not self.fired and self.line in self.getvalue():
+            self.fired = True  # once: the survey's own clean-up goes on writing
             raise KeyboardInterrupt
         return written
 

@@ -199,9 +199,10 @@ class _Survey:
         results = {path: task.results[path] for path in PATHS}
         self.measured_cells[(task.name, task.device)] = results
         self.stamps[(task.name, task.device)] = {"fingerprint": task.fingerprint, "measured_at": utc_now()}
-        self.seconds[f"{task.name} [{task.device}]"] = round(task.seconds, 3)
-        self.case_memory[f"{task.name} [{task.device}]"] = task.peak_rss_kb
-        self.case_began[f"{task.name} [{task.device}]"] = task.began_rss_kb
+        key = f"{task.name} [{task.device}]"  # how --stats names a case on a device
+        self.seconds[key] = round(task.seconds, 3)
+        self.case_memory[key] = task.peak_rss_kb
+        self.case_began[key] = task.began_rss_kb
         self.progress.finished(task.name, task.device, results, task.seconds)
 
     def _unbuilt(self, task: Task, why: str) -> None:
@@ -359,7 +360,6 @@ class _Survey:
         return SurveyResult(snapshot=snapshot, written=written, out=config.out, counts=counts, notes=self.notes,
                             eager_failures=eager, stats=stats,
                             not_built=[f"{name} [{device}]: {why}" for (name, device), why in self.unbuilt.items()])
-
 
     def _stats(self, runner: Runner, measuring: float, *, ended: bool) -> dict[str, Any]:
         """Timings and peak memory so far; ``ended`` is False for a run that stopped before its snapshot."""
