@@ -125,3 +125,25 @@ def test_an_onnx_attribute_computed_from_a_dynamic_batch_is_worded():
                           dynamic_shapes=dims)
     reason = explain_exception(caught.value)
     assert reason.startswith("the ONNX exporter needs an operator argument"), reason
+
+
+class _ResultType(torch.nn.Module):
+    def forward(self, x):
+        return x.to(torch.result_type(x, 1.0))
+
+
+def test_a_torch_call_returning_a_dtype_is_worded_with_its_name():
+    reason = _first_break_reason(_ResultType(), torch.randn(4))
+    _assert_worded(reason)
+    assert reason == "torch.result_type returns a torch.dtype, not a tensor, which dynamo cannot put in its graph"
+
+
+def test_module_to_under_torch_2_9_is_worded():
+    # the graph-break record torch 2.9.1's dynamo made of kornia's batched_forward (`model.to(device)`: Module.to
+    # parses its arguments with a torch call that returns a device); torch 2.13 compiles the call whole
+    record = ("torch.* op returned non-Tensor\n  Explanation: torch.* ops that return a non-Tensor cannot be traced "
+              "into the Dynamo FX graph output\n\n\n  Developer debug context: example_value type: device; op: "
+              "call_function; target: <built-in function getitem>\n\n For more details about this graph break, "
+              "please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0208.html")
+    assert explain_text(record) == ("a torch call returns a torch.device, not a tensor, which dynamo cannot put in "
+                                    "its graph")

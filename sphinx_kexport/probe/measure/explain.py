@@ -68,6 +68,10 @@ def torch_name(op: str) -> str:
     return f"aten.{op}"
 
 
+# what a torch call returned instead of a tensor, by dynamo's name of its type
+_VALUE_WORDS = {"device": "a torch.device", "dtype": "a torch.dtype", "Size": "a torch.Size", "int": "a Python int",
+                "bool": "a Python bool", "str": "a Python string", "tuple": "a Python tuple"}
+
 # (pattern over the whole chain text, reason or builder). First match wins, so
 # specific causes come before generic ones.
 Rule = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]"]
@@ -153,6 +157,14 @@ _RULES: list[Rule] = [
     (re.compile(r"Attempted to (?:call|inline) function marked as skipped[\s\S]*?(?:builtin|function) `([^`]+?)\.?`"),
      lambda m: f"calls {m.group(1)}, which dynamo does not trace (a Python builtin, a C extension or a function "
                "it skips on purpose)"),
+    # "torch.* op returned non-Tensor ... example_value type: device; op: call_function; target: <built-in
+    # function getitem>": torch 2.9.1's dynamo on Module.to(device) (its argument parsing returns a device);
+    # torch 2.13's on torch.result_type (a dtype)
+    (re.compile(r"torch\.\* op returned non-Tensor[\s\S]*?example_value type: (\w+); op: \w+; "
+                r"target: <built-in (?:method|function) (\w+)"),
+     lambda m: f"{'a torch call' if m.group(2) == 'getitem' else 'torch.' + m.group(2)} returns "
+               f"{_VALUE_WORDS.get(m.group(1), 'a Python ' + m.group(1))}, not a tensor, which dynamo cannot put "
+               "in its graph"),
     (re.compile(r"Dynamo does not know how to trace builtin operator `(\w+)`"),
      lambda m: f"calls the Python builtin {m.group(1)}(), which dynamo cannot trace with these arguments"),
     (re.compile(r"An opaque object was created in the middle of the program"),
