@@ -1,6 +1,7 @@
 """The time limit (--timeout) through real probe runs on tests/probe/probe_cases/hang_cases.py: it applies to
 each step on its own, a step past it is ``timeout`` (not known: neither supported nor failing) with the line it
-was running, and a run with a larger limit measures a timed-out case again without --fresh."""
+was running, or the tool that was still working when no line of the library was, and a run with a larger limit
+measures a timed-out case again without --fresh."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def test_a_hang_times_out_every_path_and_a_larger_limit_measures_it_again(tmp_pa
         assert hung[path]["where"].startswith("probe_cases/hang_cases.py:")  # the stack dumped before the kill
     snapshot = json.loads(out.read_text())
     assert snapshot["complete"] is False  # --only: the rest was not measured
-    assert snapshot["missing"] == ["quick", "slow_under_dynamo", "five_seconds_each"]
+    assert snapshot["missing"] == ["quick", "slow_under_dynamo", "five_seconds_each", "lowering_forever"]
 
     again, stdout = snapshot_after(4, out, "wait_forever")  # the same limit: the timeout is the answer
     assert again == first and "measured 0, reused 1" in stdout
@@ -70,3 +71,14 @@ def test_one_path_past_the_limit_is_a_timeout_and_each_step_has_the_whole_limit(
     # four 5 s sleeps (eager, ONNX, torch.export, torch.compile): more than 18 s for the case, under it a step
     steady = found["five_seconds_each"]
     assert [steady[p]["status"] for p in ("onnx", "export", "compile")] == ["ok", "ok", "ok-breaks"]
+
+
+def test_a_compile_past_the_limit_says_inductor_was_still_compiling_it(tmp_path):
+    # no library frame is on the stack while inductor lowers a graph: the stack dump's innermost tool says it
+    found, _ = snapshot_after(12, tmp_path / "lowering.json", "lowering_forever")
+    stuck = found["lowering_forever"]
+    assert stuck["onnx"]["status"] == "ok" and stuck["export"]["status"] == "ok"
+    assert (stuck["compile"]["status"], stuck["compile"]["stage"]) == ("timeout", "process")
+    assert stuck["compile"]["detail"] == ("ran past the time limit of 12 s during torch.compile; inductor was still "
+                                          "turning the captured graph into code (dynamo had captured it)")
+    assert stuck["compile"]["where"] == ""  # no line of the library was running

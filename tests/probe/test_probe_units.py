@@ -265,3 +265,30 @@ def test_a_baked_tensor_or_module_gets_one_fingerprint_whatever_print_options_th
         assert torch._tensor_str.PRINT_OPTS.precision == 10  # the process's own options are left as they were
     finally:
         torch.set_printoptions(profile="default")
+
+
+def _dump(*files: str) -> str:
+    """A faulthandler stack dump of ``files``, innermost first, after an earlier dump that must not count."""
+    earlier = 'Current thread 0x1 (most recent call first):\n  File "/lib/torch/onnx/_export.py", line 3 in f\n'
+    return earlier + "Current thread 0x2 (most recent call first):\n" + "".join(
+        f'  File "{file}", line {n} in f\n' for n, file in enumerate(files, 1))
+
+
+def test_what_a_hung_step_was_busy_with_is_the_innermost_tool_or_nothing_under_a_library_line(tmp_path):
+    from sphinx_kexport.probe.measure.busy_with import busy_with
+    from sphinx_kexport.probe.measure.locate import LibraryRoot
+
+    library = tmp_path / "lib"
+    root = LibraryRoot("lib", str(library), str(tmp_path))
+    site = "/venv/lib/python3.11/site-packages"
+    lowering = _dump(f"{site}/torch/utils/_pytree.py", f"{site}/torch/_inductor/lowering.py",
+                     f"{site}/torch/_dynamo/output_graph.py", str(library / "ops.py"))
+    assert busy_with(lowering, root).startswith("inductor was still turning the captured graph into code")
+    compiled = _dump("/tmp/torchinductor_me/xy/cxy.py", f"{site}/torch/_inductor/output_code.py",
+                     f"{site}/torch/_dynamo/eval_frame.py")
+    assert busy_with(compiled, root) == "the compiled code was running"
+    ort = _dump(f"{site}/onnxruntime/capi/onnxruntime_inference_collection.py", f"{site}/torch/onnx/_x.py")
+    assert busy_with(ort, root) == "onnxruntime was still loading or running the exported model"
+    # the library's own line innermost: `where` names it, nothing is added; no dump at all: nothing known
+    assert busy_with(_dump(str(library / "ops.py"), f"{site}/torch/_dynamo/eval_frame.py"), root) == ""
+    assert busy_with("Fatal Python error: Aborted\n", root) == ""

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from ..cases.batch_dim import DYNAMIC_STEP
 from ...snapshot.timestamps import utc_now
+from ..measure.busy_with import busy_with
 from ..measure.locate import LibraryRoot, where_text
 from ...snapshot.result_records import result, timed_out, with_breaks
 from ...snapshot.vocabulary import PATHS, STAGE_PROCESS, STATUS_TIMEOUT
@@ -215,11 +216,14 @@ class Runner:
         self._time_step(slot)
         task.seconds += time.monotonic() - slot.started
         step = slot.step
-        where = where_text(self._log_tail(slot, limit=0), self.root, innermost_first=True)
+        log = self._log_tail(slot, limit=0)
+        where = where_text(log, self.root, innermost_first=True)
+        doing = busy_with(log, self.root)  # "" when the library's own code was running (where names it)
+        then = f"; {doing}" if doing else ""
         if step and step.endswith(DYNAMIC_STEP) and step[: -len(DYNAMIC_STEP)] in task.results:
-            self._lose_dynamic_pass(slot, step[: -len(DYNAMIC_STEP)], why, where, timed_out_after)
+            self._lose_dynamic_pass(slot, step[: -len(DYNAMIC_STEP)], why, then, where, timed_out_after)
             return
-        detail = f"{why} during {STEP_LABELS.get(step, step)}"
+        detail = f"{why} during {STEP_LABELS.get(step, step)}{then}"
         failed = timed_out(detail, where, timed_out_after) if timed_out_after else result("fail", detail,
                                                                                           STAGE_PROCESS, where)
         pending = [p for p in task.paths if p not in task.results]
@@ -230,12 +234,13 @@ class Runner:
         task.paths = [p for p in pending if p not in lost]
         self._after_death(slot, task, detail)
 
-    def _lose_dynamic_pass(self, slot: Slot, path: str, why: str, where: str, timed_out_after: float) -> None:
+    def _lose_dynamic_pass(self, slot: Slot, path: str, why: str, then: str, where: str,
+                           timed_out_after: float) -> None:
         """A death in a path's dynamic-batch pass: the path keeps its static result, the pass fails (or
-        timed out)."""
+        timed out); ``then``: what it was busy with, as the end of the detail."""
         task = slot.task
         assert task is not None
-        detail = f"{why} during the dynamic-batch pass of {STEP_LABELS[path]}"
+        detail = f"{why} during the dynamic-batch pass of {STEP_LABELS[path]}{then}"
         lost: dict[str, Any] = {"status": "fail", "detail": detail, "where": where}
         if timed_out_after:
             lost.update(status=STATUS_TIMEOUT, time_limit=timed_out_after)
