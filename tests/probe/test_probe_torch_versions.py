@@ -50,3 +50,27 @@ def test_a_module_for_a_newer_torch_is_skipped_and_the_others_are_described(tmp_
         f"skipped under torch {torch.__version__}: it needs `torch.nn.attention.a_function_of_a_future_torch`, "
         "which this torch does not have")
     assert any("skipped under torch" in line for line in lines)
+
+
+def test_the_parent_names_torch_as_torch_names_itself_not_as_its_distribution_does(tmp_path):
+    """The default builds on the package index are ``2.9.1`` to pip and ``2.9.1+cu128`` to ``torch.__version__``
+    (which the snapshot's header keeps): a stand-in torch installed like one, found first on the path, is read
+    by its version file, without being imported."""
+    import json
+    import subprocess
+    import sys
+
+    package = tmp_path / "torch"
+    package.mkdir()
+    (package / "__init__.py").write_text("raise SystemExit('the parent must not import torch')\n")
+    (package / "version.py").write_text("__version__ = '2.9.1+cu128'\n")
+    metadata = tmp_path / "torch-2.9.1.dist-info"
+    metadata.mkdir()
+    (metadata / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.9.1\n")
+    code = ("import importlib.metadata, json, sys; from sphinx_kexport.probe.measure.environment import tool_versions; "
+            "print(json.dumps([tool_versions()['torch'], importlib.metadata.version('torch'), 'torch' in sys.modules]))")
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          env={"PYTHONPATH": f"{tmp_path}{__import__('os').pathsep}{repo}", "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["2.9.1+cu128", "2.9.1", False]

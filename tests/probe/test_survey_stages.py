@@ -110,6 +110,27 @@ def test_results_measured_with_other_tools_are_not_reused():
     assert not reusable_results(previous, "cpu", TOOLS, 18, "1.1")
 
 
+def test_a_default_torch_builds_results_are_reused_also_when_stamped_under_its_public_version():
+    """torch 2.9.1's default build is ``2.9.1+cu128`` in the header; until the parent read torch's own version
+    it stamped records under ``2.9.1``, so a rerun under that very build measured everything again."""
+    build = dict(TOOLS, torch="2.9.1+cu128")
+    env = dict(ENV, torch="2.9.1+cu128")
+    old, new, other = inventory_case("old"), inventory_case("new"), inventory_case("other")
+    keys = {name: reusable_keys(case.definition, "cpu", 18, "1.0", tools, True)[0]
+            for name, case, tools in (("old", old, dict(TOOLS, torch="2.9.1")), ("new", new, build),
+                                      ("other", other, dict(TOOLS, torch="2.9.0")))}
+    previous = build_snapshot(cases=[old, new, other], measured={(n, "cpu"): all_ok() for n in keys},
+                              environments={"cpu": env}, library=LIBRARY, previous=None,
+                              stamps={(n, "cpu"): {"fingerprint": k, "measured_at": "t"} for n, k in keys.items()})[0]
+    plan = plan_survey([old, new, other], ["cpu"],
+                       lambda case, device: reusable_keys(case.definition, device, 18, "1.0", build, True),
+                       None, {"cpu": reusable_results(previous, "cpu", build, 18, "1.0")})
+    assert [t.name for t in plan.tasks] == ["other"] and len(plan.cached) == 2
+    # what it stamps on what it measures is the exact build's fingerprint
+    assert plan.tasks[0].fingerprint == reusable_keys(other.definition, "cpu", 18, "1.0", build, True)[0]
+    assert not reusable_results(previous, "cpu", dict(TOOLS, torch="2.9.1+cpu"), 18, "1.0")  # another build
+
+
 def test_a_timeout_under_a_smaller_limit_is_measured_again_and_under_the_same_limit_is_reused():
     slow, dyn_slow, fine = (inventory_case(n) for n in ("slow", "dyn_slow", "fine"))
     measured = {("fine", "cpu"): all_ok(),

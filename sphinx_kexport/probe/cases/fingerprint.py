@@ -113,8 +113,15 @@ def reusable_keys(definition: dict[str, Any], device: str, opset: int, library_v
     """The fingerprints whose results this run may reuse; the first is the one it stamps on what it measures.
 
     With the dynamic-batch pass on, only results measured with it; with it off, either kind (results that
-    have the dynamic results are kept whole)."""
-    key = fingerprint(definition, device, opset, library_version, tools, dynamic=dynamic)
-    if dynamic:
-        return (key,)
-    return key, fingerprint(definition, device, opset, library_version, tools, dynamic=True)
+    have the dynamic results are kept whole). For a torch with a local version (``+cu128``), also the
+    fingerprints stamped under its public version (below)."""
+    stamped = [tools]
+    exact = str(tools.get("torch") or "")
+    if "+" in exact:
+        # a record stamped before the parent read torch's own version (torch 2.9.1+cu128 as "2.9.1", its
+        # distribution's): the header it sits under names the exact build, which the caller has compared
+        stamped.append(dict(tools, torch=exact.split("+", 1)[0]))
+    keys = [fingerprint(definition, device, opset, library_version, t, dynamic=dynamic) for t in stamped]
+    if not dynamic:
+        keys += [fingerprint(definition, device, opset, library_version, t, dynamic=True) for t in stamped]
+    return tuple(keys)

@@ -38,9 +38,27 @@ def _version(dist: str) -> str:
     return found.group(1) if found else ""
 
 
+def torch_version() -> str:
+    """torch's own ``torch.__version__`` (``2.9.1+cu128``), read from ``torch/version.py`` without importing
+    torch. The default builds' distribution metadata says ``2.9.1``, while the snapshot's header, written by a
+    process that imported torch, says ``2.9.1+cu128``: the parent compares the two to decide what it may
+    reuse, and before this read the metadata, so no result measured under a default build was ever reused."""
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.origin and os.path.isfile(spec.origin):
+        try:
+            with open(os.path.join(os.path.dirname(spec.origin), "version.py"), encoding="utf-8") as source:
+                found = _VERSION_LINE.search(source.read())
+        except OSError:
+            found = None
+        if found:
+            return found.group(1)
+    return _version("torch")
+
+
 def tool_versions() -> dict[str, str]:
-    """Versions that decide what a probe measures (cheap: no torch import)."""
-    return {name: _version(name) for name in ("torch", "onnx", "onnxruntime", "onnxscript")} | {
+    """Versions that decide what a probe measures, as the header of a snapshot spells them (cheap: no torch
+    import)."""
+    return {"torch": torch_version()} | {name: _version(name) for name in ("onnx", "onnxruntime", "onnxscript")} | {
         "python": platform.python_version()}
 
 
