@@ -292,3 +292,11 @@ def test_what_a_hung_step_was_busy_with_is_the_innermost_tool_or_nothing_under_a
     # the library's own line innermost: `where` names it, nothing is added; no dump at all: nothing known
     assert busy_with(_dump(str(library / "ops.py"), f"{site}/torch/_dynamo/eval_frame.py"), root) == ""
     assert busy_with("Fatal Python error: Aborted\n", root) == ""
+
+
+def test_torch_2_9s_exporter_on_a_while_loop_condition_is_worded():
+    # the chain torch 2.9.1's dynamo ONNX exporter raised for kornia's canny(hysteresis=True) (a plain script)
+    chain = ("ConversionError: Failed to convert the exported program to an ONNX model.\n"
+             "ConversionError: Error when translating node return any_1. See the stack trace for more information.\n"
+             "TypeError: 'Node' object is not iterable")
+    assert known_cause(chain).startswith("the ONNX exporter of this torch cannot translate a control-flow subgraph")

@@ -136,6 +136,12 @@ _RULES: list[Rule] = [
      "torch.export cannot keep a tensor made while it traced: the function builds a module inside the call and "
      "fills its weights outside the traced operations (through .data); build the module once, outside the "
      "exported function"),
+    # torch 2.9.1's exporter on kornia's canny(hysteresis=True): the condition of its torch.while_loop returns
+    # one tensor, and _handle_output_node iterates over a subgraph's outputs (the exporter writes while_loop
+    # from torch 2.11, kornia's comment says; 2.13 exports it)
+    (re.compile(r"Error when translating node return \w+[\s\S]*?'Node' object is not iterable"),
+     "the ONNX exporter of this torch cannot translate a control-flow subgraph (such as a torch.while_loop's "
+     "condition) that returns a single tensor: it expects a tuple of outputs"),
     (re.compile(r"Nodes in a graph must be topologically sorted"),
      "exporter bug: onnxscript emits an unsorted graph (the eager result is correct)"),
     (re.compile(r"No conversion available yet when dim is None"),
