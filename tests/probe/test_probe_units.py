@@ -300,3 +300,20 @@ def test_torch_2_9s_exporter_on_a_while_loop_condition_is_worded():
              "ConversionError: Error when translating node return any_1. See the stack trace for more information.\n"
              "TypeError: 'Node' object is not iterable")
     assert known_cause(chain).startswith("the ONNX exporter of this torch cannot translate a control-flow subgraph")
+
+
+def test_probe_processes_let_waiting_openmp_threads_sleep_unless_the_user_chose(monkeypatch):
+    """An example's time limit is CPU time; OpenMP threads spinning while they wait would spend it on a busy
+    machine (kornia's SOLD2_detector example lost its case that way). A policy the user set is kept."""
+    import os
+
+    from sphinx_kexport.probe.run.settings import limit_threads
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.delenv("TORCHINDUCTOR_COMPILE_THREADS", raising=False)  # set too; put back afterwards
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    limit_threads(1)
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE" and os.environ["OMP_NUM_THREADS"] == "7"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    limit_threads(1)
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"

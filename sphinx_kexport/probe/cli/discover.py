@@ -92,7 +92,10 @@ def run_discover(argv: list[str]) -> int:
     what = f"its tests under {args.tests}" if args.tests else "its docstring examples"
     print(f"discovering {args.package}: importing it, then running {what} (or loading them from the discovery "
           "cache)", file=sys.stderr, flush=True)
+    from ..run.settings import limit_threads, thread_share
     from ..survey.config import ConfigError
+
+    limit_threads(thread_share(1))  # before torch: the examples' CPU-time limit counts work, as in a survey
     from ..discover.docstrings import DEFAULT_TIME_LIMIT, discover, duplicate_of
     from ..discover.library import DiscoveryError
     from ..cases.loader import LoadError
