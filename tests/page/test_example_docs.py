@@ -96,7 +96,7 @@ def test_the_docs_site_holds_each_page_and_links_it(built, page):
     assert page.split("/")[-1] in index
 
 
-VERSIONS = sorted((EXAMPLE / "_data" / "versions").glob("kornia-sample-torch-*.json"),
+VERSIONS = sorted((EXAMPLE / "_data" / "versions").glob("contrib-utils-torch-*.json"),
                   key=lambda path: tuple(int(part) for part in path.stem.rsplit("-", 1)[1].split(".")))
 
 
