@@ -10,12 +10,9 @@ code was running (``where`` then names it), a tool's frame names that tool's pha
 
 from __future__ import annotations
 
-import re
-
-from .locate import LibraryRoot
+from .locate import FILE_LINE, LibraryRoot
 
 _DUMP_START = "(most recent call first):"
-_FRAME = re.compile(r'File "([^"]+)", line \d+')
 
 # (a part of the path of a frame's file, what the step was busy with), most specific first; paths use "/"
 _PHASES: tuple[tuple[str, str], ...] = (
@@ -40,7 +37,7 @@ def last_dump(log: str) -> list[str]:
     start = log.rfind(_DUMP_START)
     if start < 0:
         return []
-    return [m.group(1) for m in _FRAME.finditer(log, start)]
+    return [m.group(1) for m in FILE_LINE.finditer(log, start)]
 
 
 def busy_with(log: str, root: LibraryRoot) -> str:

@@ -30,11 +30,21 @@ def _version(dist: str) -> str:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
         pass
-    spec = importlib.util.find_spec(dist)
+    return _spelled_version(dist, "")
+
+
+def _spelled_version(module: str, file: str) -> str:
+    """The ``__version__ = "..."`` that ``file`` beside ``module``'s ``__init__.py`` spells (the ``__init__.py``
+    itself when ``file`` is ""), read without importing anything; "" when there is none."""
+    spec = importlib.util.find_spec(module)
     if spec is None or not spec.origin or not os.path.isfile(spec.origin):
         return ""
-    with open(spec.origin, encoding="utf-8", errors="replace") as source:
-        found = _VERSION_LINE.search(source.read())
+    path = os.path.join(os.path.dirname(spec.origin), file) if file else spec.origin
+    try:
+        with open(path, encoding="utf-8", errors="replace") as source:
+            found = _VERSION_LINE.search(source.read())
+    except OSError:
+        return ""
     return found.group(1) if found else ""
 
 
@@ -43,16 +53,7 @@ def torch_version() -> str:
     torch. The default builds' distribution metadata says ``2.9.1``, while the snapshot's header, written by a
     process that imported torch, says ``2.9.1+cu128``: the parent compares the two to decide what it may
     reuse, and before this read the metadata, so no result measured under a default build was ever reused."""
-    spec = importlib.util.find_spec("torch")
-    if spec is not None and spec.origin and os.path.isfile(spec.origin):
-        try:
-            with open(os.path.join(os.path.dirname(spec.origin), "version.py"), encoding="utf-8") as source:
-                found = _VERSION_LINE.search(source.read())
-        except OSError:
-            found = None
-        if found:
-            return found.group(1)
-    return _version("torch")
+    return _spelled_version("torch", "version.py") or _version("torch")
 
 
 def tool_versions() -> dict[str, str]:

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from .explain import exception_chain
 
-_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def failing_node(exc: BaseException) -> Any:
 
 def _trace_frames(node: Any) -> list[tuple[str, int]]:
     trace = node.meta.get("stack_trace") if node is not None else None
-    return [(m.group(1), int(m.group(2))) for m in _FILE_LINE.finditer(trace)] if isinstance(trace, str) else []
+    return [(m.group(1), int(m.group(2))) for m in FILE_LINE.finditer(trace)] if isinstance(trace, str) else []
 
 
 def _node_frames(exc: BaseException) -> list[tuple[str, int]]:
@@ -138,7 +138,7 @@ def _frames_of(exc: BaseException) -> list[tuple[str, int]]:
     # dynamo's Unsupported carries the user stack it was tracing (outer to inner)
     frames += [(f.filename, f.lineno or 0) for f in getattr(exc, "real_stack", None) or []]
     # dynamo and faulthandler name user frames in the message text, outer to inner
-    frames += [(m.group(1), int(m.group(2))) for m in _FILE_LINE.finditer(str(exc))]
+    frames += [(m.group(1), int(m.group(2))) for m in FILE_LINE.finditer(str(exc))]
     return frames + _node_frames(exc)
 
 
@@ -163,7 +163,7 @@ def where_exception(exc: BaseException, root: LibraryRoot) -> str:
 
 def where_text(text: str, root: LibraryRoot, innermost_first: bool = False) -> str:
     """The deepest library frame named in free text (a faulthandler dump lists innermost first)."""
-    frames = [(m.group(1), int(m.group(2))) for m in _FILE_LINE.finditer(text)]
+    frames = [(m.group(1), int(m.group(2))) for m in FILE_LINE.finditer(text)]
     if innermost_first:
         frames.reverse()
     return deepest_frame(frames, root)
