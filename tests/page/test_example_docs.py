@@ -96,7 +96,7 @@ def test_the_docs_site_holds_each_page_and_links_it(built, page):
     assert page.split("/")[-1] in index
 
 
-VERSIONS = sorted((EXAMPLE / "_data" / "versions").glob("contrib-utils-torch-*.json"),
+VERSIONS = sorted((EXAMPLE / "_data" / "versions").glob("kornia-sample-torch-*.json"),
                   key=lambda path: tuple(int(part) for part in path.stem.rsplit("-", 1)[1].split(".")))
 
 
@@ -110,8 +110,9 @@ def test_the_versions_page_marks_every_cell_as_its_three_snapshots_say(built):
     versions = [s["environments"]["cpu"]["torch"].split("+")[0] for s in snapshots]
     assert versions == ["2.9.1", "2.13.0", "2.15.0"]
     soup = BeautifulSoup((built / "torch-versions.html").read_text(encoding="utf-8"), "lxml")
-    # a row names its case as the operator's code and the variant after it: ``draw_rectangle`` ``filled``
-    rows = {tr.select_one("td code").get_text() + "".join(f"[{v.get_text()}]" for v in tr.select("td kx-v")): tr
+    # a row names its case as the operator's code and the case's variant after it, as the snapshot
+    # spells them: ``gaussian_blur2d`` ``live sigma, batch=2``
+    rows = {(tr.select_one("td code").get_text(), "".join(v.get_text() for v in tr.select("td kx-v"))): tr
             for tr in soup.select("table.kx-t tbody tr")}
     by_name = [{c["name"]: c for c in s["cases"]} for s in snapshots]
     assert set(by_name[0]) == set(by_name[1]) == set(by_name[2])  # the same cases at each version
@@ -120,7 +121,7 @@ def test_the_versions_page_marks_every_cell_as_its_three_snapshots_say(built):
         statuses = {path: [cases[name]["results"]["cpu"][path]["status"] for cases in by_name] for path in PATHS}
         if all(s == "n/a" for path in PATHS for s in statuses[path]):
             continue  # skipped or failed eagerly everywhere: not a row
-        row = rows.pop(name)
+        row = rows.pop((newest["operator"], newest["variant"]))
         for column, path in enumerate(PATHS, start=1):
             want = version_mark(statuses[path], versions).words
             mark = row.select("td")[column].select_one("small.kx-vm")
