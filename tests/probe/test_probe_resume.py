@@ -141,3 +141,33 @@ def test_merge_refuses_parts_of_different_inventories(shards, tmp_path):
     strange.write_text(json.dumps(other))
     done = merge(str(tmp_path / "m.json"), str(shards["parts"][0]), str(strange), cwd=tmp_path)
     assert done.returncode == 2 and "different case inventories" in done.stderr
+
+
+def test_sigterm_stops_the_survey_like_ctrl_c_and_the_rerun_resumes(tmp_path):
+    """A cancelled CI job or `timeout` sends SIGTERM: the probe says it was interrupted, exits 130, leaves
+    no worker behind, and the same command then measures only what was left."""
+    out, log = tmp_path / "support.json", tmp_path / "calls.log"
+    records = tmp_path / ".kexport-work" / "support.json" / "records" / "cpu"
+    args = command("--out", str(out), "--jobs", "1")
+    first = subprocess.Popen(args, cwd=tmp_path, env=environment(log), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and first.poll() is None:
+        if records.is_dir() and list(records.glob("*.json")):
+            break
+        time.sleep(0.1)
+    assert first.poll() is None, "the first run ended before it could be stopped"
+    first.send_signal(signal.SIGTERM)
+    _, stderr = first.communicate(timeout=60)
+    assert first.returncode == 130, stderr
+    assert "interrupted: rerun the same command to resume" in stderr and "Traceback" not in stderr
+    time.sleep(1.0)
+    calls_after_stop = log.read_text().split() if log.exists() else []
+    time.sleep(1.0)
+    assert (log.read_text().split() if log.exists() else []) == calls_after_stop  # no worker kept running
+    finished = {json.loads(p.read_text())["name"] for p in records.glob("*.json")}
+    assert finished and len(finished) < len(NAMES)
+    second = subprocess.run(args, cwd=tmp_path, env=environment(log), capture_output=True, text=True, timeout=240)
+    assert second.returncode == 0, second.stderr
+    rerun = set(log.read_text().split()[len(calls_after_stop):])
+    assert rerun == set(NAMES) - finished

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ...snapshot.vocabulary import DEFAULT_OPSET, DEVICES
 from .common import (EXIT_EAGER, EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUS_HELP, EXIT_TOOL, PROG, CliParser,
-                     report_failure)
+                     report_failure, terminated_as_interrupted)
 
 
 def probe_parser() -> argparse.ArgumentParser:
@@ -75,7 +75,8 @@ def run_probe(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return report_failure(str(exc))
     try:
-        result = run_survey(config)
+        with terminated_as_interrupted():
+            result = run_survey(config)
     except SurveyError as exc:
         return report_failure(str(exc))
     except ToolError as exc:

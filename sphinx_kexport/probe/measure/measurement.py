@@ -23,6 +23,7 @@ from . import compare_outputs, graph_breaks
 from .case_run import CaseRun, seeded
 from .dynamic_batch import DynamicBatch, outcome
 from .explain import clean_line, exception_chain, explain_exception
+from .global_hooks import global_hooks_kept
 from .locate import LibraryRoot, deepest_frame, where_call, where_exception
 from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_provider, onnx_session, NotSaved, saved_model
 
@@ -255,7 +256,8 @@ class Measurement:
             out = {path: skipped_results(self.spec.skip or "")[path] for path in paths}
         else:
             started("eager")
-            failed = self.eager()
+            with global_hooks_kept():
+                failed = self.eager()
             self.run.release()
             if failed:
                 out = {path: failed[path] for path in paths}
@@ -267,7 +269,8 @@ class Measurement:
             started(path)
             began = time.perf_counter()
             try:
-                out[path] = getattr(self, path)()
+                with global_hooks_kept():  # each path as the process was, whatever the one before left behind
+                    out[path] = getattr(self, path)()
             except Exception as exc:  # a bug outside the staged steps; still a fact about this case
                 out[path] = self._failure("fail", "run", exc)
             out[path]["seconds"] = round(time.perf_counter() - began, 3)
@@ -289,7 +292,8 @@ class Measurement:
             self._dynamic = DynamicBatch(self.run, self.root, self.opset)
         started(path + DYNAMIC_STEP)
         try:
-            static["dynamic"] = self._dynamic.probe(path)
+            with global_hooks_kept():
+                static["dynamic"] = self._dynamic.probe(path)
         except Exception as exc:  # a bug in the pass: said in the dynamic result, the static one stays as is
             static["dynamic"] = outcome("fail", f"the dynamic-batch pass failed: {explain_exception(exc)}")
         finished(path, static)
