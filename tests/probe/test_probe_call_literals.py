@@ -7,7 +7,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from sphinx_kexport.probe import case  # noqa: E402
-from sphinx_kexport.probe.cases.call_source import SMALL_TENSOR, call_source  # noqa: E402
+from sphinx_kexport.probe.cases.call_source import call_source  # noqa: E402
+from sphinx_kexport.probe.cases.literals import SMALL_TENSOR  # noqa: E402
 
 
 def rebuilt_inputs(values):

@@ -16,98 +16,9 @@ import inspect
 import sys
 from typing import Any
 
-from .case_slice import case_source
+from .case_slice import case_source, lambda_source
+from .literals import SMALL_TENSOR, literal_source, tensor_source
 from .registry import CaseSpec
-
-SMALL_TENSOR = 256  # tensors up to this many elements are written out exactly
-
-
-def literal_source(value: Any) -> str | None:
-    """Source for a kwarg value, or None when it has no faithful literal."""
-    import torch
-
-    if value is None or isinstance(value, (bool, int, float, str)):
-        text = repr(value)
-        return None if text in ("nan", "inf", "-inf") else text
-    if isinstance(value, torch.dtype):
-        return str(value)
-    if isinstance(value, torch.device):
-        return f"torch.device({str(value)!r})"
-    if isinstance(value, (list, tuple)):
-        items = [literal_source(v) for v in value]
-        if any(i is None for i in items):
-            return None
-        if isinstance(value, tuple):
-            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-        return "[" + ", ".join(items) + "]"
-    if isinstance(value, dict):
-        pairs = [(literal_source(k), literal_source(v)) for k, v in value.items()]
-        if any(k is None or v is None for k, v in pairs):
-            return None
-        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
-    if isinstance(value, torch.Tensor):
-        return _tensor_source(value)
-    return None
-
-
-def _dtype_arg(tensor: Any, default: Any) -> str:
-    return "" if tensor.dtype == default else f", dtype={tensor.dtype}"
-
-
-def _tensor_source(tensor: Any) -> str:
-    import torch
-
-    shape = ", ".join(str(d) for d in tensor.shape)
-    if tensor.numel() == 0:
-        return f"torch.empty(({shape}{',' if tensor.dim() == 1 else ''}){_dtype_arg(tensor, torch.float32)})"
-    literal = _literal_tensor(tensor)
-    if literal:
-        return literal
-    if tensor.dtype == torch.bool:
-        return f"torch.rand({shape}) > 0.5"
-    if tensor.is_floating_point() or tensor.is_complex():
-        return f"torch.rand({shape}{_dtype_arg(tensor, torch.float32)})"
-    return f"torch.randint(0, 10, ({shape}{',' if tensor.dim() == 1 else ''}){_dtype_arg(tensor, torch.int64)})"
-
-
-def _literal_tensor(tensor: Any) -> str:
-    """``torch.tensor([...], dtype=...)`` holding exactly ``tensor``'s values (bit for bit), or "" when it is
-    too large, complex, or its shortest text does not rebuild it."""
-    import torch
-
-    from .case_slice import same_tensor
-
-    if not 0 < tensor.numel() <= SMALL_TENSOR or tensor.is_complex():
-        return ""
-    inferred = (torch.get_default_dtype() if tensor.is_floating_point()
-                else torch.bool if tensor.dtype == torch.bool else torch.int64)  # what torch.tensor picks
-    values = tensor.detach().cpu()
-    array = (values.double() if values.dtype == torch.bfloat16 else values).numpy()
-    for shortest in (True, False):  # shortest text in the tensor's dtype; else the exact double
-        text = f"torch.tensor({_values_text(array, shortest)}{_dtype_arg(tensor, inferred)})"
-        try:
-            rebuilt = eval(text, {"torch": torch})  # noqa: S307 - our own literal text, checked bit for bit
-        except Exception:
-            continue
-        if same_tensor(rebuilt, values):
-            return text
-    return ""
-
-
-def _values_text(array: Any, shortest: bool = True) -> str:
-    """A nested list literal: floats in their shortest form that round-trips in the array's dtype (or
-    the exact double of the value), non-finite ones as float('nan') / float('inf')."""
-    if array.ndim == 0:
-        value = array.item()
-        if array.dtype.kind != "f":
-            return repr(value)
-        if value != value:
-            return 'float("nan")'
-        if value in (float("inf"), float("-inf")):
-            return ("-" if value < 0 else "") + 'float("inf")'
-        return str(array[()]) if shortest else repr(float(value))
-    return "[" + ", ".join(_values_text(item, shortest) for item in array) + "]"
-
 
 def _input_source(value: Any) -> str:
     """Source for one positional input: a tensor, or a dict, list or tuple of them."""
@@ -117,7 +28,7 @@ def _input_source(value: Any) -> str:
         return "[" + ", ".join(_input_source(item) for item in value) + "]"
     if isinstance(value, tuple):
         return "(" + ", ".join(_input_source(item) for item in value) + ("," if len(value) == 1 else "") + ")"
-    return _tensor_source(value)
+    return tensor_source(value)
 
 
 def _exact(value: Any) -> bool:
@@ -126,12 +37,18 @@ def _exact(value: Any) -> bool:
         return all(_exact(item) for item in value.values())
     if isinstance(value, (list, tuple)):
         return all(_exact(item) for item in value)
-    return _tensor_source(value).startswith(("torch.tensor(", "torch.empty("))
+    return tensor_source(value).startswith(("torch.tensor(", "torch.empty("))
 
 
 def _import_line(ref: str) -> tuple[str, str]:
     """(import statement, expression) for a dotted ref: the module that defines it (the longest
     importable prefix), so that ``kornia.filters.blur`` imports ``kornia.filters``, not only ``kornia``."""
+    found = _resolve(ref)
+    return (f"import {found[0]}", ref) if found else ("", ref)
+
+
+def _resolve(ref: str) -> tuple[str, Any] | None:
+    """(the longest importable module prefix of ``ref``, the object ``ref`` names), or None."""
     parts = ref.split(".")
     for n in range(len(parts) - 1, 0, -1):
         module_name = ".".join(parts[:n])
@@ -141,8 +58,8 @@ def _import_line(ref: str) -> tuple[str, str]:
                 obj = getattr(obj, attr)
         except Exception:
             continue
-        return f"import {module_name}", ref
-    return "", ref
+        return module_name, obj
+    return None
 
 
 def call_source(spec: CaseSpec) -> str:
@@ -179,6 +96,12 @@ def call_source(spec: CaseSpec) -> str:
         lines += _callable_lines(spec, f"target{method}")
         if "\ninputs = " in "\n" + built:
             return "\n".join(lines)
+    elif not _names(ref, target):  # the case's own function around the API (a lambda): its source, or refused
+        built = lambda_source(spec)
+        if built is None:
+            return "\n".join(lines + [_cannot_rebuild_function(spec, expression)])
+        lines += built.split("\n")[1:]
+        lines += _callable_lines(spec, "target")
     else:
         if statement != "import torch":
             lines.append(statement)
@@ -193,6 +116,27 @@ def _cannot_rebuild(spec: CaseSpec, expression: str) -> str:
     message = (f"this snippet cannot rebuild the probed {expression} instance exactly (its arguments or its "
                f"randomly initialised weights are not known here; see {where}); give the case code= that "
                "defines `target` as probed")
+    return f"raise NotImplementedError({message!r})"
+
+
+def _names(ref: str, target: Any) -> bool:
+    """Whether ``ref`` names the probed function itself (or the same method of the same object)."""
+    found = _resolve(ref)
+    obj = found[1] if found else None
+    if obj is target:
+        return True
+    if inspect.ismethod(target) and inspect.ismethod(obj):
+        return obj.__func__ is target.__func__ and obj.__self__ is target.__self__
+    return False
+
+
+def _cannot_rebuild_function(spec: CaseSpec, expression: str) -> str:
+    """A line that stops the snippet: the probed callable is the case's own function around ``expression``."""
+    name = getattr(spec.target, "__qualname__", "") or repr(spec.target)
+    where = f"case {spec.name!r} in the case module {spec.module or '(unknown)'}"
+    message = (f"this snippet cannot rebuild the probed callable: it is the case's own function {name} "
+               f"around {expression}, not {expression} itself (see {where}); give the case code= that defines "
+               "`target` as probed")
     return f"raise NotImplementedError({message!r})"
 
 

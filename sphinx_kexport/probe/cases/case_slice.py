@@ -18,6 +18,7 @@ import random
 import sys
 from typing import Any
 
+from .literals import same_tensor
 from .registry import IMPORT_SEED
 
 # names the repro snippet binds after the call: a slice that binds them could be broken by the snippet
@@ -193,23 +194,84 @@ def case_source(spec: Any, *, target: bool, inputs: bool) -> str | None:
     return None
 
 
+def lambda_source(spec: Any) -> str | None:
+    """Source (starting ``import torch``) that defines ``target`` as the case's own lambda
+    (``c("plane", "Hyperplane.from_vector", lambda n, e: Hyperplane.from_vector(Vector3(n), Vector3(e)), ...)``)
+    with the module's top-level statements it reads; offered only when the rebuilt lambda is the probed one
+    (:func:`same_function`), else None."""
+    target = spec.target
+    if not (inspect.isfunction(target) and target.__name__ == "<lambda>") or target.__closure__:
+        return None  # a lambda made inside a helper function closes over its arguments: not top-level source
+    module = sys.modules.get(spec.module or "")
+    tree = _module_tree(spec.module) if spec.module else None
+    if tree is None or getattr(module, "__file__", None) != target.__code__.co_filename:
+        return None
+    code = target.__code__
+    parameters = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    found = [(statement, node) for statement in tree.body for node in ast.walk(statement)
+             if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
+             and [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)] == parameters]
+    if len(found) != 1:
+        return None  # two lambdas of the same parameters on one line: cannot tell which was probed
+    statement, node = found[0]
+    local = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    statements = top_level_slice(tree, statement, _loaded(node) - local)
+    if statements is None or any(_bound(s) & SNIPPET_NAMES for s in statements):
+        return None
+    for seeded in (False, True):
+        text = _source(statements, seeded, [f"target = {ast.unparse(node)}"])
+        namespace = run_fresh(text)
+        if namespace is not None and same_function(namespace.get("target"), target):
+            return text
+    return None
+
+
+def same_function(a: Any, b: Any, depth: int = 0) -> bool:
+    """Whether function ``a`` (rebuilt from source) does what the probed ``b`` does: the same bytecode and
+    constants, and every module-level name it reads the same value (a helper function: the same, in turn)."""
+    if a is b:
+        return True
+    if depth > MAX_DEPTH or not (inspect.isfunction(a) and inspect.isfunction(b)) or a.__closure__ or b.__closure__:
+        return False
+    if not _same_code(a.__code__, b.__code__) or not same_value(a.__defaults__, b.__defaults__, depth + 1):
+        return False
+    for name in _global_names(b.__code__):
+        if name not in b.__globals__:
+            continue  # a builtin, or an attribute name
+        if name not in a.__globals__:
+            return False
+        mine, theirs = a.__globals__[name], b.__globals__[name]
+        if not (same_function(mine, theirs, depth + 1) if inspect.isfunction(theirs)
+                else same_value(mine, theirs, depth + 1)):
+            return False
+    return True
+
+
+def _same_code(a: Any, b: Any) -> bool:
+    if a.co_code != b.co_code or a.co_names != b.co_names or a.co_varnames != b.co_varnames:
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if inspect.iscode(x) and inspect.iscode(y):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
+
+
+def _global_names(code: Any) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _global_names(const)
+    return names
+
+
 # --------------------------------------------------------------------------
 # equality as "the same thing was probed": tensors bit for bit, modules by structure and state
-
-
-def same_tensor(a: Any, b: Any) -> bool:
-    import torch
-
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
-        return False
-    if a.dtype != b.dtype or a.shape != b.shape or a.device != b.device:
-        return False
-    a, b = a.detach(), b.detach()
-    if a.is_floating_point() or a.is_complex():
-        a, b = torch.view_as_real(a) if a.is_complex() else a, torch.view_as_real(b) if b.is_complex() else b
-        both_nan = torch.isnan(a) & torch.isnan(b)
-        return bool(((a == b) | both_nan).all()) and torch.equal(torch.signbit(a), torch.signbit(b))
-    return torch.equal(a, b)
 
 
 def _same_type(a: Any, b: Any) -> bool:

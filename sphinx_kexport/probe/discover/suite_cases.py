@@ -33,7 +33,7 @@ from .doc_cases import (Replay, argument_sources, bound_instance, call_node, fre
 from .doc_run import Call
 from .library import case_base_name
 from .suite_run import TEST_SEED, NodeSource
-from ..cases.call_source import literal_source
+from ..cases.literals import literal_source
 from ..cases.case_slice import run_fresh, top_level_slice
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec, case
