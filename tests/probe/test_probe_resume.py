@@ -171,3 +171,21 @@ def test_sigterm_stops_the_survey_like_ctrl_c_and_the_rerun_resumes(tmp_path):
     assert second.returncode == 0, second.stderr
     rerun = set(log.read_text().split()[len(calls_after_stop):])
     assert rerun == set(NAMES) - finished
+
+
+def test_a_shard_measures_one_case_again_and_keeps_the_others(shards):
+    """``--shard 1/2 --fresh --only NAME`` on an existing part: NAME is measured again, the part's other cases
+    keep their results (it used to write a part holding NAME alone, its other cases lost)."""
+    where, part = shards["where"], shards["parts"][0]
+    before = json.loads(part.read_text())
+    mine = [c["name"] for c in before["cases"] if c["results"]]
+    log = where / "again.log"
+    again = subprocess.run(command("--out", str(part), "--shard", "1/2", "--jobs", "1", "--fresh", "--only", mine[0]),
+                           cwd=where, env=environment(log), capture_output=True, text=True, timeout=240)
+    assert again.returncode == 0, again.stderr
+    assert log.read_text().split() == [mine[0]] * len(log.read_text().split()) != []  # only that case ran
+    after = json.loads(part.read_text())
+    assert [c["name"] for c in after["cases"] if c["results"]] == mine
+    assert {k: v for k, v in statuses(after).items()} == statuses(before)
+    kept = {c["name"]: c["measured"] for c in after["cases"] if c["results"] and c["name"] != mine[0]}
+    assert kept == {c["name"]: c["measured"] for c in before["cases"] if c["name"] in kept}  # not measured again

@@ -157,7 +157,9 @@ class _Survey:
         if config.fresh:
             self.work.remove()
         self.previous = None if config.shard else _previous_snapshot(config.out, self.notes)
-        cache = _cache(config, self.previous, self.notes)
+        # what a shard's part keeps for its cases this run does not measure (--only): its own earlier part
+        self.carried = _earlier_part(config, self.notes) if config.shard else self.previous
+        cache = None if config.fresh else self.carried  # --fresh: measure every selected case again
         self.info = info
         self.reusable = {device: reusable_results(cache, device, self.tools, config.opset, info["version"],
                                                    config.timeout)
@@ -329,7 +331,8 @@ class _Survey:
         measured = {cell: results for cell, results in self.measured_cells.items() if cell[0] in listed}
         try:
             snapshot, more = build_snapshot(cases=inventory.cases, measured=measured, environments=environments,
-                                            library=self.info, previous=self.previous, stamps=self.stamps,
+                                            library=self.info, previous=self._kept(inventory.cases),
+                                            stamps=self.stamps,
                                             objects_without_cases=inventory.objects_without_cases,
                                             not_carried=set(self.unbuilt))
         except SnapshotError as exc:  # a bug in the probe, not in the user's cases
@@ -345,6 +348,14 @@ class _Survey:
         except SnapshotError as exc:
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         return snapshot, True
+
+    def _kept(self, cases: list[InventoryCase]) -> dict[str, Any] | None:
+        """The snapshot whose results the written one keeps for the cases not measured now; for a shard, only
+        its own slice of the cases (a part holds no other shard's cases, or `merge` would see them twice)."""
+        if not self.config.shard or self.carried is None:
+            return self.carried
+        mine = {case.name for i, case in enumerate(cases) if self.config.shard.selects(i)}
+        return dict(self.carried, cases=[c for c in self.carried["cases"] if c["name"] in mine])
 
     def _result(self, snapshot: dict[str, Any], written: bool, runner: Runner, measuring: float) -> SurveyResult:
         config, plan = self.config, self.plan
@@ -412,13 +423,8 @@ def _previous_snapshot(path: Path, notes: list[str]) -> dict[str, Any] | None:
         return None
 
 
-def _cache(config: ProbeConfig, previous: dict[str, Any] | None, notes: list[str]) -> dict[str, Any] | None:
-    """The snapshot whose results may be reused: none with --fresh; a shard's own earlier part, else the
-    project's snapshot."""
-    if config.fresh:
-        return None
-    if not config.shard:
-        return previous
+def _earlier_part(config: ProbeConfig, notes: list[str]) -> dict[str, Any] | None:
+    """A shard's own earlier part, else the project's snapshot."""
     for path in (config.out, config.base_out):
         if path is not None and path.exists():
             return _previous_snapshot(path, notes)
