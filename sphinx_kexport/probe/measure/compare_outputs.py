@@ -50,18 +50,36 @@ def _collect(obj: Any, found: list[torch.Tensor]) -> None:
         # a value held in a module (kornia's So3, Se3, Quaternion): its tensors, by attribute name. Built inside
         # a capture, such a module keeps them as plain attributes (no parameter can be made there); built
         # eagerly, as parameters or buffers: by name, both read the same tensors in the same order
-        held = {**obj._parameters, **obj._buffers, **obj._modules}
-        for key, value in vars(obj).items():
-            if isinstance(value, (torch.Tensor, torch.nn.Module)):
-                held[key] = value
-        for key in sorted(held):
-            _collect(held[key], found)
+        for key in _held_names(obj, _module_held):
+            _collect(getattr(obj, key, None), found)
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         for f in dataclasses.fields(obj):
             _collect(getattr(obj, f.name), found)
     elif hasattr(obj, "__dict__") and not isinstance(obj, type) and not callable(obj):
-        for value in vars(obj).values():
-            _collect(value, found)
+        for key in _held_names(obj, lambda o: list(vars(o))):
+            _collect(getattr(obj, key, None), found)
+
+
+# The attribute names a value object holds its outputs in, by class. They are read once, from the eager
+# step's output (every case runs eagerly first, in the same process), because walking ``vars(obj)`` inside a
+# capture is itself a graph break under torch 2.9.1's dynamo ("does not know how to trace method `items` of
+# class <unknown type>"): every kornia Lie group, camera and pose read "ok-breaks" there, for the probe's
+# own reading of the result. Inside the capture the names are constants, read with getattr.
+_HELD: dict[type, tuple[str, ...]] = {}
+
+
+def _module_held(module: torch.nn.Module) -> list[str]:
+    names = [*module._parameters, *module._buffers, *module._modules]
+    return names + [k for k, v in vars(module).items() if isinstance(v, (torch.Tensor, torch.nn.Module))]
+
+
+def _held_names(obj: Any, read: Any) -> tuple[str, ...]:
+    names = _HELD.get(type(obj))
+    if names is None or not torch.compiler.is_compiling():  # eagerly: learn (and widen) the class's names
+        seen = set(read(obj)) | set(names or ())
+        names = _HELD[type(obj)] = tuple(sorted(seen)) if isinstance(obj, torch.nn.Module) else \
+            tuple(dict.fromkeys([*(names or ()), *read(obj)]))
+    return names
 
 
 def to_numpy(value: Any) -> np.ndarray:
