@@ -27,6 +27,14 @@ CASE_MODULE = '''
         return x + OFFSET
 
 
+    class Holder:
+        def __init__(self, k):
+            self.k = k
+
+        def scaled(self, x):
+            return x * self.k
+
+
     def scaling(k):
         return lambda x: torch.mul(x, k)  # closes over k: not top-level source
 
@@ -35,6 +43,8 @@ CASE_MODULE = '''
         case("wrapped", lambda x, y: torch.add(shifted(x), y, alpha=2.0),
              [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])], ref="torch.add", package="torch"),
         case("made_in_a_helper", scaling(3.0), [torch.tensor([1.0, 2.0])], ref="torch.mul", package="torch"),
+        case("bound", Holder(2.0).scaled, [torch.tensor([1.0])], ref="own_function_cases.Holder.scaled",
+             package="torch"),
         case("itself", torch.neg, [torch.tensor([1.0, 2.0])], ref="torch.neg", package="torch"),
     ]
 '''
@@ -73,3 +83,10 @@ def test_a_case_of_the_api_itself_still_names_it(specs):
     source = call_source(specs["itself"])
     assert "torch.neg" in source
     assert torch.equal(run(source), torch.tensor([-1.0, -2.0]))
+
+
+def test_a_method_bound_to_an_object_the_case_built_is_refused(specs):
+    source = call_source(specs["bound"])
+    assert "fn = own_function_cases.Holder.scaled" not in source  # the unbound function, a tensor as self
+    with pytest.raises(NotImplementedError, match="Holder.scaled bound to the Holder object the case built"):
+        run(source)

@@ -132,11 +132,15 @@ def _names(ref: str, target: Any) -> bool:
 
 def _cannot_rebuild_function(spec: CaseSpec, expression: str) -> str:
     """A line that stops the snippet: the probed callable is the case's own function around ``expression``."""
-    name = getattr(spec.target, "__qualname__", "") or repr(spec.target)
+    target = spec.target
+    name = getattr(target, "__qualname__", "") or repr(target)
     where = f"case {spec.name!r} in the case module {spec.module or '(unknown)'}"
-    message = (f"this snippet cannot rebuild the probed callable: it is the case's own function {name} "
-               f"around {expression}, not {expression} itself (see {where}); give the case code= that defines "
-               "`target` as probed")
+    if inspect.ismethod(target):
+        what = f"{name} bound to the {type(target.__self__).__name__} object the case built"
+    else:
+        what = f"the case's own function {name} around {expression}, not {expression} itself"
+    message = (f"this snippet cannot rebuild the probed callable: it is {what} (see {where}); give the case "
+               "code= that defines `target` as probed")
     return f"raise NotImplementedError({message!r})"
 
 
