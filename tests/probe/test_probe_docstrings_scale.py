@@ -389,7 +389,7 @@ def test_a_value_held_in_a_module_is_a_result_and_an_argument_and_a_repeated_cal
     whether the module was built eagerly or inside a capture); a call taking one and no tensor is a case too."""
     write_library(tmp_path, "grouplib_kx", {"__init__.py": GROUP_LIBRARY})
     from sphinx_kexport.probe.discover.docstrings import discover
-    from sphinx_kexport.probe.measure.compare_outputs import flatten_outputs
+    from sphinx_kexport.probe.measure.output_leaves import flatten_outputs
     from sphinx_kexport.probe.measure.locate import library_root
     from sphinx_kexport.probe.measure.measurement import Measurement
 

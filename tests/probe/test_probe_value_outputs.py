@@ -16,7 +16,7 @@ pytestmark = pytest.mark.probe
 torch = pytest.importorskip("torch")
 
 from sphinx_kexport.probe import case  # noqa: E402
-from sphinx_kexport.probe.measure.compare_outputs import flatten_outputs  # noqa: E402
+from sphinx_kexport.probe.measure.output_leaves import flatten_outputs  # noqa: E402
 from sphinx_kexport.probe.measure.locate import library_root  # noqa: E402
 from sphinx_kexport.probe.measure.measurement import Measurement  # noqa: E402
 

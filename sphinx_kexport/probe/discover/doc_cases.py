@@ -266,7 +266,7 @@ def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
 def _seeded_runs(target: Any, tensors: list[Any], baked: dict[str, Any]) -> Iterator[tuple[bool | None, list]]:
     """(draws, flat outputs) of the call under each of RANDOM_SEEDS in turn, each on a fresh copy of a
     module; runs only as far as it is read. Raises what the call raises."""
-    from ..measure.compare_outputs import flatten_outputs
+    from ..measure.output_leaves import flatten_outputs
 
     import torch
 

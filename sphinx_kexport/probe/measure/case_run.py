@@ -25,7 +25,7 @@ import torch
 from ..cases import containers
 from ..cases.module_copy import copy_object
 from ..cases.registry import CaseSpec
-from . import compare_outputs
+from . import output_leaves
 
 SEED = 1234
 RELEASE_ABOVE = 64 * 1024 * 1024  # bytes of a module copy's weights above which release() empties them
@@ -66,7 +66,7 @@ def build_wrapper(target: Any, kwargs: dict[str, Any], method: str | None, n_inp
         return callee(*args, **bound_kwargs)
 
     wrapper.__dict__["_call"] = call
-    wrapper.__dict__["_flatten"] = compare_outputs.flatten_outputs
+    wrapper.__dict__["_flatten"] = output_leaves.flatten_outputs
     return wrapper.eval()
 
 

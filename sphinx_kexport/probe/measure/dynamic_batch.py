@@ -51,7 +51,7 @@ from ...snapshot.vocabulary import SUPPORTED
 from ..cases.batch_dim import map_leaves
 from ..cases.containers import input_leaves
 from ..cases.registry import CaseSpec
-from . import compare_outputs
+from . import compare_outputs, output_leaves
 from .case_run import CaseRun, seeded
 from .explain import (
     batch_specialisation,
@@ -345,7 +345,7 @@ class DynamicBatch:
             outputs = seeded(lambda: module(*self.inputs(self.other)))
         except Exception as exc:
             return self._run_failed(exc, "the exported program fails", log)
-        return self._judge(list(compare_outputs.flatten_outputs(outputs)), log)
+        return self._judge(list(output_leaves.flatten_outputs(outputs)), log)
 
     def compile(self) -> dict[str, Any]:
         dynamo = torch._dynamo

@@ -19,7 +19,7 @@ from ...snapshot.result_records import result, skipped_results, with_breaks
 from ...snapshot.vocabulary import PATHS, STAGE_EAGER, STAGE_NO_TENSOR
 from ..cases.batch_dim import DYNAMIC_STEP
 from ..cases.registry import CaseSpec
-from . import compare_outputs, graph_breaks
+from . import compare_outputs, graph_breaks, output_leaves
 from .case_run import CaseRun, seeded
 from .dynamic_batch import DynamicBatch, outcome
 from .explain import clean_line, exception_chain, explain_exception
@@ -182,7 +182,7 @@ class Measurement:
             outputs = seeded(lambda: module(*self.run.inputs()))
         except Exception as exc:
             return self._failure("fail", "run", exc, "the exported program does not run: ")
-        return self._judge("export", list(compare_outputs.flatten_outputs(outputs)))
+        return self._judge("export", list(output_leaves.flatten_outputs(outputs)))
 
     # -- torch.compile
 
