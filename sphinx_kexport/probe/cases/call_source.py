@@ -40,13 +40,6 @@ def _exact(value: Any) -> bool:
     return tensor_source(value).startswith(("torch.tensor(", "torch.empty("))
 
 
-def _import_line(ref: str) -> tuple[str, str]:
-    """(import statement, expression) for a dotted ref: the module that defines it (the longest
-    importable prefix), so that ``kornia.filters.blur`` imports ``kornia.filters``, not only ``kornia``."""
-    found = _resolve(ref)
-    return (f"import {found[0]}", ref) if found else ("", ref)
-
-
 def _resolve(ref: str) -> tuple[str, Any] | None:
     """(the longest importable module prefix of ``ref``, the object ``ref`` names), or None."""
     parts = ref.split(".")
@@ -78,9 +71,10 @@ def call_source(spec: CaseSpec) -> str:
                      or inspect.ismethod(target) or inspect.isclass(target))  # a callable instance
     if spec.method and (is_module or is_object) and ref.endswith("." + spec.method):
         ref = ref[: -len(spec.method) - 1]
-    statement, expression = _import_line(ref)
-    if not statement:
+    found = _resolve(ref)  # the module that defines it, so that ``kornia.filters.blur`` imports kornia.filters
+    if found is None:
         return ""
+    statement, expression = f"import {found[0]}", ref
     exact_inputs = all(_exact(value) for value in spec.inputs)
     method = f".{spec.method}" if spec.method else ""
     if is_module and _is_default_instance(target):
@@ -96,7 +90,7 @@ def call_source(spec: CaseSpec) -> str:
         lines += _callable_lines(spec, f"target{method}")
         if "\ninputs = " in "\n" + built:
             return "\n".join(lines)
-    elif not _names(ref, target):  # the case's own function around the API (a lambda): its source, or refused
+    elif not _is_the_target(found[1], target):  # the case's own function around the API: its source, or refused
         built = lambda_source(spec)
         if built is None:
             return "\n".join(lines + [_cannot_rebuild_function(spec, expression)])
@@ -119,10 +113,9 @@ def _cannot_rebuild(spec: CaseSpec, expression: str) -> str:
     return f"raise NotImplementedError({message!r})"
 
 
-def _names(ref: str, target: Any) -> bool:
-    """Whether ``ref`` names the probed function itself (or the same method of the same object)."""
-    found = _resolve(ref)
-    obj = found[1] if found else None
+def _is_the_target(obj: Any, target: Any) -> bool:
+    """Whether ``obj`` (what the case's ref names) is the probed function itself (or the same method of the
+    same object)."""
     if obj is target:
         return True
     if inspect.ismethod(target) and inspect.ismethod(obj):

@@ -24,17 +24,15 @@ def _registries() -> dict[str, dict[Any, Any]]:
 
 
 @contextmanager
-def global_hooks_kept() -> Iterator[list[str]]:
+def global_hooks_kept() -> Iterator[None]:
     """Run a step; afterwards drop every global module hook it registered and did not remove (and put back
-    any it removed). Yields a list that names, after the step, the registries that had to be restored."""
+    any it removed)."""
     saved = {name: list(value.items()) for name, value in _registries().items()}
-    restored: list[str] = []
     try:
-        yield restored
+        yield
     finally:
         for name, current in _registries().items():
             before = saved.get(name, [])
             if list(current.items()) != before:
                 current.clear()  # the same dict object: torch's functions read it by its module-level name
                 current.update(before)
-                restored.append(name)

@@ -74,7 +74,6 @@ def _module_held(module: torch.nn.Module) -> list[str]:
 def _held_names(obj: Any, read: Any) -> tuple[str, ...]:
     names = _HELD.get(type(obj))
     if names is None or not torch.compiler.is_compiling():  # eagerly: learn (and widen) the class's names
-        seen = set(read(obj)) | set(names or ())
-        names = _HELD[type(obj)] = tuple(sorted(seen)) if isinstance(obj, torch.nn.Module) else \
-            tuple(dict.fromkeys([*(names or ()), *read(obj)]))
+        known = dict.fromkeys([*(names or ()), *read(obj)])  # a plain object's in the order it holds them
+        names = _HELD[type(obj)] = tuple(sorted(known) if isinstance(obj, torch.nn.Module) else known)
     return names
