@@ -302,6 +302,21 @@ def test_torch_2_9s_exporter_on_a_while_loop_condition_is_worded():
     assert known_cause(chain).startswith("the ONNX exporter of this torch cannot translate a control-flow subgraph")
 
 
+def test_torch_2_9s_tracer_on_an_index_read_from_tensor_values_is_worded():
+    # the chain torch 2.9.1's torch.compile raised for kornia's PatchMix.apply_transform (a plain script; it
+    # fell through to this raw text before, and 2.13.0 runs the same call)
+    chain = ("TorchRuntimeError: Dynamo failed to run FX node with fake tensors: call_function <built-in function "
+             "getitem>(*(FakeTensor(..., size=(4, 3, 32, 32)), (u0, slice(None, None, None), slice(u5, u5 + 8, None), "
+             "slice(u4, u4 + 8, None))), **{}): got IndexError('only integers, slices (`:`), ellipsis (`...`), None "
+             "and long or byte Variables are valid indices (got SymInt)')\n"
+             "IndexError: only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+             "indices (got SymInt)")
+    assert known_cause(chain).startswith("indexes a tensor at a position read from tensor values at run time")
+    # an op that fails on fake tensors for another reason keeps the generic wording
+    other = "TorchRuntimeError: Dynamo failed to run FX node with fake tensors: call_function <built-in method rand>"
+    assert known_cause(other).startswith("torch.compile's tracer fails to run torch.rand")
+
+
 def test_probe_processes_let_waiting_openmp_threads_sleep_unless_the_user_chose(monkeypatch):
     """An example's time limit is CPU time; OpenMP threads spinning while they wait would spend it on a busy
     machine (kornia's SOLD2_detector example lost its case that way). A policy the user set is kept."""

@@ -215,6 +215,11 @@ _RULES: list[Rule] = [
     (re.compile(r"while running (\w+) node[^\n]*?Status Message: (?:\S+\.(?:cc|h):\d+ )?(?:[^\n(]*\([^\n)]*\) )?"
                 r"([^\n]+)"),
      lambda m: f"ONNX {m.group(1)} fails: {clean_line(m.group(2), 110)}"),
+    # torch 2.9.1's dynamo on kornia's PatchMix (`out[i, :, y : y + size]` with y from .item()): its fake tensors
+    # reject an unbacked SymInt as an index (a plain script; torch 2.13.0 runs the same call)
+    (re.compile(r"valid indices \(got SymInt\)"),
+     "indexes a tensor at a position read from tensor values at run time (an .item() result), which "
+     "torch.compile's tracer in this torch cannot do: it takes no such symbolic integer as an index"),
     # last: a more specific rule above may know why the op failed on fake tensors (kornia's RANSAC calls
     # torch.rand with a sample count computed at run time)
     (re.compile(r"Dynamo failed to run FX node with fake tensors: call_function <(?:built-in method|function) (\w+)"),
