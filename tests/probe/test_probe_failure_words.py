@@ -217,6 +217,19 @@ def test_a_module_built_inside_the_call_is_said_in_words():
     assert exported["detail"].startswith("torch.export cannot keep a tensor made while it traced: the function builds")
 
 
+def _resized_to_a_size_tensor(x, size):
+    """A size read from a tensor through NumPy (kornia's ResizePostProcessor: ``size.cpu().long().numpy()``)."""
+    return x.reshape(size.long().numpy().tolist())
+
+
+def test_a_size_read_through_numpy_is_said_in_words():
+    spec = case("_resized_to_a_size_tensor", _resized_to_a_size_tensor, [torch.rand(2, 3), torch.tensor([3, 2])],
+                package=PACKAGE)
+    exported = Measurement(spec, "cpu", 18, library_root("probe_cases"), dynamic=False).measure(["export"])["export"]
+    assert (exported["status"], exported["stage"]) == ("fail", "capture")
+    assert exported["detail"].startswith("reads tensor values into Python through .numpy() during the forward")
+
+
 def _scaled_and_counted(x):
     """A tensor and Python numbers read from its size (kornia's RANSAC.verify returns a float and an int)."""
     return x * 2, x.shape[0] * 1.5, x.shape[0]

@@ -151,6 +151,11 @@ _RULES: list[Rule] = [
                "used (e.g. Python numbers mixed with tensors or sizes)"),
     (re.compile(r"Overloaded torch operator invoked from Python failed to match"),
      "the exporter cannot resolve the torch overload the operator calls"),
+    # torch 2.13's torch.export on kornia's ResizePostProcessor (`size.cpu().long().numpy().tolist()`): the
+    # tensors it traces are subclasses with no data
+    (re.compile(r"\.numpy\(\) is not supported for tensor subclasses"),
+     "reads tensor values into Python through .numpy() during the forward (e.g. for a size), which capture "
+     "cannot trace: the tensors it traces hold no data"),
     (re.compile(r"Cannot access data pointer of Tensor|Cannot access storage of"),
      "the operator reads raw tensor memory (numpy / data_ptr / deepcopy), which capture cannot trace"),
     (re.compile(r"(InductorError|BackendCompilerFailed)[\s\S]*(CalledProcessError|g\+\+|C\+\+ compile error)"),
