@@ -17,6 +17,11 @@ now it does not) is a regression, ``static``/``fail`` -> ``ok`` a fix, any
 other difference a change. A dynamic result that appears or disappears is no
 change (older snapshots and ``--no-dynamic`` runs have none). One change per
 cell: its kind is the worse of the status's and the dynamic result's.
+
+A case that an incomplete snapshot (``complete: false``: a shard part, a
+merge with ``--allow-incomplete``) lists but did not measure on a device is
+not compared there (:func:`not_compared`): it was not probed, which says
+nothing about the case; only a complete snapshot's missing case is "absent".
 """
 
 from __future__ import annotations
@@ -62,7 +67,7 @@ class Change:
         if self.status_changed:
             old = self.old_status or "absent"
             new = self.new_status or "absent"
-            if old == new == "ok-breaks":
+            if old == new:  # only the graph-break count moved (ok-breaks, or ok-unverified with breaks)
                 old, new = f"{old} ({self.old_breaks})", f"{new} ({self.new_breaks})"
             why = self.new_detail if self.kind != "fixed" else ""
             parts.append(f": {old} -> {new}" + (f" ({why})" if why else ""))
@@ -118,23 +123,52 @@ def _ordered_names(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return names + [c["name"] for c in old.get("cases", []) if c["name"] not in seen]
 
 
+def _unmeasured(snapshot: dict[str, Any]) -> set[tuple[str, str]]:
+    """(case, device) cells an incomplete snapshot lists without results for a device it probed."""
+    if snapshot.get("complete", True) is not False:
+        return set()
+    devices = snapshot.get("environments", {})
+    return {(case["name"], device) for case in snapshot.get("cases", []) for device in devices
+            if device not in case.get("results", {})}
+
+
+def _devices(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None) -> list[str]:
+    if devices is not None:
+        return list(devices)
+    present = set(old.get("environments", {})) | set(new.get("environments", {}))
+    return [d for d in DEVICES if d in present]
+
+
+def not_compared(old: dict[str, Any], new: dict[str, Any],
+                 devices: Iterable[str] | None = None) -> set[tuple[str, str]]:
+    """The (case, device) cells :func:`compare` leaves out: those an incomplete snapshot (a shard part) lists
+    but did not measure, while the other snapshot has results for them."""
+    wanted = set(_devices(old, new, devices))
+    old_results, new_results = _results(old), _results(new)
+    left_out = set()
+    for side, other in ((_unmeasured(old), new_results), (_unmeasured(new), old_results)):
+        left_out |= {(name, device) for name, device in side
+                     if device in wanted and device in other.get(name, {})}
+    return left_out
+
+
 def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None = None) -> list[Change]:
     """Every difference between ``old`` and ``new``, in the new snapshot's case order.
 
     ``devices`` limits the comparison (default: every device either snapshot
     probed). A device only one snapshot probed shows up as changes from or to
-    ``None``, never as regressions.
+    ``None``, never as regressions. Cells an incomplete snapshot did not
+    measure are left out (:func:`not_compared`).
     """
     old_results, new_results = _results(old), _results(new)
-    if devices is None:
-        present = set(old.get("environments", {})) | set(new.get("environments", {}))
-        devices = [d for d in DEVICES if d in present]
+    devices = _devices(old, new, devices)
+    unmeasured = _unmeasured(old) | _unmeasured(new)
     changes: list[Change] = []
     for name in _ordered_names(old, new):
         for device in devices:
             before = old_results.get(name, {}).get(device)
             after = new_results.get(name, {}).get(device)
-            if before is None and after is None:
+            if (before is None and after is None) or (name, device) in unmeasured:
                 continue
             for path in PATHS:
                 a = (before or {}).get(path) or {}

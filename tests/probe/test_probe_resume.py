@@ -121,6 +121,28 @@ def test_shards_split_the_cases_and_merge_to_the_unsharded_result(shards, resume
     assert statuses(snap) == statuses(json.loads(resumed["unsharded"].read_text()))
 
 
+def test_diff_leaves_out_what_a_shard_part_did_not_measure(shards, resumed, capsys):
+    """A part lists the whole inventory; the cases outside its shard were not probed, which is no change."""
+    from sphinx_kexport.probe.cli.diff import run_diff
+
+    assert shards["codes"] == [0, 0], shards["outputs"]
+    part = shards["parts"][0]
+    outside = [c["name"] for c in json.loads(part.read_text())["cases"] if not c["results"]]
+    assert outside
+    assert run_diff([str(resumed["unsharded"]), str(part)]) == 0
+    said = capsys.readouterr().out
+    assert "absent" not in said and said.splitlines()[0] == "no differences", said
+    assert f"not compared: {len(outside)} case(s) that {part} lists but did not measure" in said
+    # a complete snapshot's missing case is still a change
+    fewer = json.loads(resumed["unsharded"].read_text())
+    gone = fewer["cases"].pop()["name"]
+    smaller = part.parent / "fewer.json"
+    smaller.write_text(json.dumps(fewer))
+    assert run_diff([str(resumed["unsharded"]), str(smaller)]) == 0
+    said = capsys.readouterr().out
+    assert f"{gone} [cpu] ONNX: " in said and " -> absent" in said and "not compared" not in said
+
+
 def test_merge_refuses_gaps_unless_told(shards):
     where = shards["where"]
     gap = merge(str(where / "gap.json"), str(shards["parts"][0]), cwd=where)

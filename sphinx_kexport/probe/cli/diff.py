@@ -16,7 +16,7 @@ def run_diff(argv: list[str]) -> int:
     parser.add_argument("--device", action="append", choices=DEVICES, help="compare only this device")
     args = parser.parse_args(argv)
     from ...snapshot import SnapshotError, read_snapshot
-    from ...snapshot.diff import KINDS, compare, count, regressed
+    from ...snapshot.diff import KINDS, compare, count, not_compared, regressed
 
     try:
         old, _ = read_snapshot(args.old)
@@ -32,4 +32,9 @@ def run_diff(argv: list[str]) -> int:
                 print(f"  {change.describe()}")
     counts = count(changes)
     print(", ".join(f"{counts[k]} {k}" for k in KINDS) if changes else "no differences")
+    left_out = not_compared(old, new, args.device)
+    if left_out:
+        which = " and ".join(path for path, data in ((args.old, old), (args.new, new)) if data.get("complete") is False)
+        print(f"not compared: {len(left_out)} case(s) that {which} lists but did not measure (complete: false, "
+              "e.g. a shard part); merge the parts first to compare everything")
     return EXIT_REGRESSED if regressed(changes) else EXIT_OK
