@@ -110,11 +110,15 @@ def test_fingerprints_are_identical_in_two_processes():
               "from sphinx_kexport.probe import cases_from_docstrings\n"
               f"cases = cases_from_docstrings({LIB!r}, time_limit=2)\n"
               "print(json.dumps([[c.name, fingerprint(case_definition(c), 'cpu', 18, '1', {})] for c in cases]))\n")
-    outputs = [subprocess.run([sys.executable, "-c", script, str(TESTS)], env=ENV, capture_output=True, text=True,
-                              timeout=120) for _ in range(2)]
-    for done in outputs:
-        assert done.returncode == 0, done.stderr
-    first, second = (json.loads(o.stdout) for o in outputs)
+    # side by side: much of each run is waiting for the examples' time limits
+    running = [subprocess.Popen([sys.executable, "-c", script, str(TESTS)], env=ENV, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = []
+    for process in running:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        outputs.append(out)
+    first, second = (json.loads(o) for o in outputs)
     assert first == second and len(first) == 8
 
 
