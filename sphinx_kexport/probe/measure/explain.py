@@ -225,12 +225,35 @@ _RULES: list[Rule] = [
     (re.compile(r"valid indices \(got SymInt\)"),
      "indexes a tensor at a position read from tensor values at run time (an .item() result), which "
      "torch.compile's tracer in this torch cannot do: it takes no such symbolic integer as an index"),
+    # torch 2.9.1's dynamo when a frame it inlines asks to be skipped (kornia's AutoAugment): "SKIPPED INLINING
+    # <code object forward_parameters at 0x..., file ".../kornia/augmentation/auto/base.py", line 201>: " and no
+    # reason after the colon (a plain script's graph-break counter says the same)
+    (re.compile(r'SKIPPED INLINING <code object (<?\w+>?)(?: at 0x[0-9a-fA-F]+)?, file "([^"]*)", line (\d+)>'),
+     lambda m: f"dynamo gives up tracing into {_code_label(m.group(1))} ({_source_label(m.group(2))}:{m.group(3)}) "
+               "and runs it outside the graph (dynamo's 'SKIPPED INLINING', which gives no reason)"),
     # last: a more specific rule above may know why the op failed on fake tensors (kornia's RANSAC calls
     # torch.rand with a sample count computed at run time)
     (re.compile(r"Dynamo failed to run FX node with fake tensors: call_function <(?:built-in method|function) (\w+)"),
      lambda m: f"torch.compile's tracer fails to run {torch_name(m.group(1))} on the traced (fake) tensors here; "
                "the same call runs eagerly"),
 ]
+
+
+_CODE_WORDS = {"<listcomp>": "a list comprehension", "<dictcomp>": "a dict comprehension",
+               "<setcomp>": "a set comprehension", "<genexpr>": "a generator expression", "<lambda>": "a lambda"}
+
+
+def _code_label(name: str) -> str:
+    """A code object's name for a person: ``forward()``, or what ``<listcomp>`` is."""
+    return _CODE_WORDS.get(name, f"{name}()")
+
+
+def _source_label(path: str) -> str:
+    """A source file as the library knows it (``kornia/augmentation/auto/base.py``), no machine path."""
+    for marker in ("site-packages/", "dist-packages/"):
+        if marker in path:
+            return path.rsplit(marker, 1)[1]
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def human_bytes(size: int) -> str:
