@@ -113,6 +113,9 @@ def test_shards_split_the_cases_and_merge_to_the_unsharded_result(shards, resume
     measured = [{c["name"] for c in part["cases"] if c["results"]} for part in parts]
     assert measured[0].isdisjoint(measured[1]) and measured[0] | measured[1] == set(NAMES)
     assert all(part["complete"] is False for part in parts)
+    for (stdout, _), k, mine in zip(shards["outputs"], (1, 2), measured):
+        assert (f"the part of shard {k}/2: {len(mine)} with results, {len(NAMES) - len(mine)} left to the other "
+                f"parts; `python -m sphinx_kexport.probe merge OUT PART...` joins them") in stdout, stdout
     merged = shards["where"] / "merged.json"
     done = merge(str(merged), *map(str, shards["parts"]), cwd=shards["where"])
     assert done.returncode == 0, done.stderr

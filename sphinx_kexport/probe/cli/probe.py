@@ -65,6 +65,17 @@ def probe_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _state(snapshot: dict, shard: object) -> str:
+    """How complete the written file is, in words; a shard's part says where the rest is."""
+    if snapshot["complete"]:
+        return "complete"
+    missing = len(snapshot["missing"])
+    if shard is not None:
+        return (f"the part of shard {shard}: {len(snapshot['cases']) - missing} with results, {missing} left to the "
+                f"other parts; `{PROG} merge OUT PART...` joins them")
+    return f"incomplete: {missing} cases missing"
+
+
 def run_probe(args: argparse.Namespace) -> int:
     from ..run.progress import summary_table
     from ..survey.api import SurveyError, ToolError, run_survey
@@ -90,7 +101,7 @@ def run_probe(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     print()
     print(summary_table(snapshot["cases"], list(snapshot["environments"])), end="")
-    state = "complete" if snapshot["complete"] else f"incomplete: {len(snapshot['missing'])} cases missing"
+    state = _state(snapshot, config.shard)
     print(f"\nmeasured {counts.measured}, reused {counts.reused_snapshot + counts.reused_work} (unchanged since the "
           f"snapshot: {counts.reused_snapshot}, from the interrupted run: {counts.reused_work}), skipped {counts.skipped}")
     if result.written:
