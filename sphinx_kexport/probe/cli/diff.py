@@ -34,7 +34,8 @@ def run_diff(argv: list[str]) -> int:
     print(", ".join(f"{counts[k]} {k}" for k in KINDS) if changes else "no differences")
     left_out = not_compared(old, new, args.device)
     if left_out:
-        which = " and ".join(path for path, data in ((args.old, old), (args.new, new)) if data.get("complete") is False)
+        incomplete = [path for path, data in ((args.old, old), (args.new, new)) if data.get("complete") is False]
+        which = " and ".join(incomplete)
         print(f"not compared: {len(left_out)} case(s) that {which} lists but did not measure (complete: false, "
               "e.g. a shard part); merge the parts first to compare everything")
     return EXIT_REGRESSED if regressed(changes) else EXIT_OK
