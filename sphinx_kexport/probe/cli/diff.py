@@ -36,6 +36,7 @@ def run_diff(argv: list[str]) -> int:
     if left_out:
         incomplete = [path for path, data in ((args.old, old), (args.new, new)) if data.get("complete") is False]
         which = " and ".join(incomplete)
-        print(f"not compared: {len(left_out)} case(s) that {which} lists but did not measure (complete: false, "
+        verb = "lists" if len(incomplete) == 1 else "list"
+        print(f"not compared: {len(left_out)} case(s) that {which} {verb} but did not measure (complete: false, "
               "e.g. a shard part); merge the parts first to compare everything")
     return EXIT_REGRESSED if regressed(changes) else EXIT_OK
