@@ -331,6 +331,14 @@ def test_torch_2_9s_skipped_inlining_is_worded_without_the_machines_path():
     assert "/root" not in known_cause(method) + known_cause(listcomp)
 
 
+def test_torch_2_9s_exporter_type_promotion_assertion_is_worded():
+    # the ONNX path's record of kornia's XFeat.detectAndCompute under torch 2.9.1 (raw text before)
+    chain = ("AssertionError: node.meta['val'].dtype(torch.int64) does not agree with type promotion "
+             "rule(torch.float32).")
+    assert known_cause(chain) == ("exporter bug: its type-promotion pass expects float32 where the traced graph "
+                                  "holds int64 (the eager result is correct)")
+
+
 def test_probe_processes_let_waiting_openmp_threads_sleep_unless_the_user_chose(monkeypatch):
     """An example's time limit is CPU time; OpenMP threads spinning while they wait would spend it on a busy
     machine (kornia's SOLD2_detector example lost its case that way). A policy the user set is kept."""
