@@ -182,6 +182,23 @@ def test_one_data_dependent_branch_is_one_graph_break():
     assert result["break_reasons"] == ["a Python branch (if / while) tests tensor values at run time"]
 
 
+def _scaled_if_positive(x, focal):
+    """A branch on an input passed straight through (kornia's intrinsics_like: ``if focal <= 0: raise``)."""
+    if focal <= 0:
+        raise AssertionError(focal)
+    return x * focal
+
+
+def test_a_branch_on_an_input_is_one_graph_break_through_the_probes_wrapper():
+    # torch 2.13 records this break in the wrapper's frame ("l_in0_: graph input") and again in the next frame
+    # ("l_args_0_"): the probe read 2 breaks where dynamo's explain() and a plain torch.compile see one
+    spec = case("_scaled_if_positive", _scaled_if_positive, [torch.rand(2, 3), torch.tensor([0.5])], package=PACKAGE)
+    result = Measurement(spec, "cpu", 18, library_root("probe_cases"), dynamic=False).measure(["compile"])["compile"]
+    assert (result["status"], result["graph_breaks"]) == ("ok-breaks", 1), result
+    explained = torch._dynamo.explain(_scaled_if_positive)(torch.rand(2, 3), torch.tensor([0.5]))
+    assert explained.graph_break_count == 1
+
+
 # -- 5. a torch.export bug with the tensors a method's object holds
 
 class _Held:

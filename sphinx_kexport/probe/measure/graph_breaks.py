@@ -25,6 +25,7 @@ with the default backend, once, and only in that case.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -35,6 +36,10 @@ from .explain import exception_chain, explain_exception, explain_text
 # dynamo repeats one break once per enclosing frame it traces (the probe's wrapper adds two);
 # the reason text is the same, so breaks are counted by distinct reason
 _RECORDS = ("graph_break", "unimplemented")
+# ... except the names of the frame's locals in it: torch 2.13 records a branch on an input passed straight
+# through (kornia's intrinsics_like: `if focal <= 0`) as "l_in0_: graph input" in the wrapper's frame and
+# "l_args_0_" in the next, two records of one break. A break is its kind and the source lines it names.
+_SOURCE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 @dataclass
@@ -105,8 +110,18 @@ def recorded(raised_compiling: bool = False) -> CompileRecord:
                 messages.append(message)
     frames = counters["frames"]
     not_ok = int(frames["total"]) - int(frames["ok"]) - (1 if raised_compiling else 0)
+    breaks = {break_key(message) for message in counters["graph_break"]}
     return CompileRecord(graphs=int(counters["stats"]["unique_graphs"]), skipped_frames=max(0, not_ok),
-                         messages=messages, recorded_breaks=len(counters["graph_break"]))
+                         messages=messages, recorded_breaks=len(breaks))
+
+
+def break_key(message: str) -> tuple[str, ...]:
+    """One graph break however many frames dynamo recorded it in: its first line (the kind of break) and the
+    source lines it names, in order; a message that names none is its own key."""
+    lines = list(dict.fromkeys(_SOURCE_LINE.findall(message)))
+    if not lines:
+        return (message,)
+    return (message.strip().splitlines()[0], *(f"{file}:{line}" for file, line in lines))
 
 
 def is_break(exc: BaseException | None) -> bool:
