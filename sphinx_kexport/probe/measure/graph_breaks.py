@@ -38,7 +38,7 @@ from .explain import exception_chain, explain_exception, explain_text
 _RECORDS = ("graph_break", "unimplemented")
 # ... except the names of the frame's locals in it: torch 2.13 records a branch on an input passed straight
 # through (kornia's intrinsics_like: `if focal <= 0`) as "l_in0_: graph input" in the wrapper's frame and
-# "l_args_0_" in the next, two records of one break. A break is its kind and the source lines it names.
+# "l_args_0_" in the next, two records of one break. A break is its kind and the last source line it names.
 _SOURCE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
@@ -117,11 +117,14 @@ def recorded(raised_compiling: bool = False) -> CompileRecord:
 
 def break_key(message: str) -> tuple[str, ...]:
     """One graph break however many frames dynamo recorded it in: its first line (the kind of break) and the
-    source lines it names, in order; a message that names none is its own key."""
-    lines = list(dict.fromkeys(_SOURCE_LINE.findall(message)))
+    last source line it names, where it happened (torch 2.9.1 lists the frames' stack, outermost first, from
+    the frame that was being traced, so the same break in an inner frame names fewer outer lines); a message
+    that names no line is its own key."""
+    lines = _SOURCE_LINE.findall(message)
     if not lines:
         return (message,)
-    return (message.strip().splitlines()[0], *(f"{file}:{line}" for file, line in lines))
+    file, line = lines[-1]
+    return (message.strip().splitlines()[0], f"{file}:{line}")
 
 
 def is_break(exc: BaseException | None) -> bool:
