@@ -25,13 +25,13 @@ with the default backend, once, and only in that case.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
 
 from .explain import exception_chain, explain_exception, explain_text
+from .locate import FILE_LINE
 
 # dynamo repeats one break once per enclosing frame it traces (the probe's wrapper adds two);
 # the reason text is the same, so breaks are counted by distinct reason
@@ -39,7 +39,6 @@ _RECORDS = ("graph_break", "unimplemented")
 # ... except the names of the frame's locals in it: torch 2.13 records a branch on an input passed straight
 # through (kornia's intrinsics_like: `if focal <= 0`) as "l_in0_: graph input" in the wrapper's frame and
 # "l_args_0_" in the next, two records of one break. A break is its kind and the last source line it names.
-_SOURCE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 @dataclass
@@ -120,7 +119,7 @@ def break_key(message: str) -> tuple[str, ...]:
     last source line it names, where it happened (torch 2.9.1 lists the frames' stack, outermost first, from
     the frame that was being traced, so the same break in an inner frame names fewer outer lines); a message
     that names no line is its own key."""
-    lines = _SOURCE_LINE.findall(message)
+    lines = FILE_LINE.findall(message)
     if not lines:
         return (message,)
     file, line = lines[-1]
