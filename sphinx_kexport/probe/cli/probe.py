@@ -13,10 +13,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...snapshot.vocabulary import DEFAULT_OPSET, DEVICES
 from .common import (EXIT_EAGER, EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUS_HELP, EXIT_TOOL, PROG, CliParser,
                      report_failure, terminated_as_interrupted)
+
+if TYPE_CHECKING:  # the CLI imports the survey lazily
+    from ..survey.config import Shard
 
 
 def probe_parser() -> argparse.ArgumentParser:
@@ -65,7 +69,7 @@ def probe_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _state(snapshot: dict, shard: object) -> str:
+def _state(snapshot: dict, shard: Shard | None) -> str:
     """How complete the written file is, in words; a shard's part says where the rest is."""
     if snapshot["complete"]:
         return "complete"
