@@ -331,6 +331,23 @@ def test_torch_2_9s_skipped_inlining_is_worded_without_the_machines_path():
     assert "/root" not in known_cause(method) + known_cause(listcomp)
 
 
+def test_a_skipped_frame_in_a_checkout_is_named_from_its_package_not_its_file_alone(tmp_path):
+    # a maintainer surveys an editable checkout: no site-packages in the path, the package folders tell
+    source = tmp_path / "src" / "kornia" / "augmentation" / "auto"
+    source.mkdir(parents=True)
+    for folder in (source, source.parent, source.parent.parent):
+        (folder / "__init__.py").write_text("")
+    (source / "base.py").write_text("")
+    (tmp_path / "script.py").write_text("")
+    raw = 'SKIPPED INLINING <code object forward_parameters at 0x7f0559f4c1d0, file "{}", line 201>: '
+    in_checkout = known_cause(raw.format(source / "base.py"))
+    assert "(kornia/augmentation/auto/base.py:201)" in in_checkout
+    assert str(tmp_path) not in in_checkout
+    # a module outside any package, and a path from another machine, keep only the file's name
+    assert "(script.py:201)" in known_cause(raw.format(tmp_path / "script.py"))
+    assert "(base.py:201)" in known_cause(raw.format("/elsewhere/kornia/augmentation/auto/base.py"))
+
+
 def test_torch_2_9s_exporter_type_promotion_assertion_is_worded():
     # the ONNX path's record of kornia's XFeat.detectAndCompute under torch 2.9.1 (raw text before)
     chain = ("AssertionError: node.meta['val'].dtype(torch.int64) does not agree with type promotion "

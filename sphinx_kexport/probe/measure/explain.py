@@ -12,6 +12,7 @@ aten overload name into the public torch name.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 
@@ -254,11 +255,24 @@ def _code_label(name: str) -> str:
 
 
 def _source_label(path: str) -> str:
-    """A source file as the library knows it (``kornia/augmentation/auto/base.py``), no machine path."""
+    """A source file as the library knows it (``kornia/augmentation/auto/base.py``), no machine path.
+
+    The rules know no library root, so the file's own package tells: the path from the outermost folder of
+    its chain of ``__init__.py`` folders. That holds for a checkout (a maintainer's editable install) as
+    much as for site-packages; a path that is not on this machine falls back to site-packages, then the
+    file's name."""
+    if os.path.isfile(path):
+        top = os.path.dirname(os.path.abspath(path))
+        while os.path.isfile(os.path.join(top, "__init__.py")):
+            top = os.path.dirname(top)
+        rel = os.path.relpath(os.path.abspath(path), top)
+        if os.sep in rel:  # inside a package; a lone module keeps the rules below
+            return rel.replace(os.sep, "/")
+    posix = path.replace("\\", "/")
     for marker in ("site-packages/", "dist-packages/"):
-        if marker in path:
-            return path.rsplit(marker, 1)[1]
-    return path.replace("\\", "/").rsplit("/", 1)[-1]
+        if marker in posix:
+            return posix.rsplit(marker, 1)[1]
+    return posix.rsplit("/", 1)[-1]
 
 
 def human_bytes(size: int) -> str:
