@@ -120,6 +120,39 @@ def test_without_compare_nothing_is_marked(build_once):
     assert not page.select_one(".kexport-controls option[value=changed]")
 
 
+def test_older_cases_with_no_row_here_are_counted_and_named_not_dropped(make_app, tmp_path):
+    # another survey (Kornia's own page) names some operators otherwise: the page says which it could not compare
+    src = copy_root("features", tmp_path)
+    old = src / "_data" / "old.json"
+    data = json.loads(old.read_text())
+    for name in ("color.rgb_to_lab<i>", "geometry.Shear[random]"):
+        data["cases"].append(dict(data["cases"][0], name=name))
+    old.write_text(json.dumps(data))
+    app = build(make_app("html", srcdir=src, freshenv=True))
+    assert warnings(app) == ""
+    what = soup(app).select_one("p.kexport-changes")
+    assert what.get_text().endswith("2 of its 8 cases have no row of the same name on this page and are not "
+                                    "compared: color.rgb_to_lab<i>, geometry.Shear[random].")
+    assert what.find("i") is None  # the name is text, not markup
+    # the counts of the cells it did compare are those of the page without them
+    assert "1 cell regressed" in what.get_text() and "2 were fixed" in what.get_text()
+
+
+def test_a_long_list_of_uncompared_cases_names_five_and_counts_the_rest():
+    from sphinx_kexport.page.model.comparison import Comparison
+    from sphinx_kexport.page.parts.changes import not_compared_sentence
+    comparison = Comparison(source="old.json", generated_at=SINCE, library="", old_cases=17,
+                            not_compared=[f"op{i}" for i in range(12)])
+    assert not_compared_sentence(comparison) == ("12 of its 17 cases have no row of the same name on this page "
+                                                 "and are not compared: op0, op1, op2, op3, op4 and 7 more.")
+    one = Comparison(source="old.json", generated_at=SINCE, library="", old_cases=3, not_compared=["op"])
+    assert not_compared_sentence(one) == "1 of its 3 cases has no row of the same name on this page and is not compared: op."
+
+
+def test_every_older_case_with_a_row_says_nothing_about_uncompared_cases(html):
+    assert "not compared" not in soup(html).select_one("p.kexport-changes").get_text()
+
+
 @pytest.mark.parametrize("kind, content, expected", [
     ("missing", None, "_data/gone.json: no such file."),
     ("invalid JSON", "{ nope", "_data/gone.json: not valid JSON at line 1"),

@@ -51,6 +51,10 @@ class Comparison:
     per_column: dict[str, Counter] = field(default_factory=dict)
     dynamic: int = 0  # cells whose dynamic-batch result changed
     label: str = ""  # how the page names the older snapshot ("torch 2.13.0"); default its date
+    # the older snapshot's cases with no row of the same name here (another survey names them otherwise,
+    # or this page leaves them out): not compared, and said so rather than dropped in silence
+    not_compared: list[str] = field(default_factory=list)
+    old_cases: int = 0
 
     @classmethod
     def of(cls, old: tuple[dict[str, Any], str], new: dict[str, Any], model: PageModel,
@@ -61,6 +65,9 @@ class Comparison:
         result = cls(source=source, generated_at=str(old_data.get("generated_at", "")), library=subject,
                      per_column={f"{p}-{d}": Counter() for d, p in model.columns}, label=label)
         shown = {row.case.name for row in model.rows}
+        names = [str(case.get("name", "")) for case in old_data.get("cases", [])]
+        result.old_cases = len(names)
+        result.not_compared = sorted(set(names) - shown)
         for change in compare(old_data, new, devices=model.devices):
             if change.case not in shown:
                 continue

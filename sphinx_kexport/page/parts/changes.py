@@ -57,4 +57,20 @@ def measured(comparison: Comparison) -> nodes.paragraph:
         f"{'is' if new == 1 else 'are'} new (a case or device the older snapshot lacks) and {other} "
         f"changed otherwise (n/a, fail to mismatch or back, graph breaks, a case no longer surveyed). "
         f"The tables mark each cell that regressed or was fixed.")
+    if comparison.not_compared:
+        para += nodes.Text(" " + not_compared_sentence(comparison))
     return para
+
+
+SHOWN_NAMES = 5  # names quoted in the sentence; the rest are counted
+
+
+def not_compared_sentence(comparison: Comparison) -> str:
+    """"3 of its 17 cases have no row of the same name on this page and are not compared: a, b, c." """
+    missing = comparison.not_compared
+    quoted = ", ".join(missing[:SHOWN_NAMES])
+    if len(missing) > SHOWN_NAMES:
+        quoted += f" and {len(missing) - SHOWN_NAMES} more"
+    verb = "has" if len(missing) == 1 else "have"
+    return (f"{len(missing)} of its {comparison.old_cases} cases {verb} no row of the same name on this page "
+            f"and {'is' if len(missing) == 1 else 'are'} not compared: {quoted}.")
