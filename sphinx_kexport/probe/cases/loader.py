@@ -41,8 +41,9 @@ def _seed() -> None:
     torch.manual_seed(IMPORT_SEED)
 
 
-def _module_for_file(path: Path) -> tuple[str, str]:
-    """(dotted module name, sys.path entry) for a file, walking up through packages."""
+def module_for_file(path: Path) -> tuple[str, str]:
+    """(dotted module name, sys.path entry) for a file, walking up through packages (``__init__.py``
+    folders): for ``src/kornia/filters/canny.py``, ``("kornia.filters.canny", "src")``."""
     path = path.resolve()
     parts = [path.stem]
     directory = path.parent
@@ -67,10 +68,10 @@ def resolve_sources(entries: list[str], root: Path) -> list[Source]:
                 raise LoadError(f"cases entry {entry!r}: the directory {candidate} holds no .py case files. "
                                 "Point `cases` at case modules (files that define CASES).")
             for file in files:
-                module, path_entry = _module_for_file(file)
+                module, path_entry = module_for_file(file)
                 sources.append(Source(module, path_entry, f"{entry.rstrip('/')}/{file.name}", True))
         elif candidate.is_file():
-            module, path_entry = _module_for_file(candidate)
+            module, path_entry = module_for_file(candidate)
             sources.append(Source(module, path_entry, entry))
         else:
             raise LoadError(f"cases entry {entry!r}: no such file or directory (looked for {candidate}). "

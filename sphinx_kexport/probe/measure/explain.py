@@ -15,6 +15,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+from pathlib import Path
+
+from ..cases.loader import module_for_file
 
 MAX_REASON = 160
 
@@ -262,12 +265,9 @@ def _source_label(path: str) -> str:
     much as for site-packages; a path that is not on this machine falls back to site-packages, then the
     file's name."""
     if os.path.isfile(path):
-        top = os.path.dirname(os.path.abspath(path))
-        while os.path.isfile(os.path.join(top, "__init__.py")):
-            top = os.path.dirname(top)
-        rel = os.path.relpath(os.path.abspath(path), top)
-        if os.sep in rel:  # inside a package; a lone module keeps the rules below
-            return rel.replace(os.sep, "/")
+        module, base = module_for_file(Path(path))
+        if "." in module:  # inside a package; a lone module keeps the rules below
+            return Path(path).resolve().relative_to(base).as_posix()
     posix = path.replace("\\", "/")
     for marker in ("site-packages/", "dist-packages/"):
         if marker in posix:
