@@ -205,11 +205,16 @@ def _is_default_instance(module: Any) -> bool:
     """Whether ``type(module)()`` rebuilds the probed module: same structure, same parameters and buffers."""
     import torch
 
+    from ..discover.sandbox import network_blocked
+
     cls = type(module)
     if not _takes_no_arguments(cls):
         return False
     try:
-        with torch.random.fork_rng(devices=[]):  # building it must not move the caller's random stream
+        # building it must not move the caller's random stream, nor download: a default that fetches
+        # pretrained weights (kornia's DeFMO) would otherwise reach for the network from the inventory's
+        # child, and kornia's downloader retries a failed lookup with back-off
+        with torch.random.fork_rng(devices=[]), network_blocked():
             fresh = cls()
     except Exception:
         return False

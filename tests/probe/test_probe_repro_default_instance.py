@@ -1,0 +1,85 @@
+"""The repro of a module case asks whether ``type(module)()`` rebuilds it; building that default instance
+must not reach the network.
+
+Kornia's ``DeFMO()`` fetches pretrained weights by default: the check reached for the network from the
+inventory's child, where kornia's downloader retries a failed host lookup with back-off.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sphinx_kexport.probe.cases.call_source import call_source  # noqa: E402
+from sphinx_kexport.probe.cases.loader import load_inventory, resolve_sources  # noqa: E402
+
+CASE_MODULE = '''
+    import socket
+
+    import torch
+    from sphinx_kexport.probe import case
+
+    ATTEMPTS = []  # what each download attempt of a default instance ran into
+
+
+    class Pretrained(torch.nn.Module):
+        def __init__(self, pretrained=True):
+            super().__init__()
+            self.linear = torch.nn.Linear(2, 2)
+            if pretrained:
+                try:
+                    socket.getaddrinfo("weights.example.invalid", 443)
+                except BaseException as exc:
+                    ATTEMPTS.append(type(exc).__name__)
+                    raise
+                ATTEMPTS.append("reached the network")
+
+        def forward(self, x):
+            return self.linear(x)
+
+
+    class Plain(torch.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+
+    CASES = [
+        case("without_weights", Pretrained(pretrained=False), [torch.ones(1, 2)],
+             ref="default_instance_cases.Pretrained", package="torch"),
+        case("plain", Plain(), [torch.ones(1, 2)], ref="default_instance_cases.Plain", package="torch"),
+    ]
+'''
+
+
+@pytest.fixture
+def loaded(tmp_path, monkeypatch):
+    path = tmp_path / "default_instance_cases.py"
+    path.write_text(textwrap.dedent(CASE_MODULE), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))  # the repro imports the module by its name
+    specs, _ = load_inventory(resolve_sources([str(path)], tmp_path))
+    return {spec.name: spec for spec in specs}
+
+
+def _module_of(spec):
+    import sys
+
+    return sys.modules[type(spec.target).__module__]
+
+
+def test_a_default_that_downloads_is_stopped_at_once_and_not_written_as_the_case(loaded):
+    spec = loaded["without_weights"]
+    attempts = _module_of(spec).ATTEMPTS
+    attempts.clear()
+    source = call_source(spec)
+    assert attempts == ["DownloadBlocked"], attempts  # tried, and stopped before any host lookup
+    assert "Pretrained()" not in source, source
+    # its Linear's weights are random: the snippet says it cannot rebuild them, rather than guess
+    assert "cannot rebuild the probed default_instance_cases.Pretrained instance exactly" in source, source
+
+
+def test_a_module_its_default_rebuilds_is_still_written_as_the_default(loaded):
+    source = call_source(loaded["plain"])
+    assert "default_instance_cases.Plain()" in source, source
