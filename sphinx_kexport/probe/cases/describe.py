@@ -35,10 +35,27 @@ def case_entry(spec: CaseSpec) -> dict[str, Any]:
     return entry
 
 
+def weight_bytes(target: Any) -> int:
+    """Bytes of the parameters and buffers of the module a case calls (the module itself, or the one a bound
+    method belongs to), each storage once; 0 for anything else. The parent reads it to give a case with large
+    weights a worker of its own (run/pool.py)."""
+    import torch
+
+    owner = getattr(target, "__self__", target)
+    if not isinstance(owner, torch.nn.Module):
+        return 0
+    seen: dict[Any, int] = {}
+    for tensor in (*owner.parameters(), *owner.buffers()):
+        storage = tensor.untyped_storage()
+        seen[(storage.data_ptr(), storage.device)] = storage.nbytes()
+    return sum(seen.values())
+
+
 def describe(spec: CaseSpec) -> InventoryCase:
     return InventoryCase(name=spec.name, local_name=spec.name, module=spec.module, package=spec.package,
                          ref=spec.ref, origin=spec.origin, skip=spec.skip, shapes=spec.joinable.shapes,
-                         definition=case_definition(spec), entry=case_entry(spec), discovery=spec.discovery)
+                         definition=case_definition(spec), entry=case_entry(spec), discovery=spec.discovery,
+                         weight_bytes=weight_bytes(spec.target))
 
 
 def describe_module(source: Source) -> list[InventoryCase]:

@@ -95,6 +95,7 @@ class InventoryCase:
     definition: dict[str, Any]  # what the fingerprint covers (cases/fingerprint.py)
     entry: dict[str, Any] = field(default_factory=dict)  # the snapshot's case entry, without results
     discovery: DiscoveryRef | SuiteRef | None = None  # for a discovered case: how a worker rebuilds it alone
+    weight_bytes: int = 0  # of the module it calls (cases/describe.py); not part of what the fingerprint covers
 
     @property
     def discovered(self) -> bool:

@@ -9,6 +9,12 @@ past the time limit is replaced; the path it was in is recorded at stage
 failing) and the case's remaining paths run in the fresh worker, so one crash
 costs one path, not the survey. The limit applies to each step on its own:
 building the case and running it eagerly, each path, each dynamic-batch pass.
+
+A case that calls a module with large weights (:data:`FRESH_WORKER_ABOVE`) is
+measured by a worker that has measured nothing before it, so that its peak is
+its own: what earlier cases leave in a worker (up to the recycling threshold;
+torch's caches, the allocator's pages) otherwise decides how much the same model
+measures in one run and another.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ MAX_EARLY_DEATHS = 2
 START_TIMEOUT = 600.0  # seconds a worker may take to import torch and the case modules
 STACK_DUMP_WAIT = 0.5  # seconds a hung worker gets to write its stack before it is killed
 FEED_POLL = 0.5  # seconds between looks at the feed while tasks may still arrive
+FRESH_WORKER_ABOVE = 64 * 1024 * 1024  # bytes of a case's module weights from which it gets a fresh worker
 
 
 class ToolError(Exception):
@@ -62,6 +69,7 @@ class Task:
     seconds: float = 0.0
     peak_rss_kb: int = 0  # the most resident memory its worker used while measuring it
     began_rss_kb: int = 0  # what its worker held when it began (left by earlier cases): part of that peak
+    weight_bytes: int = 0  # of the module it calls: at FRESH_WORKER_ABOVE or more it gets a fresh worker
 
 
 @dataclass
@@ -79,6 +87,7 @@ class Slot:
     peak_kb: int = 0
     processes: int = 0
     early_deaths: int = 0
+    cases: int = 0  # cases its current process was given
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -101,7 +110,8 @@ class Runner:
                  root: LibraryRoot, on_start: Callable[[Task], None] = lambda t: None,
                  on_finish: Callable[[Task], None] = lambda t: None,
                  on_note: Callable[[str], None] = lambda s: None,
-                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None):
+                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None,
+                 fresh_above: int | None = None):
         self.work = work
         self.settings = settings
         self.jobs = jobs
@@ -116,6 +126,9 @@ class Runner:
         self.queue: collections.deque[Task] = collections.deque()
         self.peaks: list[dict[str, Any]] = []
         self.recycled = 0  # workers that handed their slot to a fresh process after a case
+        # bytes of module weights from which a case is measured by a worker that measured nothing before it
+        self.fresh_above = FRESH_WORKER_ABOVE if fresh_above is None else fresh_above
+        self.fresh_for_weights = 0  # workers started afresh for such a case
         self.step_seconds: collections.Counter[str] = collections.Counter()  # where the workers' time went
         self.feed: queue.Queue | None = None
         self.on_fed: Callable[[Any], list[Task]] = lambda item: item
@@ -131,6 +144,7 @@ class Runner:
         process.start()
         child_conn.close()
         slot.process, slot.conn, slot.ready, slot.processes = process, parent_conn, False, slot.processes + 1
+        slot.cases = 0
         slot.task, slot.step = None, None
         slot.deadline = time.monotonic() + START_TIMEOUT
 
@@ -167,9 +181,24 @@ class Runner:
 
     # -- tasks
 
+    def _wants_fresh_worker(self, slot: Slot) -> bool:
+        """The next task calls a module with large weights, and this slot's worker has measured cases before."""
+        return bool(slot.cases) and self.queue[0].weight_bytes >= self.fresh_above
+
+    def _start_afresh(self, slot: Slot) -> None:
+        """Stop the slot's idle worker and start another; the next task goes to it once it is ready."""
+        try:
+            slot.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self._retire(slot, kill=False)
+        self.fresh_for_weights += 1
+        self._spawn(slot)
+
     def _assign(self, slot: Slot) -> None:
         task = self.queue.popleft()
         slot.task, slot.step = task, None
+        slot.cases += 1
         slot.started = time.monotonic()
         slot.deadline = slot.started + self.timeout
         slot.timing = ("build", slot.started)
@@ -360,7 +389,10 @@ class Runner:
                         1 for s in self.slots if s.task):
                     self._spawn(slot)
                 if slot.ready and slot.task is None and self.queue:
-                    self._assign(slot)
+                    if self._wants_fresh_worker(slot):
+                        self._start_afresh(slot)
+                    else:
+                        self._assign(slot)
             live = [s for s in self.slots if s.process is not None]
             if not live:
                 continue

@@ -382,6 +382,7 @@ class _Survey:
             "parent_peak_rss_kb": peak_rss_kb(),
             "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
             "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
+            "workers_fresh_for_weights": runner.fresh_for_weights,
             "case_seconds": dict(self.seconds), "case_peak_rss_kb": dict(self.case_memory),
             "case_began_rss_kb": dict(self.case_began),
             "step_seconds": {step: round(seconds, 3) for step, seconds in runner.step_seconds.most_common()},

@@ -81,5 +81,6 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 plan.cached.append(hit.results)
             else:
                 plan.tasks.append(Task(case.name, case.module, case.local_name, device, accepted[0], list(PATHS),
-                                       discovery=case.discovery, definition=case.definition))
+                                       discovery=case.discovery, definition=case.definition,
+                                       weight_bytes=case.weight_bytes))
     return plan
