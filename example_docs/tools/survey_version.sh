@@ -4,12 +4,12 @@
 #   bash example_docs/tools/survey_version.sh 2.9.1            # all eight shards that are not done yet
 #   SHARDS="3 4" bash example_docs/tools/survey_version.sh 2.9.1
 #
-# Each shard K/8 runs in the version's own environment (scripts/torch-venv.sh). Its part starts from what is
-# already known at that version, so nothing measured once is measured again: the committed progress file
-# example_docs/_data/versions/in-progress/kornia-torch-VERSION.json if there is one, else the committed
-# 176-case sample. After every shard, all parts written so far are merged (--allow-incomplete) into that
-# progress file: commit it, and the next machine or session goes on from there. When all eight are in, the
-# whole snapshot is written to example_docs/_data/versions/kornia-torch-VERSION.json.
+# Each shard K/8 runs in the version's own environment (scripts/torch-venv.sh). Its part starts from the
+# committed 176-case sample of that version, so those cases are reused, not measured again. After every
+# shard, all parts written so far are merged (--allow-incomplete) into the progress file
+# example_docs/_data/versions/in-progress/kornia-torch-VERSION.json: commit it, and the next machine or
+# session skips the shards it holds. When all eight are in, the whole snapshot is written to
+# example_docs/_data/versions/kornia-torch-VERSION.json.
 #
 # Work files (parts, logs, --stats, /usr/bin/time's peaks) go to $KEXPORT_SURVEY_WORK/torch-VERSION
 # (default ~/.cache/sphinx-kexport/survey); Kornia's tests come from KORNIA_SOURCE (see the kornia guide).
@@ -36,14 +36,16 @@ PY="$(bash "$ROOT/scripts/torch-venv.sh" "$VERSION" | tail -1)"
 export TORCHINDUCTOR_CACHE_DIR="${TORCHINDUCTOR_CACHE_DIR:-$WORK/inductor}"
 
 seed() {
-  if [ -f "$PROGRESS" ]; then echo "$PROGRESS"; elif [ -f "$SAMPLE" ]; then echo "$SAMPLE"; fi
+  # the sample, not the progress file: a shard's part keeps only its own cases' results, so the progress
+  # file holds nothing about a shard not yet done, and the sample's results for it would be lost
+  if [ -f "$SAMPLE" ]; then echo "$SAMPLE"; elif [ -f "$PROGRESS" ]; then echo "$PROGRESS"; fi
 }
 
 merge_parts() {
   local parts=("$WORK"/part-*.json)
   [ -e "${parts[0]}" ] || return 0
   # the progress file goes first: it holds the shards of earlier sessions; a part's own results win over it.
-  # If the cases changed since it was written, it cannot be merged (it still seeded the parts): parts alone.
+  # If the cases changed since it was written, it cannot be merged: the parts alone.
   local from=()
   [ -f "$PROGRESS" ] && from+=("$PROGRESS")
   for sources in "${from[*]} ${parts[*]}" "${parts[*]}"; do
