@@ -110,8 +110,7 @@ class Runner:
                  root: LibraryRoot, on_start: Callable[[Task], None] = lambda t: None,
                  on_finish: Callable[[Task], None] = lambda t: None,
                  on_note: Callable[[str], None] = lambda s: None,
-                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None,
-                 fresh_above: int | None = None):
+                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None):
         self.work = work
         self.settings = settings
         self.jobs = jobs
@@ -127,7 +126,8 @@ class Runner:
         self.peaks: list[dict[str, Any]] = []
         self.recycled = 0  # workers that handed their slot to a fresh process after a case
         # bytes of module weights from which a case is measured by a worker that measured nothing before it
-        self.fresh_above = FRESH_WORKER_ABOVE if fresh_above is None else fresh_above
+        # (read when the runner is made, so that a test or a benchmark may set the module's value)
+        self.fresh_above = FRESH_WORKER_ABOVE
         self.fresh_for_weights = 0  # workers started afresh for such a case
         self.step_seconds: collections.Counter[str] = collections.Counter()  # where the workers' time went
         self.feed: queue.Queue | None = None
