@@ -47,7 +47,7 @@ def _survey(folder: Path, before: int, fresh_above: int) -> dict:
     from sphinx_kexport.probe import ProbeConfig, run_survey
     from sphinx_kexport.probe.run import pool
 
-    small = [name for name in _bench_case_names()][:before]
+    small = _bench_case_names()[:before]
     heavy = folder / "heavy_cases.py"
     heavy.write_text(HEAVY_MODULE, encoding="utf-8")
     saved = pool.FRESH_WORKER_ABOVE

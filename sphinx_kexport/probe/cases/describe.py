@@ -14,6 +14,7 @@ from .containers import input_leaves
 from .fingerprint import case_definition
 from .inventory import InventoryCase, LoadError, Source
 from .loader import imported_cases
+from .module_copy import module_weights
 from .registry import CaseSpec
 
 
@@ -45,7 +46,7 @@ def weight_bytes(target: Any) -> int:
     if not isinstance(owner, torch.nn.Module):
         return 0
     seen: dict[Any, int] = {}
-    for tensor in (*owner.parameters(), *owner.buffers()):
+    for tensor in module_weights(owner):
         storage = tensor.untyped_storage()
         seen[(storage.data_ptr(), storage.device)] = storage.nbytes()
     return sum(seen.values())

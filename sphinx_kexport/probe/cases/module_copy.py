@@ -25,6 +25,11 @@ def parameter_bytes(module: Any) -> int:
     return sum(p.numel() * p.element_size() for p in module.parameters())
 
 
+def module_weights(module: Any) -> list[Any]:
+    """A module's weights: its parameters, then its buffers."""
+    return [*module.parameters(), *module.buffers()]
+
+
 def copy_module(module: Any, device: str | None = None) -> Any:
     """``copy.deepcopy(module)``, sharing its parameters when they are over :data:`SHARE_ABOVE` bytes and
     already on ``device`` (None: wherever they are). Raises what deepcopy raises."""

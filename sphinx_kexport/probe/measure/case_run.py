@@ -15,7 +15,6 @@ from __future__ import annotations
 import ctypes
 import gc
 import inspect
-import itertools
 import types
 import weakref
 from typing import Any, Callable
@@ -23,7 +22,7 @@ from typing import Any, Callable
 import torch
 
 from ..cases import containers
-from ..cases.module_copy import copy_object
+from ..cases.module_copy import copy_object, module_weights
 from ..cases.registry import CaseSpec
 from . import output_leaves
 
@@ -104,7 +103,7 @@ class CaseRun:
             # a large module's copy shares its parameters; one that refuses deepcopy is shared itself
             target = copy_object(target, self.device).to(self.device).eval()
             if target is not self.spec.target and _weight_bytes(target) > RELEASE_ABOVE:
-                self._copied += [weakref.ref(t) for t in _weights(target)]
+                self._copied += [weakref.ref(t) for t in module_weights(target)]
         elif _bound_to_an_instance(target):
             # a method may change its object in place (kornia's Boxes.transform_boxes_): every step starts from
             # the object as recorded, or eager and each path would see it changed a different number of times
@@ -118,7 +117,7 @@ class CaseRun:
         tensors keeps them)."""
         if not self._copied:
             return
-        own = {t.untyped_storage().data_ptr() for t in _weights(self.spec.target)}
+        own = {t.untyped_storage().data_ptr() for t in module_weights(self.spec.target)}
         for ref in self._copied:
             tensor = ref()
             if tensor is None or tensor.untyped_storage().data_ptr() in own:
@@ -141,12 +140,8 @@ def trim_heap() -> None:
         pass
 
 
-def _weights(module: torch.nn.Module) -> list[torch.Tensor]:
-    return list(itertools.chain(module.parameters(), module.buffers()))
-
-
 def _weight_bytes(module: torch.nn.Module) -> int:
-    return sum(t.numel() * t.element_size() for t in _weights(module))
+    return sum(t.numel() * t.element_size() for t in module_weights(module))
 
 
 def _bound_to_an_instance(target: Any) -> bool:

@@ -185,12 +185,17 @@ class Runner:
         """The next task calls a module with large weights, and this slot's worker has measured cases before."""
         return bool(slot.cases) and self.queue[0].weight_bytes >= self.fresh_above
 
-    def _start_afresh(self, slot: Slot) -> None:
-        """Stop the slot's idle worker and start another; the next task goes to it once it is ready."""
+    @staticmethod
+    def _ask_to_stop(slot: Slot) -> None:
+        """Tell the slot's idle worker to exit (it may be gone already)."""
         try:
             slot.conn.send(None)
         except (OSError, ValueError):
             pass
+
+    def _start_afresh(self, slot: Slot) -> None:
+        """Stop the slot's idle worker and start another; the next task goes to it once it is ready."""
+        self._ask_to_stop(slot)
         self._retire(slot, kill=False)
         self.fresh_for_weights += 1
         self._spawn(slot)
@@ -352,10 +357,7 @@ class Runner:
             raise
         for slot in self.slots:
             if slot.process is not None:
-                try:
-                    slot.conn.send(None)  # they exit while the parent assembles the snapshot
-                except (OSError, ValueError):
-                    pass
+                self._ask_to_stop(slot)  # they exit while the parent assembles the snapshot
 
     def close(self, kill: bool = False) -> None:
         for slot in self.slots:
