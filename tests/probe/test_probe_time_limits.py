@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,56 @@ def test_a_compile_past_the_limit_says_inductor_was_still_compiling_it(tmp_path)
     assert stuck["compile"]["detail"] == ("ran past the time limit of 12 s during torch.compile; inductor was still "
                                           "turning the captured graph into code (dynamo had captured it)")
     assert stuck["compile"]["where"] == ""  # no line of the library was running
+
+
+def test_stop_after_writes_what_is_finished_and_the_next_run_measures_the_rest(tmp_path):
+    # wait_forever holds one worker past the run's end, quick is done in seconds on the other: --stop-after
+    # stops the first (not waiting for its 300 s step limit) and the snapshot keeps the second
+    out = tmp_path / "stopped.json"
+    args = ("--cases", str(CASES / "hang_cases.py"), "--out", str(out), "--library", "probe_cases", "--jobs", "2",
+            "--no-dynamic", "--only", "wait_forever", "--only", "quick")
+    began = time.monotonic()
+    done = probe(*args, "--stop-after", "40", cwd=tmp_path)
+    took = time.monotonic() - began
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert "--stop-after ended the run with 1 case(s) not measured" in done.stderr
+    assert "--stop-after 40 s: measuring stopped with 1 case(s) left on cpu" in done.stdout
+    assert took < 40 + 30, took  # the hung case was stopped, not waited for
+    assert "measured 1, reused 0" in done.stdout
+    snapshot = json.loads(out.read_text())
+    cases = by_name(snapshot)
+    assert snapshot["complete"] is False and "wait_forever" in snapshot["missing"]
+    assert cases["wait_forever"]["results"] == {}
+    assert cases["quick"]["results"]["cpu"]["compile"]["status"] == "ok"
+
+    again = probe(*args, "--timeout", "4", cwd=tmp_path)  # the same cases, now with a short step limit
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "measured 1, reused 1" in again.stdout  # only what the stop left
+    results = by_name(json.loads(out.read_text()))
+    assert results["wait_forever"]["results"]["cpu"]["onnx"]["status"] == "timeout"
+    assert results["quick"]["results"] == cases["quick"]["results"]
+
+
+def test_stop_after_reads_seconds_minutes_and_hours_and_names_a_bad_value():
+    from sphinx_kexport.probe.survey.config import ConfigError, parse_duration
+
+    assert [parse_duration(text) for text in ("90", "90s", "25m", "1.5h")] == [90, 90, 1500, 5400]
+    for bad in ("", "0", "ten", "5d", "-3m"):
+        with pytest.raises(ConfigError, match=rf"--stop-after '{bad}': expected a positive duration"):
+            parse_duration(bad)
+
+
+def test_stop_after_before_the_cases_are_known_writes_nothing_and_says_so(tmp_path):
+    module = tmp_path / "slow_import_cases.py"
+    module.write_text("import time\n\nimport torch\n\nfrom sphinx_kexport.probe import case\n\n"
+                      "time.sleep(120)  # as long discovery would take\n"
+                      "CASES = [case('add_one', lambda x: x + 1, [torch.rand(2)], package='slow')]\n",
+                      encoding="utf-8")
+    out = tmp_path / "never.json"
+    began = time.monotonic()
+    done = probe("--cases", str(module), "--out", str(out), "--library", "torch", "--stop-after", "5",
+                 "--no-dynamic", cwd=tmp_path)
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert "--stop-after 5 s came before the case modules were all described" in done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()
+    assert time.monotonic() - began < 60  # the import was stopped, not waited for

@@ -67,6 +67,12 @@ def test_warm_start_can_be_turned_off(monkeypatch):
     assert worker_context(1).get_start_method() == "spawn"
 
 
+def test_a_run_on_cuda_spawns_its_workers():
+    # the warmed server imports inductor, which asks the CUDA driver for its devices: torch refuses CUDA in
+    # every fork made after that, so a worker that measures on CUDA must not be one
+    assert worker_context(1, cuda=True).get_start_method() == "spawn"
+
+
 _WITHOUT_INDUCTOR_WARM_UP = """
 import json
 import sys

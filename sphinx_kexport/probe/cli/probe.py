@@ -5,7 +5,8 @@ Exit status: 0 when the survey ran (failing cases are data, not errors),
 (a message says what to fix; no traceback), 3 when the probe itself could
 not run, 4 when the survey ran and wrote the snapshot but some probed cases
 do not run eagerly (they are listed at the end and recorded as ``n/a`` at
-stage ``eager``), 130 when interrupted (rerun the same command to resume).
+stage ``eager``), 5 when ``--stop-after`` ended it (the snapshot holds what was finished, marked
+incomplete; rerun the same command for the rest), 130 when interrupted (rerun the same command to resume).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...snapshot.vocabulary import DEFAULT_OPSET, DEVICES
-from .common import (EXIT_EAGER, EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUS_HELP, EXIT_TOOL, PROG, CliParser,
-                     report_failure, terminated_as_interrupted)
+from .common import (EXIT_EAGER, EXIT_INTERRUPTED, EXIT_OK, EXIT_STATUS_HELP, EXIT_STOPPED, EXIT_TOOL, PROG,
+                     CliParser, report_failure, terminated_as_interrupted)
 
 if TYPE_CHECKING:  # the CLI imports the survey lazily
     from ..survey.config import Shard
@@ -65,6 +66,12 @@ def probe_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-dynamic", action="store_true",
                         help="skip the dynamic-batch pass (each supported path captured again with a dynamic "
                              "batch and run at another batch size); same as `dynamic = false`")
+    parser.add_argument("--stop-after", metavar="DURATION",
+                        help="stop measuring this long after the run began (seconds, or 25m, 1.5h): cases still "
+                             "running are stopped, and the snapshot is written with what is finished, marked "
+                             "complete: false, the rest listed as missing; the same command again measures the "
+                             f"rest (exit status {EXIT_STOPPED} says there is more to do). For a CI job or a lent "
+                             "machine with a time limit: leave a few minutes for writing the snapshot")
     parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
     return parser
 
@@ -82,7 +89,7 @@ def _state(snapshot: dict, shard: Shard | None) -> str:
 
 def run_probe(args: argparse.Namespace) -> int:
     from ..run.progress import summary_table
-    from ..survey.api import SurveyError, ToolError, run_survey
+    from ..survey.api import SurveyError, SurveyStopped, ToolError, run_survey
     from ..survey.config import ConfigError, build_config
 
     try:
@@ -94,6 +101,8 @@ def run_probe(args: argparse.Namespace) -> int:
             result = run_survey(config)
     except SurveyError as exc:
         return report_failure(str(exc))
+    except SurveyStopped as exc:
+        return report_failure(str(exc), EXIT_STOPPED)
     except ToolError as exc:
         return report_failure(str(exc), EXIT_TOOL)
     except KeyboardInterrupt:
@@ -120,6 +129,12 @@ def run_probe(args: argparse.Namespace) -> int:
                               "the probe's error, not a fact about the operators: no status was recorded for them and "
                               "the snapshot lists them as missing. Run again; if it persists, please report it.",
                               EXIT_TOOL)
+    if result.stopped:
+        if result.eager_failures:
+            print("\n" + "\n".join(result.eager_failures))
+        return report_failure(f"--stop-after ended the run with {result.stopped} case(s) not measured: the snapshot "
+                              f"holds what was finished (complete: false); run the same command again to measure "
+                              f"the rest", EXIT_STOPPED)
     if result.eager_failures:
         print("\n" + "\n".join(result.eager_failures))
         return report_failure(f"{result.eager_failures[0].split(' failed eagerly')[0]} failed eagerly: fix the case or "

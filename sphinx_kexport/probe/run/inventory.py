@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import sys
+import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -94,7 +96,8 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
     """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies.
     ``parent``: the environment the children adopt (default: this process's, now)."""
     jobs = max(1, min(jobs, len(sources)))
-    context = worker_context(thread_share(jobs))  # children forked from the warmed server where possible
+    # children forked from the warmed server where possible; spawned when one reads the CUDA device's name
+    context = worker_context(thread_share(jobs), cuda="cuda" in devices)
     sys_path, parent = list(sys.path), parent or ParentState.capture()
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1,
                                                   initializer=die_with_parent)  # a killed probe leaves none behind
@@ -139,16 +142,38 @@ def _joined(per_module: Any) -> list[dict[str, Any]]:
     return [seen[ref] for ref in sorted(seen)]
 
 
+STOP_WAIT = 60.0  # seconds a stop waits for the fork server to hand over a child it is still starting
+_STOPPING = threading.Lock()
+_STOPPED: weakref.WeakSet = weakref.WeakSet()
+
+
 def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    """Kill the pool's children now. The executor has no public way to (before Python 3.14's
-    ``terminate_workers``), so this reads its process table. Shutting down then waits for the executor's own
-    thread (the children are dead, so it ends at once): without the wait, that thread could still be replacing a
-    child that had finished its module, and it died printing "TypeError: object of type 'NoneType' has no
-    len()" under the probe's own error."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        if process.is_alive():
-            process.kill()
-    pool.shutdown(wait=True, cancel_futures=True)
+    """Kill the pool's children now, and those it is still starting. The executor has no public way to (before
+    Python 3.14's ``terminate_workers``), so this reads its process table until the pool is broken (a child it
+    ran died) or has no work left: a child asked for in the first seconds appears there only once the warmed
+    fork server, still importing torch, has forked it, so one look can miss it (the stop then waited minutes
+    for that child's module). Shutting down then waits for the executor's own thread (the children are dead,
+    so it ends at once): without the wait, that thread could still be replacing a child that had finished its
+    module, and it died printing "TypeError: object of type 'NoneType' has no len()" under the probe's own
+    error. Once per pool: the survey's thread (--stop-after, Ctrl-C) and the inventory's own (whose children
+    just died under it) may both stop it."""
+    with _STOPPING:
+        if pool in _STOPPED:
+            return
+        _STOPPED.add(pool)
+        give_up = time.monotonic() + STOP_WAIT
+        while True:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                if process.is_alive():
+                    process.kill()
+            if getattr(pool, "_broken", True) or not getattr(pool, "_pending_work_items", None) \
+                    or time.monotonic() > give_up:
+                break
+            time.sleep(0.1)
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except OSError:  # the executor's thread closed the result queue itself when the kill broke the pool
+            pass
 
 
 def _result(future: concurrent.futures.Future, doing: str) -> Any:

@@ -110,7 +110,8 @@ class Runner:
                  root: LibraryRoot, on_start: Callable[[Task], None] = lambda t: None,
                  on_finish: Callable[[Task], None] = lambda t: None,
                  on_note: Callable[[str], None] = lambda s: None,
-                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None):
+                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None, cuda: bool = False,
+                 stop_at: float = float("inf")):
         self.work = work
         self.settings = settings
         self.jobs = jobs
@@ -120,7 +121,8 @@ class Runner:
         self.on_finish = on_finish
         self.on_note = on_note
         self.on_unbuilt = on_unbuilt  # a case its worker could not build: nothing measured, nothing recorded
-        self.context = worker_context(settings.threads)  # workers forked from a warmed process where possible
+        # workers forked from a warmed process where possible; spawned when they measure on CUDA
+        self.context = worker_context(settings.threads, cuda=cuda)
         self.slots = [Slot(i + 1) for i in range(jobs)]
         self.queue: collections.deque[Task] = collections.deque()
         self.peaks: list[dict[str, Any]] = []
@@ -132,6 +134,9 @@ class Runner:
         self.step_seconds: collections.Counter[str] = collections.Counter()  # where the workers' time went
         self.feed: queue.Queue | None = None
         self.on_fed: Callable[[Any], list[Task]] = lambda item: item
+        self.stop_at = stop_at  # time.monotonic() at which measuring stops (--stop-after)
+        self.stopped = False  # stop_at came before the work was done
+        self.left_at_stop: list[Task] = []  # the tasks queued or running when it stopped: not measured
 
     # -- worker lifecycle
 
@@ -378,8 +383,22 @@ class Runner:
             else:
                 self.queue.extend(self.on_fed(item))
 
+    def _stop_now(self) -> None:
+        """``stop_at`` has come: the running cases are stopped (their workers killed, nothing recorded for
+        them) and the queued ones dropped; the feed is no longer read."""
+        self.stopped = True
+        self.left_at_stop = [s.task for s in self.slots if s.task is not None] + list(self.queue)
+        self.queue.clear()
+        for slot in self.slots:
+            slot.task = None
+            self._retire(slot, kill=True)
+        self.feed = None
+
     def _loop(self) -> None:
         while True:
+            if time.monotonic() >= self.stop_at:
+                self._stop_now()
+                return
             self._take_fed(block=not self.queue and not any(s.task for s in self.slots))
             if not (self.queue or any(s.task for s in self.slots)):
                 if self.feed is None:
@@ -403,6 +422,8 @@ class Runner:
             wait_for = None if next_deadline == float("inf") else max(0.0, next_deadline - now)
             if self.feed is not None:  # come back for what the feed brings
                 wait_for = FEED_POLL if wait_for is None else min(wait_for, FEED_POLL)
+            if self.stop_at != float("inf"):  # and when measuring is to stop
+                wait_for = max(0.0, min(self.stop_at - now, wait_for if wait_for is not None else float("inf")))
             waitables: dict[Any, Slot] = {}
             for s in live:
                 waitables[s.conn] = s

@@ -9,9 +9,14 @@ multiprocessing fork server whose one process did those imports once; each worke
 a fork of it and starts at once.
 
 The fork server imports only libraries, never a case module, and runs no tensor
-operation (torch's thread pools and CUDA start on first use, after the fork, in
-each worker). Where the platform has no fork server, or the warm-up fails, workers
-start as before (spawned, importing everything themselves): slower, same results.
+operation (torch's thread pools start on first use, after the fork, in each worker).
+Where the platform has no fork server, or the warm-up fails, workers start as before
+(spawned, importing everything themselves): slower, same results.
+
+A run that probes CUDA spawns its workers. Importing inductor asks the CUDA driver how
+many devices there are (torch 2.9.1's and 2.11.0's CUDA builds do, seen on an H200),
+and torch then refuses CUDA in every process forked after that ("Cannot re-initialize
+CUDA in forked subprocess"), so a warmed server's forks could measure nothing on CUDA.
 """
 
 from __future__ import annotations
@@ -29,9 +34,11 @@ WARM_MODULE = __name__  # the fork server imports this module (``warm``, below, 
 _WARM_FLAG = "KEXPORT_WARM_START"
 
 
-def worker_context(threads: int) -> Any:
-    """The multiprocessing context workers start from: a warmed fork server, else spawn."""
-    if "forkserver" not in multiprocessing.get_all_start_methods() or os.environ.get("KEXPORT_WARM") == "off":
+def worker_context(threads: int, *, cuda: bool = False) -> Any:
+    """The multiprocessing context workers start from: a warmed fork server, else spawn (always with
+    ``cuda``: a run whose workers use CUDA)."""
+    if (cuda or "forkserver" not in multiprocessing.get_all_start_methods()
+            or os.environ.get("KEXPORT_WARM") == "off"):
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([WARM_MODULE])

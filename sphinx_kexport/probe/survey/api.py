@@ -51,6 +51,10 @@ class SurveyError(Exception):
     """A mistake in the settings or the case modules; the message says what to fix. Nothing was measured."""
 
 
+class SurveyStopped(Exception):
+    """--stop-after came before the inventory was complete: nothing written, what was measured is kept."""
+
+
 @dataclass
 class SurveyCounts:
     measured: int = 0  # (case, device) cells measured by this run
@@ -69,6 +73,7 @@ class SurveyResult:
     notes: list[str] = field(default_factory=list)  # for people: what was carried over or dropped
     eager_failures: list[str] = field(default_factory=list)  # lines naming each case that failed eagerly
     stats: dict[str, Any] = field(default_factory=dict)  # timings and peak memory (what --stats writes)
+    stopped: int = 0  # (case, device) cells --stop-after left unmeasured (listed as missing)
     # "name [device]: why" for each case its worker could not build: the probe's error, not the operator's;
     # such a case has no results in the snapshot (it is listed as missing), and the CLI exits with EXIT_TOOL
     not_built: list[str] = field(default_factory=list)
@@ -141,6 +146,7 @@ class _Survey:
         # (case, device) -> why its worker could not build it: a probe error, so no status is recorded and
         # no earlier result is carried over for it (the snapshot says it is missing)
         self.unbuilt: dict[tuple[str, str], str] = {}
+        self.stopped: set[tuple[str, str]] = set()  # cells --stop-after left unmeasured (written as missing)
 
     def say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -175,7 +181,12 @@ class _Survey:
                                   threads=thread_share(jobs), parent=self.parent)
         return Runner(work=self.work, settings=settings, jobs=jobs, timeout=self.config.timeout,
                       root=library_root(library), on_start=lambda t: self.progress.started(t.name, t.device),
-                      on_finish=self._finished, on_note=self.progress.note, on_unbuilt=self._unbuilt)
+                      on_finish=self._finished, on_note=self.progress.note, on_unbuilt=self._unbuilt,
+                      cuda="cuda" in self.config.devices, stop_at=self._stop_at())
+
+    def _stop_at(self) -> float:
+        """When measuring stops (``time.monotonic()``): --stop-after counts from when the survey began."""
+        return float("inf") if self.config.stop_after is None else self.began + self.config.stop_after
 
     # -- as cases become known (in the runner's thread)
 
@@ -269,6 +280,7 @@ class _Survey:
             finally:
                 self.progress.close()
                 self._stop_inventory()
+            self.stopped = self._left_at_stop(runner)
             snapshot, written = self._write()
             if not config.keep_work:
                 self.work.remove()
@@ -278,6 +290,32 @@ class _Survey:
             if not ended:  # interrupted or failed: what was measured until then is still worth reading
                 self._write_stats(self._stats(runner, measuring, ended=False))
         return self._result(snapshot, written, runner, measuring)
+
+    def _left_at_stop(self, runner: Runner) -> set[tuple[str, str]]:
+        """The (case, device) cells --stop-after left unmeasured; they are written as missing, not with an
+        earlier result (this run found that result out of date, or had none), so the next run measures them.
+        Raises SurveyStopped when it came before the inventory was complete (no snapshot can be written)."""
+        if not runner.stopped:
+            return set()
+        if self.inventory is None:
+            kept = (f"The {len(self.measured_cells)} case(s) measured until then are kept in {self.work.path}, and "
+                    if self.measured_cells else "")
+            raise SurveyStopped(
+                f"--stop-after {self.config.stop_after:g} s came before the case modules were all described "
+                f"(their docstring examples and tests were still running), so no snapshot can be written. "
+                f"{kept}{'the' if kept else 'The'} discovery cache keeps the examples that finished: run the same "
+                "command again to go on, or give it more time.")
+        done = set(self.measured_cells) | set(self.unbuilt)
+        left = {(task.name, task.device) for task in [*runner.left_at_stop, *self.plan.tasks]} - done
+        # selected cases the streaming inventory handed over after the runner stopped were never planned
+        left |= {(case.name, device) for case in self.selected if case.name not in self.planned
+                 for device in self.config.devices}
+        if left:
+            devices = ", ".join(d for d in self.config.devices if any(device == d for _, device in left))
+            self.notes.append(f"--stop-after {self.config.stop_after:g} s: measuring stopped with {len(left)} "
+                              f"case(s) left on {devices}; the snapshot lists them as missing (complete: false): "
+                              "run the same command again to measure them")
+        return left
 
     def _probing_line(self, jobs: int) -> None:
         config, total = self.config, len(self.inventory.cases) if self.inventory else 0
@@ -334,7 +372,7 @@ class _Survey:
                                             library=self.info, previous=self._kept(inventory.cases),
                                             stamps=self.stamps,
                                             objects_without_cases=inventory.objects_without_cases,
-                                            not_carried=set(self.unbuilt))
+                                            not_carried=set(self.unbuilt) | self.stopped)
         except SnapshotError as exc:  # a bug in the probe, not in the user's cases
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         self.notes += more
@@ -361,7 +399,8 @@ class _Survey:
         config, plan = self.config, self.plan
         probed = {case.name for case in self.selected}
         eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
-        counts = SurveyCounts(measured=len(plan.tasks), reused_snapshot=len(plan.cached),
+        left = {(task.name, task.device) for task in plan.tasks} & self.stopped  # planned, then --stop-after
+        counts = SurveyCounts(measured=len(plan.tasks) - len(left), reused_snapshot=len(plan.cached),
                               reused_work=len(plan.resumed), skipped=len(plan.skips),
                               failed_eagerly=max(0, len(eager) - 1))
         stats = {**self._stats(runner, measuring, ended=True),
@@ -369,7 +408,7 @@ class _Survey:
                  "skipped": counts.skipped}
         self._write_stats(stats)
         return SurveyResult(snapshot=snapshot, written=written, out=config.out, counts=counts, notes=self.notes,
-                            eager_failures=eager, stats=stats,
+                            eager_failures=eager, stats=stats, stopped=len(self.stopped),
                             not_built=[f"{name} [{device}]: {why}" for (name, device), why in self.unbuilt.items()])
 
     def _stats(self, runner: Runner, measuring: float, *, ended: bool) -> dict[str, Any]:
@@ -386,6 +425,7 @@ class _Survey:
             "case_seconds": dict(self.seconds), "case_peak_rss_kb": dict(self.case_memory),
             "case_began_rss_kb": dict(self.case_began),
             "step_seconds": {step: round(seconds, 3) for step, seconds in runner.step_seconds.most_common()},
+            "stopped_at_limit": len(self.stopped),
         }
 
     def _write_stats(self, stats: dict[str, Any]) -> None:

@@ -61,6 +61,9 @@ class ProbeConfig:
     pyproject: Path | None = None
     base_out: Path | None = None  # the project's snapshot, when `out` is a shard part: a cache for the shard
     dynamic: bool = True  # the dynamic-batch pass (dynamic_batch.py); --no-dynamic or `dynamic = false` skip it
+    # seconds after the survey began at which measuring stops and the snapshot is written with what is done
+    # (--stop-after; None: no limit)
+    stop_after: float | None = None
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -91,6 +94,17 @@ def _expect(value: Any, kind: type | tuple, where: str, wanted: str) -> Any:
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
         raise ConfigError(f"{where}: expected {wanted}, found {value!r}")
     return value
+
+
+_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
+
+
+def parse_duration(text: str) -> float:
+    """``--stop-after``: seconds, or a number with s, m or h ("90", "25m", "1.5h")."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([smh]?)\s*", text)
+    if not match or float(match.group(1)) <= 0:
+        raise ConfigError(f"--stop-after {text!r}: expected a positive duration such as 600, 25m or 1.5h")
+    return float(match.group(1)) * _DURATION_UNITS[match.group(2)]
 
 
 def parse_shard(text: str) -> Shard:
@@ -169,4 +183,5 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
                        timeout=float(timeout), opset=opset, only=list(args.only or []), shard=shard,
                        keep_work=args.keep_work, fresh=args.fresh, rediscover=args.rediscover,
                        stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
-                       base_out=base_out, dynamic=dynamic)
+                       base_out=base_out, dynamic=dynamic,
+                       stop_after=parse_duration(args.stop_after) if getattr(args, "stop_after", None) else None)
