@@ -81,6 +81,7 @@ SITE_PAGES = {
     "guide/another-library.html": ["cases_from_docstrings", "MONAI", "torchmetrics", "discover"],
     "export-support.html": ["ONNX"],
     "torch-versions.html": ["torch 2.9.1", "2.13.0", "2.15.0", "draw_rectangle"],
+    "torch-versions-whole.html": ["torch 2.9.1", "2.13.0", "binary_focal_loss_with_logits"],
 }
 
 
@@ -96,39 +97,49 @@ def test_the_docs_site_holds_each_page_and_links_it(built, page):
     assert page.split("/")[-1] in index
 
 
-VERSIONS = sorted((EXAMPLE / "_data" / "versions").glob("kornia-sample-torch-*.json"),
-                  key=lambda path: tuple(int(part) for part in path.stem.rsplit("-", 1)[1].split(".")))
+SAMPLES = sorted((EXAMPLE / "_data" / "versions").glob("kornia-sample-torch-*.json"),
+                 key=lambda path: tuple(int(part) for part in path.stem.rsplit("-", 1)[1].split(".")))
+WHOLE = [EXAMPLE / "_data" / "versions" / "kornia-torch-2.9.1.json", EXAMPLE / "_data" / "export_support.json"]
+VERSION_PAGES = {  # page: (its snapshots, oldest first; their torch versions; the fewest cells marked)
+    "torch-versions.html": (SAMPLES, ["2.9.1", "2.13.0", "2.15.0"], 2),  # draw_rectangle[filled], since 2.13.0
+    "torch-versions-whole.html": (WHOLE, ["2.9.1", "2.13.0"], 40),  # 52 fixed, 2 regressed (probe diff)
+}
 
 
-def test_the_versions_page_marks_every_cell_as_its_three_snapshots_say(built):
-    """Issue 20: the sample across torch 2.9.1, 2.13.0 and 2.15.0; each cell's words follow version_mark
-    applied to that cell's statuses in the probe's snapshots (oldest first)."""
+@pytest.mark.parametrize("page", sorted(VERSION_PAGES))
+def test_a_versions_page_marks_every_cell_as_its_snapshots_say(built, page):
+    """Issue 20: the sample across torch 2.9.1, 2.13.0 and 2.15.0, and the whole survey across 2.9.1 and
+    2.13.0; each cell's words follow version_mark applied to that cell's statuses in the probe's
+    snapshots (oldest first)."""
     from sphinx_kexport.page.model.version_marks import version_mark
     from sphinx_kexport.snapshot.vocabulary import PATHS
 
-    snapshots = [read_json(path) for path in VERSIONS]
+    paths, expected, fewest = VERSION_PAGES[page]
+    snapshots = [read_json(path) for path in paths]
     versions = [s["environments"]["cpu"]["torch"].split("+")[0] for s in snapshots]
-    assert versions == ["2.9.1", "2.13.0", "2.15.0"]
-    soup = BeautifulSoup((built / "torch-versions.html").read_text(encoding="utf-8"), "lxml")
+    assert versions == expected
+    soup = BeautifulSoup((built / page).read_text(encoding="utf-8"), "lxml")
     # a row names its case as the operator's code and the case's variant after it, as the snapshot
-    # spells them: ``gaussian_blur2d`` ``live sigma, batch=2``
-    rows = {(tr.select_one("td code").get_text(), "".join(v.get_text() for v in tr.select("td kx-v"))): tr
-            for tr in soup.select("table.kx-t tbody tr")}
+    # spells them (``gaussian_blur2d`` ``live sigma, batch=2``), in its package's table (two packages
+    # may both have a ``Normalize`` ``doc``)
+    rows = {(table["data-p"], tr.select_one("td code").get_text(),
+             "".join(v.get_text() for v in tr.select("td kx-v"))): tr
+            for table in soup.select("table.kx-t") for tr in table.select("tbody tr")}
     by_name = [{c["name"]: c for c in s["cases"]} for s in snapshots]
-    assert set(by_name[0]) == set(by_name[1]) == set(by_name[2])  # the same cases at each version
+    assert all(set(cases) == set(by_name[0]) for cases in by_name)  # the same cases at each version
     marked = 0
     for name, newest in by_name[-1].items():
         statuses = {path: [cases[name]["results"]["cpu"][path]["status"] for cases in by_name] for path in PATHS}
         if all(s == "n/a" for path in PATHS for s in statuses[path]):
             continue  # skipped or failed eagerly everywhere: not a row
-        row = rows.pop((newest["operator"], newest["variant"]))
+        row = rows.pop((newest["package"].replace(".", "-"), newest["operator"], newest["variant"]))
         for column, path in enumerate(PATHS, start=1):
             want = version_mark(statuses[path], versions).words
             mark = row.select("td")[column].select_one("small.kx-vm")
             assert (mark.get_text() if mark else "") == want, (name, path, statuses[path])
             marked += bool(want)
     assert not rows  # every row is a case of the snapshots
-    assert marked >= 2  # draw_rectangle[filled] exports and captures since torch 2.13.0
+    assert marked >= fewest
 
 
 def test_the_snapshot_format_page_is_generated_from_the_schema(built):
