@@ -128,3 +128,20 @@ def test_cases_are_matched_by_name_and_shown_with_the_versions_they_have():
     assert median["present"] == ["2.11.0", "2.13.0"] and rows["filters.median"].cells[0].result.status == "fail"
     assert [(c.case, c.path, c.old_status, c.new_status) for c in history.regressions(model)] == [
         ("geometry.warp_affine", "compile", "ok", "fail")]
+
+
+def test_a_case_an_incomplete_snapshot_has_not_measured_is_shown_with_the_versions_that_measured_it():
+    # the newest version's survey is under way: its file lists every case, but filters.blur has no results
+    newest = _data("torch-2.15.0.json")
+    for case in newest["cases"]:
+        if case["name"] == "filters.blur":
+            case["results"] = {}
+            case.pop("measured", None)
+    newest.update(complete=False, missing=["filters.blur"])
+    history = History.of(order_versions(_loaded(_data("torch-2.11.0.json"), _data("torch-2.13.0.json"), newest)))
+    model = build_model(history.display, counted=history.in_newest)
+    rows = {row.case.name: row for row in model.rows}
+    blur = history.row_payload(rows["filters.blur"])
+    assert (blur["present"], blur["absent"]) == (["2.13.0"], True)  # 2.11.0 lacks it, 2.15.0 has no word yet
+    assert rows["filters.blur"].cells[0].result.status != "n/a"  # 2.13.0's result, not "not probed"
+    assert not history.in_newest(rows["filters.blur"].case)  # and not counted in 2.15.0's figures

@@ -6,7 +6,9 @@ for each cell whose status differs between them, its mark (``version_marks``) an
 version (the strip). Rows and cells that read the same in every version carry nothing extra, so a page
 across versions costs bytes only where the versions differ.
 
-The counts of the page (cards, summary, package leads) are the newest version's: a case that version
+A version whose snapshot is incomplete (``complete: false``: a survey still being run shard by shard)
+has a case only where it measured it. The counts of the page (cards, summary, package leads) are the
+newest version's: a case that version
 lacks is shown, with the versions it has, but not counted (the browser recounts for another version).
 """
 
@@ -35,7 +37,10 @@ class History:
         cases: dict[str, list[Case | None]] = {}
         for i, version in enumerate(versions):
             for case in version.snapshot.cases:
-                cases.setdefault(case.name, [None] * len(versions))[i] = case
+                # an incomplete snapshot (a survey still under way) lists cases it has not measured: that
+                # version has no word on them yet, as if it lacked them, rather than "not probed" everywhere
+                measured = case.results or version.snapshot.complete
+                cases.setdefault(case.name, [None] * len(versions))[i] = case if measured else None
         # the newest's cases in its order, then those only older versions have (newest first)
         order = [c.name for c in newest.cases]
         seen = set(order)
