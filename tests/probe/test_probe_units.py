@@ -230,7 +230,10 @@ def test_the_example_time_limit_counts_cpu_time_and_still_stops_a_hang():
         with time_limit(0.3):
             while True:  # computing: stopped by its CPU time
                 pass
-    assert 0.25 <= time.process_time() - began < 2
+    # the kernel's profiling timer and process_time() account CPU apart: on two cores busy with a survey and
+    # the rest of this suite the timer fired after 0.24 s of process_time (4 December); the message above
+    # says which guard stopped it
+    assert 0.15 <= time.process_time() - began < 2
     began = time.monotonic()
     with pytest.raises(ExampleTimeout, match="waited past"):
         with time_limit(0.2):
