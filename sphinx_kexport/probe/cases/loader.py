@@ -132,6 +132,11 @@ def _import(source: Source) -> object | None:
         _skip_if_torch_lacks(exc, source)
         raise LoadError(f"{source.label}: importing it failed: {type(exc).__name__}: {exc}"
                         f"{_user_frames(exc, _module_files(source))}. Fix the case module.") from None
+    except SystemExit as exc:  # sys.exit() in the module (or in what it imports) would end the probe silently
+        where = _user_frames(exc, _module_files(source))
+        raise LoadError(f"{source.label}: importing it called sys.exit({exc.code!r}){where}. A case module must "
+                        "not exit the process: remove the call, or guard it with `if __name__ == \"__main__\":`."
+                        ) from None
     if not hasattr(module, "CASES"):
         if source.found_in_directory:
             return None  # a helper module next to the case files

@@ -182,3 +182,7 @@ def _result(future: concurrent.futures.Future, doing: str) -> Any:
     except concurrent.futures.process.BrokenProcessPool:
         raise ToolError(f"the child process {doing} died (a crash, or the out-of-memory killer); its output is "
                         "above. Nothing was measured.") from None
+    except Exception as exc:  # a mistake in a case module comes back as ("error", ...): this is the probe's
+        raise ToolError(f"the child process {doing} failed: {type(exc).__name__}: {(str(exc).strip() or '?').splitlines()[0]}. This is the "
+                        "probe's error or the environment's (torch, CUDA), not the case module's; nothing was "
+                        "measured.") from None
