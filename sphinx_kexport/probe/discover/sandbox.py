@@ -17,6 +17,7 @@ import signal
 import socket
 import tempfile
 import threading
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
@@ -94,6 +95,9 @@ def is_download_blocked(exc: BaseException) -> bool:
 
 
 HANG_FACTOR = 3  # an example that waits (a lock, a sleep) is stopped after this many times the limit in wall time
+# a share of a core below which an example counts as waiting, not computing: on two cores shared by five busy
+# processes a computing example still gets about 40 %
+WAITING_SHARE = 0.1
 
 
 @contextlib.contextmanager
@@ -103,20 +107,30 @@ def time_limit(seconds: float) -> Iterator[None]:
 
     CPU time, not wall time: the examples run beside other work (the survey's workers, another child
     process), and what discovery finds must not depend on how busy the machine was. An example that waits
-    instead of computing is stopped after ``HANG_FACTOR`` times the limit in wall time.
+    instead of computing is stopped after ``HANG_FACTOR`` times the limit in wall time: when that time
+    comes, an example that used at least ``WAITING_SHARE`` of a core in it is computing on a busy machine,
+    and gets that time again (its CPU limit still stops it); one that used less is waiting.
     """
     usable = seconds > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return
+    wall = seconds * HANG_FACTOR
+    used = [time.process_time()]  # the CPU time when the current wall period began
 
     def expire(signum: int, frame: Any) -> None:
-        raise ExampleTimeout(f"ran past the {seconds:g} s limit" if signum == signal.SIGPROF else
-                             f"waited past {seconds * HANG_FACTOR:g} s without using its {seconds:g} s of CPU time")
+        if signum == signal.SIGPROF:
+            raise ExampleTimeout(f"ran past the {seconds:g} s limit")
+        now = time.process_time()
+        if now - used[0] >= WAITING_SHARE * wall:  # starved, not stuck: another period
+            used[0] = now
+            signal.setitimer(signal.ITIMER_REAL, wall)
+            return
+        raise ExampleTimeout(f"waited past {wall:g} s without using its {seconds:g} s of CPU time")
 
     previous = {sig: signal.signal(sig, expire) for sig in (signal.SIGPROF, signal.SIGALRM)}
     signal.setitimer(signal.ITIMER_PROF, seconds)
-    signal.setitimer(signal.ITIMER_REAL, seconds * HANG_FACTOR)
+    signal.setitimer(signal.ITIMER_REAL, wall)
     try:
         yield
     finally:
