@@ -129,14 +129,13 @@ def run_probe(args: argparse.Namespace) -> int:
                               "the probe's error, not a fact about the operators: no status was recorded for them and "
                               "the snapshot lists them as missing. Run again; if it persists, please report it.",
                               EXIT_TOOL)
+    if result.eager_failures:
+        print("\n" + "\n".join(result.eager_failures))
     if result.stopped:
-        if result.eager_failures:
-            print("\n" + "\n".join(result.eager_failures))
         return report_failure(f"--stop-after ended the run with {result.stopped} case(s) not measured: the snapshot "
                               f"holds what was finished (complete: false); run the same command again to measure "
                               f"the rest", EXIT_STOPPED)
     if result.eager_failures:
-        print("\n" + "\n".join(result.eager_failures))
         return report_failure(f"{result.eager_failures[0].split(' failed eagerly')[0]} failed eagerly: fix the case or "
                               f"the environment (see the list above); the snapshot "
                               f"{'was written' if result.written else 'is unchanged'}", EXIT_EAGER)

@@ -135,8 +135,7 @@ class Runner:
         self.feed: queue.Queue | None = None
         self.on_fed: Callable[[Any], list[Task]] = lambda item: item
         self.stop_at = stop_at  # time.monotonic() at which measuring stops (--stop-after)
-        self.stopped = False  # stop_at came before the work was done
-        self.left_at_stop: list[Task] = []  # the tasks queued or running when it stopped: not measured
+        self.stopped = False  # stop_at came first: the tasks queued or running then were not measured
 
     # -- worker lifecycle
 
@@ -387,7 +386,6 @@ class Runner:
         """``stop_at`` has come: the running cases are stopped (their workers killed, nothing recorded for
         them) and the queued ones dropped; the feed is no longer read."""
         self.stopped = True
-        self.left_at_stop = [s.task for s in self.slots if s.task is not None] + list(self.queue)
         self.queue.clear()
         for slot in self.slots:
             slot.task = None
@@ -418,12 +416,11 @@ class Runner:
             if not live:
                 continue
             now = time.monotonic()
-            next_deadline = min((s.deadline for s in live), default=float("inf"))
+            # a slot's step limit or start-up, or --stop-after: whichever comes first wakes the loop
+            next_deadline = min([s.deadline for s in live] + [self.stop_at])
             wait_for = None if next_deadline == float("inf") else max(0.0, next_deadline - now)
             if self.feed is not None:  # come back for what the feed brings
                 wait_for = FEED_POLL if wait_for is None else min(wait_for, FEED_POLL)
-            if self.stop_at != float("inf"):  # and when measuring is to stop
-                wait_for = max(0.0, min(self.stop_at - now, wait_for if wait_for is not None else float("inf")))
             waitables: dict[Any, Slot] = {}
             for s in live:
                 waitables[s.conn] = s

@@ -306,7 +306,8 @@ class _Survey:
                 f"{kept}{'the' if kept else 'The'} discovery cache keeps the examples that finished: run the same "
                 "command again to go on, or give it more time.")
         done = set(self.measured_cells) | set(self.unbuilt)
-        left = {(task.name, task.device) for task in [*runner.left_at_stop, *self.plan.tasks]} - done
+        # every task the runner had, queued or running, was planned (a requeued one too)
+        left = {(task.name, task.device) for task in self.plan.tasks} - done
         # selected cases the streaming inventory handed over after the runner stopped were never planned
         left |= {(case.name, device) for case in self.selected if case.name not in self.planned
                  for device in self.config.devices}
