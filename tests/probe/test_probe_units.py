@@ -397,3 +397,22 @@ def test_an_example_that_computes_on_a_starved_core_is_judged_by_its_cpu_time(mo
         with time_limit(0.4):
             time.sleep(5)
     assert time.monotonic() - began < 1
+
+
+def test_torch_2_15s_new_graph_break_wordings_are_worded():
+    # the raw reasons torch 2.15.0's dynamo and inductor gave in the kornia survey (shards 1 to 7), which
+    # fell through to raw text before: the same breaks torch 2.13.0 names in words the rules above know
+    c_next = ("C-implemented special method without VariableTracker model: 'list_iterator' implements '__next__' in C "
+              "and Dynamo has no model for it.")
+    assert known_cause(c_next) == "calls next() on a Python list iterator, which dynamo cannot trace"
+    c_other = "C-implemented special method without VariableTracker model: 'deque' implements '__len__' in C and Dynamo"\
+              " has no model for it."
+    assert known_cause(c_other) == "uses deque.__len__, which is written in C and which dynamo cannot trace"
+    sourceless = ("Unexpected type in sourceless builder: SourcelessBuilder.create does not know how to wrap "
+                  "<class 'kornia.augmentation.container.patch.PatchSequential'>")
+    assert known_cause(sourceless).startswith("meets a PatchSequential object it cannot trace back to where it came")
+    lowering = "InductorError: LoweringException: AssertionError: expected: stride is not None\n  target: aten.index_put"
+    assert known_cause(lowering) == ("inductor bug in this torch version (lowering the captured graph fails: "
+                                     "AssertionError: expected: stride is not None)")
+    assert known_cause("LoweringException: AssertionError") == (
+        "inductor bug in this torch version (lowering the captured graph fails: AssertionError)")

@@ -171,6 +171,10 @@ _RULES: list[Rule] = [
      "inductor C++ codegen bug in this torch version (the generated kernel does not compile)"),
     (re.compile(r"BackendCompilerFailed[\s\S]*UntypedStorage"),
      "inductor bug in this torch version (KeyError on a tensor storage while lowering the graph)"),
+    # torch 2.13's and 2.15's inductor on kornia's draw_rectangle with fullgraph=True (a plain script says the same)
+    (re.compile(r"LoweringException: (\w+)(?:: ([^\n]*))?"),
+     lambda m: "inductor bug in this torch version (lowering the captured graph fails: "
+               + clean_line(m.group(1) + (f": {m.group(2)}" if m.group(2) else ""), 90) + ")"),
     (re.compile(r"Skip calling `torch\.compiler\.disable\(\)`d function|torch\.compiler\.disable"),
      "calls a function marked torch.compiler.disable, which runs in Python"),
     # dynamo (torch.compile) graph breaks, by the graph-break type dynamo names in its message
@@ -200,6 +204,17 @@ _RULES: list[Rule] = [
     # dynamo's "Missing tp_iternext" / "missing tp_iter": next() on, or a for loop over, an iterator it cannot step
     (re.compile(r"Dynamo does not support next\(\) on (\w+)"),
      lambda m: f"calls next() on a Python {m.group(1).replace('_', ' ')}, which dynamo cannot trace"),
+    # torch 2.15's wording of the same break: "C-implemented special method without VariableTracker model:
+    # 'list_iterator' implements '__next__' in C and Dynamo has no model for it."
+    (re.compile(r"'(\w+)' implements '__next__' in C and Dynamo has no model"),
+     lambda m: f"calls next() on a Python {m.group(1).replace('_', ' ')}, which dynamo cannot trace"),
+    (re.compile(r"'(\w+)' implements '(\w+)' in C and Dynamo has no model"),
+     lambda m: f"uses {m.group(1)}.{m.group(2)}, which is written in C and which dynamo cannot trace"),
+    # torch 2.15's dynamo where kornia's containers loop over a generator of their child modules (2.13.0 broke
+    # at the generator itself): an object reached without a source dynamo can guard on, which it cannot wrap
+    (re.compile(r"SourcelessBuilder\.create does not know how to wrap <class '(?:[\w.]+\.)?(\w+)'>"),
+     lambda m: f"meets a {m.group(1)} object it cannot trace back to where it came from (e.g. a module a "
+               "generator hands out), which dynamo cannot wrap"),
     (re.compile(r"Dynamo does not know how to iterate over `\w*\((\w+)\)`"),
      lambda m: f"loops over a Python {m.group(1).replace('_', ' ')} object, which dynamo cannot trace"),
     (re.compile(r"Dynamo recompile limit exceeded|exceeding the \w+ cache size limit"),
