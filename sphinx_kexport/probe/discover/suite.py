@@ -7,7 +7,7 @@ only: doc_cases.probed_call) is a candidate, and up to
 ``per_operator`` configurations of each operator become cases
 (discover/suite_cases.py). :func:`discover_suite` also says, per test, why it
 yields nothing: no public tensor call, its calls repeat configurations already
-kept, the test failed, it needs the network, it needs CUDA, it ran past its time
+kept, its calls ran while it patched the library with unittest.mock, the test failed, it needs the network, it needs CUDA, it ran past its time
 limit, pytest skipped it, it is parametrised with another dtype, its file does
 not import.
 
@@ -35,7 +35,7 @@ from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, pl
                       public_objects, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter
 from .suite_cases import Selection, build_suite_case, configuration
-from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
+from .suite_run import NodeRun, NodeSource, SuiteError, active_patches, library_roots, run_suite, suite_roots
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
 
@@ -143,6 +143,7 @@ class _Taker:
         self.reports: dict[str, NodeReport] = {}
         self._texts: dict[str, str] = {}
         self.passed_over: list[str] = []  # refs of this test's calls not recorded: left out, or covered already
+        self.mocked: list[str] = []  # this test's calls not recorded because a unittest.mock patch was active
         self.covered = 0
 
     def wants(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
@@ -154,6 +155,10 @@ class _Taker:
             return False
         if not selected(ref, self.include, self.exclude):
             self.passed_over.append(ref)
+            return False
+        patches = active_patches()
+        if patches:  # the test's stand-in runs, not the library: what the call shows is the mock's
+            self.mocked.append(f"{ref} ran while the test patched {', '.join(patches)} (unittest.mock)")
             return False
         try:
             key = configuration(Call(ref, callee, args, kwargs, 0, None))
@@ -169,10 +174,14 @@ class _Taker:
         report = self.reports[run.nodeid] = NodeReport(run.nodeid, skip=run.kind, detail=run.detail,
                                                        seconds=run.seconds)
         passed_over, report.covered = self.passed_over, self.covered
-        self.passed_over, self.covered = [], 0
+        mocked = list(dict.fromkeys(self.mocked))  # once each: a test may call the same way in a loop
+        self.passed_over, self.covered, self.mocked = [], 0, []
         try:
             if not run.kind:
+                report.dropped.extend(mocked)
                 self._take(run, source, report, passed_over)
+                if not report.cases and mocked and report.skip == "no tensor call" and report.dropped == mocked:
+                    report.skip = "mocked"  # every call it made ran a mock of the library's
         except Exception as exc:  # said, not hidden; the other tests go on
             report.cases, report.skip = [], "failed"
             report.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"

@@ -5,7 +5,9 @@ pytest runs in-process (``pytest.main``) with :class:`SuitePlugin`, while
 recorder takes a call when the frame that made it belongs to a file under the
 tests' path (:func:`own_test_code`) and no ``pytest.raises`` block is open: a
 call one library function makes to another comes from a library frame, and a
-call inside ``pytest.raises`` is the test showing a failure on purpose. Only
+call inside ``pytest.raises`` is the test showing a failure on purpose. A call
+made while a ``unittest.mock`` patch is active (:func:`active_patches`) runs the
+test's stand-in, not the library, and is no case either. Only
 the call phase records (fixtures build the inputs; their calls are not the
 test's).
 
@@ -24,6 +26,7 @@ the CPU in float32, as kornia's own conftest does by default.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import os
 import sys
@@ -124,6 +127,62 @@ def raises_watched() -> Iterator[None]:
     finally:
         pytest.raises = original
         _RAISES["open"] = 0
+
+
+# --------------------------------------------------------------------------
+# unittest.mock: a call made while the test has patched something runs the test's stand-in, not the library
+# (kornia's TestAugmentationBase2D.test_forward replaces apply_transform and three more methods with mocks)
+
+
+_PATCHES: list[tuple[int, str]] = []  # (id of the patch, what it replaces) for each patch active now
+
+
+def _patched_name(patch: Any) -> str:
+    """``kornia.contrib.ImageStitcher.on_matcher`` for a patch of that class attribute; an instance's patch is
+    named by its class (``AugmentationBase2D.apply_transform``)."""
+    target = getattr(patch, "target", None)
+    if inspect.ismodule(target):
+        owner = target.__name__
+    elif inspect.isclass(target):
+        owner = f"{target.__module__}.{target.__qualname__}"
+    else:
+        owner = type(target).__qualname__
+    return f"{owner}.{getattr(patch, 'attribute', '?')}"
+
+
+@contextlib.contextmanager
+def patches_watched() -> Iterator[None]:
+    """Keep :func:`active_patches` up to date while the tests run: ``patch(...)``, ``patch.object(...)``, as a
+    decorator, a ``with`` block or ``start()`` / ``stop()`` (and pytest-mock's ``mocker``, built on them) all
+    enter and leave through ``_patch.__enter__`` / ``__exit__``."""
+    from unittest import mock
+
+    cls = mock._patch
+    enter, leave = cls.__enter__, cls.__exit__
+
+    def watched_enter(self: Any) -> Any:
+        result = enter(self)
+        _PATCHES.append((id(self), _patched_name(self)))
+        return result
+
+    def watched_exit(self: Any, *exc: Any) -> Any:
+        for index in range(len(_PATCHES) - 1, -1, -1):
+            if _PATCHES[index][0] == id(self):
+                del _PATCHES[index]
+                break
+        return leave(self, *exc)
+
+    cls.__enter__, cls.__exit__ = watched_enter, watched_exit
+    try:
+        yield
+    finally:
+        cls.__enter__, cls.__exit__ = enter, leave
+        _PATCHES.clear()
+
+
+def active_patches() -> list[str]:
+    """What the unittest.mock patches active now replace, outermost first."""
+    return [name for _, name in _PATCHES]
 
 
 def own_test_code(roots: list[str], library: list[str]) -> Callable[[Any], bool]:
@@ -376,7 +435,7 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
     output, errors = io.StringIO(), _Copied(sys.stderr)
     try:  # pytest's report would mix into discover's own on stdout; its errors still show on stderr
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors), raises_watched(), \
-                network_blocked(), scratch_directory():
+                patches_watched(), network_blocked(), scratch_directory():
             status = pytest.main(pytest_arguments(targets), plugins=[plugin])
     finally:
         sys.path[:] = path
