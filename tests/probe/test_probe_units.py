@@ -405,6 +405,8 @@ def test_torch_2_15s_new_graph_break_wordings_are_worded():
     c_next = ("C-implemented special method without VariableTracker model: 'list_iterator' implements '__next__' in C "
               "and Dynamo has no model for it.")
     assert known_cause(c_next) == "calls next() on a Python list iterator, which dynamo cannot trace"
+    # torch 2.13's wording of it, the rule's other half
+    assert known_cause("Dynamo does not support next() on list_iterator") == known_cause(c_next)
     c_other = "C-implemented special method without VariableTracker model: 'deque' implements '__len__' in C and Dynamo"\
               " has no model for it."
     assert known_cause(c_other) == "uses deque.__len__, which is written in C and which dynamo cannot trace"

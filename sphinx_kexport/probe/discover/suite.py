@@ -7,9 +7,9 @@ only: doc_cases.probed_call) is a candidate, and up to
 ``per_operator`` configurations of each operator become cases
 (discover/suite_cases.py). :func:`discover_suite` also says, per test, why it
 yields nothing: no public tensor call, its calls repeat configurations already
-kept, its calls ran while it patched the library with unittest.mock, the test failed, it needs the network, it needs CUDA, it ran past its time
-limit, pytest skipped it, it is parametrised with another dtype, its file does
-not import.
+kept, its calls ran while it patched the library with unittest.mock, the test
+failed, it needs the network, it needs CUDA, it ran past its time limit, pytest
+skipped it, it is parametrised with another dtype, its file does not import.
 
 Determinism: pytest runs the tests in its fixed order, each from the same seed,
 and the configurations are kept first come, so every process gets the same

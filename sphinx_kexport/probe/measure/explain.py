@@ -201,13 +201,11 @@ _RULES: list[Rule] = [
      "a graph break inside a context manager that dynamo cannot split"),
     (re.compile(r"Observed exception|Exception with bad expected type|Caught non-Exception value"),
      "raises or catches an exception in a way dynamo cannot trace"),
-    # dynamo's "Missing tp_iternext" / "missing tp_iter": next() on, or a for loop over, an iterator it cannot step
-    (re.compile(r"Dynamo does not support next\(\) on (\w+)"),
-     lambda m: f"calls next() on a Python {m.group(1).replace('_', ' ')}, which dynamo cannot trace"),
-    # torch 2.15's wording of the same break: "C-implemented special method without VariableTracker model:
+    # dynamo's "Missing tp_iternext" / "missing tp_iter": next() on, or a for loop over, an iterator it cannot step;
+    # torch 2.15 words the same break "C-implemented special method without VariableTracker model:
     # 'list_iterator' implements '__next__' in C and Dynamo has no model for it."
-    (re.compile(r"'(\w+)' implements '__next__' in C and Dynamo has no model"),
-     lambda m: f"calls next() on a Python {m.group(1).replace('_', ' ')}, which dynamo cannot trace"),
+    (re.compile(r"Dynamo does not support next\(\) on (\w+)|'(\w+)' implements '__next__' in C and Dynamo has no model"),
+     lambda m: f"calls next() on a Python {(m.group(1) or m.group(2)).replace('_', ' ')}, which dynamo cannot trace"),
     (re.compile(r"'(\w+)' implements '(\w+)' in C and Dynamo has no model"),
      lambda m: f"uses {m.group(1)}.{m.group(2)}, which is written in C and which dynamo cannot trace"),
     # torch 2.15's dynamo where kornia's containers loop over a generator of their child modules (2.13.0 broke
