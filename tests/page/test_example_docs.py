@@ -81,7 +81,7 @@ SITE_PAGES = {
     "guide/another-library.html": ["cases_from_docstrings", "MONAI", "torchmetrics", "discover"],
     "export-support.html": ["ONNX"],
     "torch-versions.html": ["torch 2.9.1", "2.13.0", "2.15.0", "draw_rectangle"],
-    "torch-versions-whole.html": ["torch 2.9.1", "2.13.0", "binary_focal_loss_with_logits"],
+    "torch-versions-whole.html": ["torch 2.9.1", "2.13.0", "2.15.0", "binary_focal_loss_with_logits"],
 }
 
 
@@ -99,18 +99,18 @@ def test_the_docs_site_holds_each_page_and_links_it(built, page):
 
 SAMPLES = sorted((EXAMPLE / "_data" / "versions").glob("kornia-sample-torch-*.json"),
                  key=lambda path: tuple(int(part) for part in path.stem.rsplit("-", 1)[1].split(".")))
-WHOLE = [EXAMPLE / "_data" / "versions" / "kornia-torch-2.9.1.json", EXAMPLE / "_data" / "export_support.json"]
+WHOLE = [EXAMPLE / "_data" / "versions" / "kornia-torch-2.9.1.json", EXAMPLE / "_data" / "export_support.json",
+         EXAMPLE / "_data" / "versions" / "kornia-torch-2.15.0.json"]
 VERSION_PAGES = {  # page: (its snapshots, oldest first; their torch versions; the fewest cells marked)
     "torch-versions.html": (SAMPLES, ["2.9.1", "2.13.0", "2.15.0"], 2),  # draw_rectangle[filled], since 2.13.0
-    "torch-versions-whole.html": (WHOLE, ["2.9.1", "2.13.0"], 40),  # 52 fixed, 2 regressed (probe diff)
+    "torch-versions-whole.html": (WHOLE, ["2.9.1", "2.13.0", "2.15.0"], 40),  # 2.9.1 -> 2.13.0: 52 fixed, 2 regressed
 }
 
 
 @pytest.mark.parametrize("page", sorted(VERSION_PAGES))
 def test_a_versions_page_marks_every_cell_as_its_snapshots_say(built, page):
-    """Issue 20: the sample across torch 2.9.1, 2.13.0 and 2.15.0, and the whole survey across 2.9.1 and
-    2.13.0; each cell's words follow version_mark applied to that cell's statuses in the probe's
-    snapshots (oldest first)."""
+    """Issue 20: the sample and the whole survey, each across torch 2.9.1, 2.13.0 and 2.15.0; each cell's
+    words follow version_mark applied to that cell's statuses in the probe's snapshots (oldest first)."""
     from sphinx_kexport.page.model.version_marks import version_mark
     from sphinx_kexport.snapshot.vocabulary import PATHS
 
@@ -140,6 +140,41 @@ def test_a_versions_page_marks_every_cell_as_its_snapshots_say(built, page):
             marked += bool(want)
     assert not rows  # every row is a case of the snapshots
     assert marked >= fewest
+
+
+def _choose(driver, kind: str, value: str) -> None:
+    driver.execute_script(
+        "const s = document.querySelector(`.kexport-controls select[data-kx=${arguments[0]}]`);"
+        "s.value = arguments[1]; s.dispatchEvent(new Event('change'));", kind, value)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not chromium_available(), reason="Debian chromium and chromium-driver are not installed")
+def test_the_whole_survey_page_shows_each_torch_version_and_what_changed(built, driver, base_url):
+    """Issue 20 on the real page (1,484 rows, three versions): the selector swaps in a version's statuses
+    and its ONNX card, and "changed between torch versions" keeps every row a version mark is on."""
+    snapshots = [read_json(path) for path in WHOLE]
+    supported = ("ok", "ok-breaks", "ok-unverified")
+    onnx = [sum(c["results"]["cpu"]["onnx"]["status"] in supported for c in s["cases"]) for s in snapshots]
+    rows = sum(1 for c in snapshots[0]["cases"] if any(c["results"]["cpu"][p]["status"] != "n/a" for p in
+                                                         ("onnx", "export", "compile")))
+    script = ("const card = document.querySelector('.kexport-cards .kexport-count--onnx-cpu').textContent;"
+              "const cell = document.getElementById('kx-binary-focal-loss-with-logits-doc').cells[1];"
+              "return [card, cell.querySelector('.kx-cur').textContent];")
+    with opened(driver, base_url + "torch-versions-whole.html", width=1400) as page:
+        # the newest first; the docstring's integer targets stopped exporting in 2.13.0 (the kornia guide)
+        assert page.execute_script(script) == [f"{onnx[-1]} / {rows}", "no"]
+        _choose(page, "version", "2.9.1")
+        assert page.execute_script(script) == [f"{onnx[0]} / {rows}", "yes"]
+        wait_for(page, "return location.search.includes('kx-v=2.9.1')")
+        _choose(page, "version", "2.15.0")
+        marked = page.execute_script("return [...document.querySelectorAll('table.kx-t tbody tr')]"
+                                     ".filter(tr => tr.querySelector('small.kx-vm')).map(tr => tr.id)")
+        _choose(page, "filter", "versions")
+        changed = visible_rows(page)
+        assert set(marked) <= set(changed) and 40 <= len(marked) and len(changed) < rows
+        status = page.find_element("css selector", ".kexport-controls [aria-live]").text
+        assert status == f"Showing {len(changed):,} of {rows:,} configurations"
 
 
 def test_the_snapshot_format_page_is_generated_from_the_schema(built):

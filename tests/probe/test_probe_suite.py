@@ -61,9 +61,10 @@ EXPECTED = {
     "tests/test_ops.py::test_blend_an_indirect_parameter[1]": ["blend[test 2]"],
     "tests/test_ops.py::test_writes_a_file_by_a_relative_name": "covered",
     "tests/test_ops.py::test_leaves_float64_as_the_default": "covered",
-    # calls made while a unittest.mock patch is active are no cases (whatever the patch replaces)
-    "tests/test_with_mocks.py::test_a_method_patched_on_the_instance": "mocked",
-    "tests/test_with_mocks.py::test_a_class_patched_by_a_decorator": "mocked",
+    # a call during which the test's unittest.mock stand-in ran is no case; one the stand-in stays out of is
+    "tests/test_with_mocks.py::test_a_function_patched_with_autospec": "mocked",
+    "tests/test_with_mocks.py::test_a_function_patched_by_a_decorator": "mocked",
+    "tests/test_with_mocks.py::test_a_patch_the_call_never_reaches": ["Box.area[test 2]"],
     "tests/test_with_mocks.py::test_a_patch_started_then_stopped": ["blend[test 3]"],  # its call after stop()
 }
 
@@ -108,12 +109,13 @@ def test_each_test_yields_its_cases_or_a_reason(found):
     assert reports["tests/test_ops.py::test_ramp_of_a_numpy_length"].detail == \
         "calls suitelib.make_ramp with neither a tensor nor plain Python values only"
     assert reports["tests/test_ops.py::test_scale_twice_the_same_way"].covered == 2
-    assert reports["tests/test_with_mocks.py::test_a_method_patched_on_the_instance"].detail == (
-        "suitelib.Gain ran while the test patched Gain.forward (unittest.mock)")
-    assert reports["tests/test_with_mocks.py::test_a_class_patched_by_a_decorator"].detail == (
-        "suitelib.blend ran while the test patched suitelib.Box.area (unittest.mock)")
+    assert reports["tests/test_with_mocks.py::test_a_function_patched_with_autospec"].detail == (
+        "suitelib.smooth ran the test's unittest.mock stand-in for suitelib.scale")
+    assert reports["tests/test_with_mocks.py::test_a_function_patched_by_a_decorator"].detail == (
+        "suitelib.smooth ran the test's unittest.mock stand-in for suitelib.scale")
     assert reports["tests/test_with_mocks.py::test_a_patch_started_then_stopped"].dropped == [
-        "suitelib.scale ran while the test patched suitelib.make_ramp (unittest.mock)"]
+        "suitelib.Gain.doubled ran the test's unittest.mock stand-in for suitelib.scale (no mock, so whether it "
+        "ran cannot be counted: taken as run)"]
     from unittest import mock
     assert mock._patch.__enter__.__name__ == "__enter__"  # discovery put unittest.mock back as it was
 
@@ -258,7 +260,7 @@ def test_names_and_fingerprints_are_identical_in_two_processes(found):
     from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
     here = [[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {})] for c in found.cases]
-    assert results[0] == results[1] == here and len(here) == 17
+    assert results[0] == results[1] == here and len(here) == 18
 
 
 def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, monkeypatch):
@@ -323,15 +325,15 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert "    test_that_fails: no case: the test failed: AssertionError: wrong on purpose" in lines
     assert "    test_on_cuda: no case: it needs CUDA: skipped: needs a CUDA device" in lines
     assert "    test_scale_shapes[shape1]: scale[test 3] -> suitelib.scale [(1,3,4,4)]" in lines
-    assert lines[-2].startswith(f"suitelib from {TESTS}: 32 tests in 4 files, 16 cases (+1 repeating hand-written "
+    assert lines[-2].startswith(f"suitelib from {TESTS}: 33 tests in 4 files, 17 cases (+1 repeating hand-written "
                                 "or docstring cases from ")
     assert "tests without a case: 1 no public tensor call, 5 its calls repeat configurations already kept, " \
-           "2 its calls ran while the test patched the library with unittest.mock, 1 the test failed" in lines[-2]
+           "2 its calls ran the test's unittest.mock stand-ins, 1 the test failed" in lines[-2]
     # loading the configured cases left their cases_from_tests out (else it would have filled the cache)
     assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
     assert done.stderr.startswith(f"discovering suitelib: importing it, then running its tests under {TESTS} (or "
                                   "loading them from the discovery cache)\n")
-    assert "[1/27] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
+    assert "[1/28] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
 
 
 def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):
@@ -369,7 +371,7 @@ def survey(tmp_path_factory):
     out = tmp_path_factory.mktemp("suite-survey") / "export_support.json"
     progress = io.StringIO()
     result = run_survey(ProbeConfig(cases=[str(PROBE / "probe_cases" / "suitelib_cases.py")], out=out, jobs=2,
-                                    dynamic=False, only=["Gain[test]", "scale[test 2]", "Box.area", "Gain.squared",
+                                    dynamic=False, only=["Gain[test]", "scale[test 2]", "Box.area[test]", "Gain.squared",
                                                                    "make_ramp"]), stream=progress)
     return result, progress.getvalue()
 
@@ -385,7 +387,7 @@ def test_a_survey_from_the_tests_alone(survey):
                         for name in ("Gain[test]", "scale[test 2]", "Box.area[test]", "Gain.squared[test]",
                                      "make_ramp[test]")}  # built by the workers alone; the last two: no tensor input
     assert "gain = Gain(0.5)" in cases["Gain[test]"]["call"]
-    assert "suitelib_cases.py: 17 cases in" in progress
+    assert "suitelib_cases.py: 18 cases in" in progress
 
 
 def test_the_page_renders_the_test_cases(survey, tmp_path):

@@ -51,6 +51,7 @@ class Call:
     filename: str = ""  # the file of the code that made the call (a test file; "<doctest ...>" for an example)
     function: str = ""  # the qualified name of the function that made it (a test's own body, or a helper)
     occurrence: int = 0  # 0 for the run's first own call of this callable, 1 for the second, ... (wanted or not)
+    stand_ins: tuple[str, ...] = ()  # the test's unittest.mock stand-ins that ran inside it: no case either
 
 
 @dataclass
@@ -83,6 +84,9 @@ def in_example(frame: Any) -> bool:
 
 # whether a call of the user's own code is worth recording: (ref, callee as called, args, kwargs) -> bool
 Wanted = Callable[[str, Any, tuple, dict], bool]
+# the test's unittest.mock stand-ins active now, (id, what each replaces) -> how often it has run, None when it
+# cannot tell (suite_run.stand_in_uses)
+StandIns = Callable[[], dict]
 
 
 class Recorder:
@@ -96,14 +100,18 @@ class Recorder:
         self.own_code = in_example
         self.wanted: Wanted | None = None
         self.seen: Counter[str] = Counter()  # own calls per ref so far, wanted or not (Call.occurrence)
+        self.stand_ins: StandIns | None = None
 
-    def begin(self, calls: list[Call], own_code: Callable[[Any], bool], wanted: Wanted | None = None) -> None:
-        """Record into ``calls`` from now on (one test's run)."""
+    def begin(self, calls: list[Call], own_code: Callable[[Any], bool], wanted: Wanted | None = None,
+              stand_ins: StandIns | None = None) -> None:
+        """Record into ``calls`` from now on (one test's run); ``stand_ins`` tells :func:`_called` which of a
+        recorded call's stand-ins ran during it."""
         self.calls, self.own_code, self.wanted, self.statement = calls, own_code, wanted, 0
+        self.stand_ins = stand_ins
         self.seen = Counter()
 
     def end(self) -> None:
-        self.calls, self.own_code, self.wanted = None, in_example, None
+        self.calls, self.own_code, self.wanted, self.stand_ins = None, in_example, None, None
 
     def record(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any], frame: Any,
                copy_callee: Callable[[Any], Any] | None = None) -> Call | None:
@@ -138,11 +146,17 @@ def _called(call: Call | None, function: Any, args: tuple, kwargs: dict[str, Any
     case. Calls the library makes itself are not recorded (``call`` is None) and pass straight through."""
     if call is None:
         return function(*args, **kwargs)
+    watch = RECORDER.stand_ins
+    before = watch() if watch is not None else {}
     try:
         return function(*args, **kwargs)
     except BaseException as exc:
         call.raised = first_line(exc)
         raise
+    finally:
+        if before:  # a stand-in that ran (or left) during the call decided what it returned; None: cannot tell
+            after = watch()
+            call.stand_ins = tuple(key[1] for key, uses in before.items() if uses is None or after.get(key) != uses)
 
 
 RECORDER = Recorder()

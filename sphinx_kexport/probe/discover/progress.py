@@ -18,7 +18,7 @@ WORDS = dict(NO_CASE_WORDS, duplicate="repeats hand-written cases")
 TEST_WORDS = {
     "no tensor call": "no public tensor call",
     "covered": "its calls repeat configurations already kept",
-    "mocked": "its calls ran while the test patched the library with unittest.mock",
+    "mocked": "its calls ran the test's unittest.mock stand-ins",
     "failed": "the test failed",
     "network": "it needs the network",
     "needs CUDA": "it needs CUDA",

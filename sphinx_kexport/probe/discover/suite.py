@@ -7,7 +7,7 @@ only: doc_cases.probed_call) is a candidate, and up to
 ``per_operator`` configurations of each operator become cases
 (discover/suite_cases.py). :func:`discover_suite` also says, per test, why it
 yields nothing: no public tensor call, its calls repeat configurations already
-kept, its calls ran while it patched the library with unittest.mock, the test
+kept, its calls ran the test's unittest.mock stand-ins, the test
 failed, it needs the network, it needs CUDA, it ran past its time limit, pytest
 skipped it, it is parametrised with another dtype, its file does not import.
 
@@ -35,7 +35,7 @@ from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, pl
                       public_objects, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter
 from .suite_cases import Selection, build_suite_case, configuration
-from .suite_run import NodeRun, NodeSource, SuiteError, active_patches, library_roots, run_suite, suite_roots
+from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
 
@@ -143,7 +143,6 @@ class _Taker:
         self.reports: dict[str, NodeReport] = {}
         self._texts: dict[str, str] = {}
         self.passed_over: list[str] = []  # refs of this test's calls not recorded: left out, or covered already
-        self.mocked: list[str] = []  # this test's calls not recorded because a unittest.mock patch was active
         self.covered = 0
 
     def wants(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
@@ -155,10 +154,6 @@ class _Taker:
             return False
         if not selected(ref, self.include, self.exclude):
             self.passed_over.append(ref)
-            return False
-        patches = active_patches()
-        if patches:  # the test's stand-in runs, not the library: what the call shows is the mock's
-            self.mocked.append(f"{ref} ran while the test patched {', '.join(patches)} (unittest.mock)")
             return False
         try:
             key = configuration(Call(ref, callee, args, kwargs, 0, None))
@@ -174,14 +169,10 @@ class _Taker:
         report = self.reports[run.nodeid] = NodeReport(run.nodeid, skip=run.kind, detail=run.detail,
                                                        seconds=run.seconds)
         passed_over, report.covered = self.passed_over, self.covered
-        mocked = list(dict.fromkeys(self.mocked))  # once each: a test may call the same way in a loop
-        self.passed_over, self.covered, self.mocked = [], 0, []
+        self.passed_over, self.covered = [], 0
         try:
             if not run.kind:
-                report.dropped.extend(mocked)
                 self._take(run, source, report, passed_over)
-                if not report.cases and mocked and report.skip == "no tensor call" and report.dropped == mocked:
-                    report.skip = "mocked"  # every call it made ran a mock of the library's
         except Exception as exc:  # said, not hidden; the other tests go on
             report.cases, report.skip = [], "failed"
             report.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"
@@ -220,6 +211,7 @@ class _Taker:
                     report.cases.append(self._build(call, name, source, occurrence))
             return
         left_out = {ref for ref in passed_over if not selected(ref, self.include, self.exclude)}
+        mocked: dict[str, None] = {}  # once each, in order: a test may call the same way in a loop
         for call, occurrence in calls:
             if not selected(call.ref, self.include, self.exclude):
                 left_out.add(call.ref)
@@ -228,6 +220,9 @@ class _Taker:
                 continue  # e.g. a call with an array or an object: nothing the probe can pass as a graph input
             if call.raised:
                 report.dropped.append(f"{call.ref} raised {call.raised} (the test caught it)")
+                continue
+            if call.stand_ins:  # what it returned is the mock's
+                mocked[f"{call.ref} ran the test's unittest.mock stand-in for {', '.join(call.stand_ins)}"] = None
                 continue
             try:
                 key = configuration(call)
@@ -248,6 +243,7 @@ class _Taker:
                 continue
             self.selection.keep(call.ref, key, name)
             report.cases.append(spec)
+        report.dropped.extend(mocked)
         if report.cases:
             return
         if report.covered:
@@ -255,6 +251,8 @@ class _Taker:
             covered = sorted({c.ref for c, _ in calls} | (set(passed_over) - left_out))
             report.detail = (f"{report.covered} call{'s' if report.covered != 1 else ''} of "
                              f"{', '.join(covered)} (per_operator={self.per_operator})")
+        elif mocked and len(report.dropped) == len(mocked):
+            report.skip, report.detail = "mocked", "; ".join(mocked)  # every call it made ran a mock
         else:
             report.skip = "no tensor call"
             called = sorted({c.ref for c, _ in calls})

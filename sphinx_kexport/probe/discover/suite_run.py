@@ -6,8 +6,8 @@ recorder takes a call when the frame that made it belongs to a file under the
 tests' path (:func:`own_test_code`) and no ``pytest.raises`` block is open: a
 call one library function makes to another comes from a library frame, and a
 call inside ``pytest.raises`` is the test showing a failure on purpose. A call
-made while a ``unittest.mock`` patch is active (:func:`active_patches`) runs the
-test's stand-in, not the library, and is no case either. Only
+during which a test's ``unittest.mock`` stand-in ran (:func:`stand_in_uses`)
+shows the mock, not the library, and is no case either. Only
 the call phase records (fixtures build the inputs; their calls are not the
 test's).
 
@@ -130,11 +130,20 @@ def raises_watched() -> Iterator[None]:
 
 
 # --------------------------------------------------------------------------
-# unittest.mock: a call made while the test has patched something runs the test's stand-in, not the library
-# (kornia's TestAugmentationBase2D.test_forward replaces apply_transform and three more methods with mocks)
+# unittest.mock: a call during which the test's stand-in ran shows the mock, not the library (kornia's
+# TestAugmentationBase2D.test_forward replaces apply_transform and three more methods with mocks). A stand-in
+# that did not run leaves the call alone: kornia's tests/feature/test_mkd.py patches torch.hub's download in
+# every test, and get_grid_dict never downloads.
 
 
-_PATCHES: list[tuple[int, str]] = []  # (id of the patch, what it replaces) for each patch active now
+@dataclass
+class _Patch:
+    key: tuple[int, str]  # (id of the patch, what it replaces)
+    stand_in: Any  # what __enter__ put in its place
+    library: bool  # whether what it replaces is the library's own code
+
+
+_PATCHES: list[_Patch] = []  # the patches active now, outermost first
 
 
 def _patched_name(patch: Any) -> str:
@@ -150,9 +159,16 @@ def _patched_name(patch: Any) -> str:
     return f"{owner}.{getattr(patch, 'attribute', '?')}"
 
 
+def _in_library(target: Any, library: list[str]) -> bool:
+    """Whether the module, class or object a patch changes is defined in a file under ``library``."""
+    if not inspect.ismodule(target):
+        target = sys.modules.get((target if inspect.isclass(target) else type(target)).__module__)
+    return str(getattr(target, "__file__", None) or "").startswith(tuple(library))
+
+
 @contextlib.contextmanager
-def patches_watched() -> Iterator[None]:
-    """Keep :func:`active_patches` up to date while the tests run: ``patch(...)``, ``patch.object(...)``, as a
+def patches_watched(library: list[str]) -> Iterator[None]:
+    """Keep :func:`stand_in_uses` up to date while the tests run: ``patch(...)``, ``patch.object(...)``, as a
     decorator, a ``with`` block or ``start()`` / ``stop()`` (and pytest-mock's ``mocker``, built on them) all
     enter and leave through ``_patch.__enter__`` / ``__exit__``."""
     from unittest import mock
@@ -162,12 +178,15 @@ def patches_watched() -> Iterator[None]:
 
     def watched_enter(self: Any) -> Any:
         result = enter(self)
-        _PATCHES.append((id(self), _patched_name(self)))
+        name = _patched_name(self)
+        if _counted(result) is None:
+            name += " (no mock, so whether it ran cannot be counted: taken as run)"
+        _PATCHES.append(_Patch((id(self), name), result, _in_library(getattr(self, "target", None), library)))
         return result
 
     def watched_exit(self: Any, *exc: Any) -> Any:
         for index in range(len(_PATCHES) - 1, -1, -1):
-            if _PATCHES[index][0] == id(self):
+            if _PATCHES[index].key[0] == id(self):
                 del _PATCHES[index]
                 break
         return leave(self, *exc)
@@ -180,9 +199,29 @@ def patches_watched() -> Iterator[None]:
         _PATCHES.clear()
 
 
-def active_patches() -> list[str]:
-    """What the unittest.mock patches active now replace, outermost first."""
-    return [name for _, name in _PATCHES]
+def stand_in_uses() -> dict[tuple[int, str], int | None]:
+    """The active patches' stand-ins -> how often each has run: a mock counts its calls and its children's (a
+    property mock counts its reads; an autospec'd function carries its mock). Of any other stand-in nothing
+    can be counted: None (taken as run) where it replaces the library's code, left out where it does not."""
+    uses: dict[tuple[int, str], int | None] = {}
+    for patch in _PATCHES:
+        counted = _counted(patch.stand_in)
+        if counted is not None:
+            uses[patch.key] = len(counted.mock_calls)
+        elif patch.library:
+            uses[patch.key] = None
+    return uses
+
+
+def _counted(stand_in: Any) -> Any:
+    """The mock that counts a stand-in's runs: itself, or the one an autospec'd function carries (asked of
+    the function only: a mock answers any attribute, ``mock`` too, with a new child)."""
+    from unittest import mock
+
+    if isinstance(stand_in, mock.NonCallableMock):
+        return stand_in
+    carried = getattr(stand_in, "mock", None) if inspect.isfunction(stand_in) else None
+    return carried if isinstance(carried, mock.NonCallableMock) else None
 
 
 def own_test_code(roots: list[str], library: list[str]) -> Callable[[Any], bool]:
@@ -364,7 +403,7 @@ class SuitePlugin:
     def pytest_runtest_call(self, item: Any) -> Iterator[Any]:
         run = self.current
         with time_limit(self.limit):
-            RECORDER.begin(run.calls if run is not None else [], self.own, self.wanted)
+            RECORDER.begin(run.calls if run is not None else [], self.own, self.wanted, stand_in_uses)
             try:
                 return (yield)
             finally:
@@ -435,7 +474,7 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
     output, errors = io.StringIO(), _Copied(sys.stderr)
     try:  # pytest's report would mix into discover's own on stdout; its errors still show on stderr
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors), raises_watched(), \
-                patches_watched(), network_blocked(), scratch_directory():
+                patches_watched(library), network_blocked(), scratch_directory():
             status = pytest.main(pytest_arguments(targets), plugins=[plugin])
     finally:
         sys.path[:] = path

@@ -1,30 +1,37 @@
-"""Tests that patch the library with unittest.mock: a call made while a patch is active runs the test's
-stand-in, so it is no case (each test's expected yield is in tests/probe/test_probe_suite.py)."""
+"""Tests that patch with unittest.mock: a call during which the test's stand-in ran shows the mock, so it is no
+case; a call the stand-in stays out of is (each test's expected yield is in tests/probe/test_probe_suite.py)."""
 
 from unittest import mock
 
 import torch
 
 import suitelib
-from suitelib import Gain
+from suitelib import Box, Gain
 
 
-def test_a_method_patched_on_the_instance():
-    # kornia's TestAugmentationBase2D.test_forward: methods of the module replaced, then the module called
-    gain = Gain(3.0)
-    with mock.patch.object(gain, "forward", autospec=True) as forward:
-        forward.side_effect = lambda x: x
-        assert gain(torch.rand(7, 2)).shape == (7, 2)
+def test_a_function_patched_with_autospec():
+    # kornia's TestAugmentationBase2D.test_forward: patch.object(..., autospec=True), then the library called
+    with mock.patch.object(suitelib, "scale", autospec=True) as scale:
+        scale.side_effect = lambda x, factor=2.0: x
+        assert suitelib.smooth(torch.rand(7, 2)).shape == (7, 2)  # smooth calls scale: the mock's result
 
 
-@mock.patch("suitelib.Box.area", return_value=torch.zeros(1))
-def test_a_class_patched_by_a_decorator(area):
-    assert suitelib.blend(torch.rand(7, 3), torch.rand(7, 3)).shape == (7, 3)
+@mock.patch("suitelib.scale", side_effect=lambda x, factor: x)
+def test_a_function_patched_by_a_decorator(scale):
+    assert suitelib.smooth(torch.rand(7, 3)).shape == (7, 3)  # smooth calls scale: the mock's result
+    assert scale.called
+
+
+@mock.patch("torch.hub.load_state_dict_from_url")
+def test_a_patch_the_call_never_reaches(load):
+    # kornia's tests/feature/test_mkd.py patches torch.hub's download for every test; area never downloads
+    assert Box(2.0).area(torch.rand(7, 2)).shape == (7, 2)
 
 
 def test_a_patch_started_then_stopped():
-    patcher = mock.patch.object(suitelib, "make_ramp", return_value=torch.zeros(3))
+    # a plain function, not a mock, in place of the library's scale: whether it ran cannot be counted
+    patcher = mock.patch.object(suitelib, "scale", lambda x, factor=2.0: x)
     patcher.start()
-    suitelib.scale(torch.rand(7, 4), 4.0)  # while patched: no case
+    Gain(2.0).doubled(torch.rand(7, 4))  # while patched: no case
     patcher.stop()
     assert suitelib.blend(torch.rand(7, 5), torch.rand(7, 5), 0.25).shape == (7, 5)  # after: a case
