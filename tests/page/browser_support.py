@@ -128,6 +128,13 @@ def visible_rows(driver) -> list[str]:
         ".filter(tr => !tr.hidden && tr.offsetParent !== null).map(tr => tr.id)")
 
 
+def choose(driver, kind: str, value: str) -> None:
+    """Pick ``value`` in the page's ``kind`` select (filter, device, version), as a change event."""
+    driver.execute_script(
+        "const s = document.querySelector(`.kexport-controls select[data-kx=${arguments[0]}]`);"
+        "s.value = arguments[1]; s.dispatchEvent(new Event('change'));", kind, value)
+
+
 def click(driver, element) -> None:
     """A real click, after scrolling the element to the middle of the window (the
     tables scroll sideways inside their wrappers)."""

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from browser_support import BROWSER_ROOT, THEMES, chromium, chromium_available, click, console_errors, contrast, \
-    opened, parse_rgb, relative_luminance
+from browser_support import BROWSER_ROOT, THEMES, choose, chromium, chromium_available, click, console_errors, \
+    contrast, opened, parse_rgb, relative_luminance
 from sphinx_kexport.snapshot.diff import compare
 from sphinx_kexport.page.model.page_model import _counts, build_model
 from sphinx_kexport.snapshot.repro import fill_template, repro_templates
@@ -99,12 +99,6 @@ def search(driver, text: str) -> None:
         box.send_keys(text)
     else:  # clear() fires no input event
         driver.execute_script("arguments[0].dispatchEvent(new Event('input'))", box)
-
-
-def choose(driver, kind: str, value: str) -> None:
-    driver.execute_script(
-        "const s = document.querySelector(`.kexport-controls select[data-kx=${arguments[0]}]`);"
-        "s.value = arguments[1]; s.dispatchEvent(new Event('change'));", kind, value)
 
 
 def counts_on_page(driver) -> list[tuple[str, str, str]]:

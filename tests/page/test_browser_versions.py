@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, chromium_available, click, opened, visible_rows, wait_for
+from browser_support import build_html, choose, chromium_available, click, opened, visible_rows, wait_for
 
 pytestmark = [
     pytest.mark.browser,
@@ -37,12 +37,6 @@ def site(tmp_path_factory):
 def page(driver, base_url):
     with opened(driver, base_url + "index.html") as d:
         yield d
-
-
-def choose(driver, kind: str, value: str) -> None:
-    driver.execute_script(
-        "const s = document.querySelector(`.kexport-controls select[data-kx=${arguments[0]}]`);"
-        "s.value = arguments[1]; s.dispatchEvent(new Event('change'));", kind, value)
 
 
 def shown(driver) -> tuple[list[str], str, str, str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from browser_support import chromium, chromium_available, click, console_errors, fetch_texts, opened, \
+from browser_support import choose, chromium, chromium_available, click, console_errors, fetch_texts, opened, \
     serve, visible_rows, wait_for
 from sphinx_kexport.page.model.comparison import Comparison, load_comparison
 from sphinx_kexport.page.model.page_model import build_model
@@ -142,41 +142,6 @@ def test_a_versions_page_marks_every_cell_as_its_snapshots_say(built, page):
     assert marked >= fewest
 
 
-def _choose(driver, kind: str, value: str) -> None:
-    driver.execute_script(
-        "const s = document.querySelector(`.kexport-controls select[data-kx=${arguments[0]}]`);"
-        "s.value = arguments[1]; s.dispatchEvent(new Event('change'));", kind, value)
-
-
-@pytest.mark.browser
-@pytest.mark.skipif(not chromium_available(), reason="Debian chromium and chromium-driver are not installed")
-def test_the_whole_survey_page_shows_each_torch_version_and_what_changed(built, driver, base_url):
-    """Issue 20 on the real page (1,484 rows, three versions): the selector swaps in a version's statuses
-    and its ONNX card, and "changed between torch versions" keeps every row a version mark is on."""
-    snapshots = [read_json(path) for path in WHOLE]
-    supported = ("ok", "ok-breaks", "ok-unverified")
-    onnx = [sum(c["results"]["cpu"]["onnx"]["status"] in supported for c in s["cases"]) for s in snapshots]
-    rows = sum(1 for c in snapshots[0]["cases"] if any(c["results"]["cpu"][p]["status"] != "n/a" for p in
-                                                         ("onnx", "export", "compile")))
-    script = ("const card = document.querySelector('.kexport-cards .kexport-count--onnx-cpu').textContent;"
-              "const cell = document.getElementById('kx-binary-focal-loss-with-logits-doc').cells[1];"
-              "return [card, cell.querySelector('.kx-cur').textContent];")
-    with opened(driver, base_url + "torch-versions-whole.html", width=1400) as page:
-        # the newest first; the docstring's integer targets stopped exporting in 2.13.0 (the kornia guide)
-        assert page.execute_script(script) == [f"{onnx[-1]} / {rows}", "no"]
-        _choose(page, "version", "2.9.1")
-        assert page.execute_script(script) == [f"{onnx[0]} / {rows}", "yes"]
-        wait_for(page, "return location.search.includes('kx-v=2.9.1')")
-        _choose(page, "version", "2.15.0")
-        marked = page.execute_script("return [...document.querySelectorAll('table.kx-t tbody tr')]"
-                                     ".filter(tr => tr.querySelector('small.kx-vm')).map(tr => tr.id)")
-        _choose(page, "filter", "versions")
-        changed = visible_rows(page)
-        assert set(marked) <= set(changed) and 40 <= len(marked) and len(changed) < rows
-        status = page.find_element("css selector", ".kexport-controls [aria-live]").text
-        assert status == f"Showing {len(changed):,} of {rows:,} configurations"
-
-
 def test_the_snapshot_format_page_is_generated_from_the_schema(built):
     from sphinx_kexport.snapshot import load_schema
 
@@ -191,6 +156,34 @@ def in_chromium(test):
     needs = pytest.mark.skipif(not chromium_available(), reason="Debian chromium and chromium-driver are "
                                "not installed")
     return pytest.mark.browser(needs(test))
+
+
+@in_chromium
+def test_the_whole_survey_page_shows_each_torch_version_and_what_changed(built, driver, base_url):
+    """Issue 20 on the real page (every case, three versions): the selector swaps in a version's statuses
+    and its ONNX card, and "changed between torch versions" keeps every row a version mark is on."""
+    snapshots = [read_json(path) for path in WHOLE]
+    supported = ("ok", "ok-breaks", "ok-unverified")
+    onnx = [sum(c["results"]["cpu"]["onnx"]["status"] in supported for c in s["cases"]) for s in snapshots]
+    rows = sum(1 for c in snapshots[0]["cases"] if any(c["results"]["cpu"][p]["status"] != "n/a" for p in
+                                                         ("onnx", "export", "compile")))
+    script = ("const card = document.querySelector('.kexport-cards .kexport-count--onnx-cpu').textContent;"
+              "const cell = document.getElementById('kx-binary-focal-loss-with-logits-doc').cells[1];"
+              "return [card, cell.querySelector('.kx-cur').textContent];")
+    with opened(driver, base_url + "torch-versions-whole.html", width=1400) as page:
+        # the newest first; the docstring's integer targets stopped exporting in 2.13.0 (the kornia guide)
+        assert page.execute_script(script) == [f"{onnx[-1]} / {rows}", "no"]
+        choose(page, "version", "2.9.1")
+        assert page.execute_script(script) == [f"{onnx[0]} / {rows}", "yes"]
+        wait_for(page, "return location.search.includes('kx-v=2.9.1')")
+        choose(page, "version", "2.15.0")
+        marked = page.execute_script("return [...document.querySelectorAll('table.kx-t tbody tr')]"
+                                     ".filter(tr => tr.querySelector('small.kx-vm')).map(tr => tr.id)")
+        choose(page, "filter", "versions")
+        changed = visible_rows(page)
+        assert set(marked) <= set(changed) and 40 <= len(marked) and len(changed) < rows
+        status = page.find_element("css selector", ".kexport-controls [aria-live]").text
+        assert status == f"Showing {len(changed):,} of {rows:,} configurations"
 
 
 @in_chromium

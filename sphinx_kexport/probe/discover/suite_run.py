@@ -139,7 +139,7 @@ def raises_watched() -> Iterator[None]:
 @dataclass
 class _Patch:
     key: tuple[int, str]  # (id of the patch, what it replaces)
-    stand_in: Any  # what __enter__ put in its place
+    counter: Any  # the mock that counts the stand-in's runs (_counted), None when it is no mock
     library: bool  # whether what it replaces is the library's own code
 
 
@@ -178,10 +178,10 @@ def patches_watched(library: list[str]) -> Iterator[None]:
 
     def watched_enter(self: Any) -> Any:
         result = enter(self)
-        name = _patched_name(self)
-        if _counted(result) is None:
+        name, counter = _patched_name(self), _counted(result)
+        if counter is None:
             name += " (no mock, so whether it ran cannot be counted: taken as run)"
-        _PATCHES.append(_Patch((id(self), name), result, _in_library(getattr(self, "target", None), library)))
+        _PATCHES.append(_Patch((id(self), name), counter, _in_library(getattr(self, "target", None), library)))
         return result
 
     def watched_exit(self: Any, *exc: Any) -> Any:
@@ -205,9 +205,8 @@ def stand_in_uses() -> dict[tuple[int, str], int | None]:
     can be counted: None (taken as run) where it replaces the library's code, left out where it does not."""
     uses: dict[tuple[int, str], int | None] = {}
     for patch in _PATCHES:
-        counted = _counted(patch.stand_in)
-        if counted is not None:
-            uses[patch.key] = len(counted.mock_calls)
+        if patch.counter is not None:
+            uses[patch.key] = len(patch.counter.mock_calls)
         elif patch.library:
             uses[patch.key] = None
     return uses
