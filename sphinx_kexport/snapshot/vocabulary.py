@@ -1,30 +1,207 @@
-"""The words of the contract: paths, devices, statuses, stages and their labels.
+"""The words of the contract: paths, devices, statuses, dynamic statuses and stages, one record each.
 
-The page, the probe and the JSON schema all spell them this way; the schema's
-enums are checked against these tuples by the test suite.
+Each record *is* its word (a ``str``: ``OK == "ok"``, it is a dict key and a
+JSON string) and carries what every display needs to say it: the progress
+bar's short word, the page's label, meaning, CSS class and one-letter code,
+and whether it counts as supported, failing or neither. The page model, the
+writers, the templates, the progress and (through data the page emits) the
+browser script all derive from these records, so a new status cannot be
+missing from one of them; ``tests/snapshot/test_vocabulary_and_schema.py``
+checks that, and ``tests/test_design.py`` that no status or stage word is
+spelled anywhere else. The JSON schema's enums are checked against the tuples.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)  # format 1 is upgraded on reading (snapshot/upgrade.py)
-PATHS = ("onnx", "export", "compile")
-PATH_LABELS = {"onnx": "ONNX", "export": "torch.export", "compile": "torch.compile"}
-DEVICES = ("cpu", "cuda")
-DEVICE_LABELS = {"cpu": "CPU", "cuda": "CUDA"}
+
+SUPPORTED_KIND = "supported"
+FAILING_KIND = "failing"
+NEITHER_KIND = "neither"
+
+
+class Word(str):
+    """A word of the snapshot with its display facts as attributes.
+
+    It pickles, copies and compares as its plain word, so records sent between
+    processes or read back from JSON are interchangeable with it.
+    """
+
+    def __new__(cls, word: str, **facts: Any) -> "Word":
+        self = super().__new__(cls, word)
+        self.__dict__.update(facts)
+        return self
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return str, (str(self),)
+
+    def __copy__(self) -> "Word":
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Word":
+        return self
+
+
+class Path(Word):
+    label: str  # "torch.compile"
+
+
+class Device(Word):
+    label: str  # "CUDA"
+
+
+class Status(Word):
+    """A path's result. ``kind``: supported, failing or neither; ``counted``: whether it counts as probed."""
+
+    short: str  # the progress bar's word
+    label: str  # the cell's text
+    meaning: str  # the legend's sentence
+    css: str  # the CSS class suffix (``kx-st-<css>``)
+    code: str  # the page's one-letter code (``tr[data-s]``, ``<kx-C>``)
+    kind: str
+    counted: bool
+
+    @property
+    def supported(self) -> bool:
+        return self.kind == SUPPORTED_KIND
+
+    @property
+    def failing(self) -> bool:
+        return self.kind == FAILING_KIND
+
+
+class DynamicStatus(Word):
+    """The dynamic-batch pass's answer inside a supported result. ``answers``: whether it says something about
+    another batch size (a timed-out pass or a case without a batch dimension does not)."""
+
+    suffix: str  # after the cell in the plain progress lines ("/dyn"), "" for none
+    legend: str  # the legend's mark ("any batch"), "" for none
+    meaning: str
+    code: str  # the page's one-letter mark code (``tr[data-y]``, ``<kx-yC>``); "-" for no mark
+    answers: bool
+
+
+class Stage(Word):
+    """Where a path stopped."""
+
+    meaning: str
+
+
+# -- paths and devices
+
+ONNX = Path("onnx", label="ONNX")
+EXPORT = Path("export", label="torch.export")
+COMPILE = Path("compile", label="torch.compile")
+PATHS = (ONNX, EXPORT, COMPILE)
+PATH = {p: p for p in PATHS}
+
+CPU = Device("cpu", label="CPU")
+CUDA = Device("cuda", label="CUDA")
+DEVICES = (CPU, CUDA)
+DEVICE = {d: d for d in DEVICES}
+
+# -- statuses
+
+OK = Status("ok", short="ok", label="yes", css="ok", code="o", kind=SUPPORTED_KIND, counted=True,
+            meaning="captured, ran, and the result matches eager execution")
+OK_BREAKS = Status("ok-breaks", short="breaks", label="yes, graph breaks", css="ok-breaks", code="b",
+                   kind=SUPPORTED_KIND, counted=True,
+                   meaning="torch.compile runs and matches eager, but dynamo falls back to Python at one or more "
+                           "graph breaks (the count is shown)")
+OK_UNVERIFIED = Status("ok-unverified", short="random", label="yes (random)", css="ok-random", code="r",
+                       kind=SUPPORTED_KIND, counted=True,
+                       meaning="captured and ran; a random operator, so only output count, shapes and finiteness "
+                               "are checked")
+MISMATCH = Status("mismatch", short="mismatch", label="mismatch", css="mismatch", code="m", kind=FAILING_KIND,
+                  counted=True, meaning="captured and ran, but the result differs from eager execution")
+FAIL = Status("fail", short="fail", label="no", css="fail", code="f", kind=FAILING_KIND, counted=True,
+              meaning="capture, conversion or the run failed; the Details column says why and where")
 # timeout: the path (or its dynamic-batch pass) ran past the time limit, so the probe does not know; neither
 # supported nor failing, and measured again by a run with a larger limit (the record keeps ``time_limit``).
-STATUS_TIMEOUT = "timeout"
-STATUSES = ("ok", "ok-breaks", "ok-unverified", "mismatch", "fail", STATUS_TIMEOUT, "n/a")
-SUPPORTED = frozenset({"ok", "ok-breaks", "ok-unverified"})
-FAILING = frozenset({"mismatch", "fail"})
+TIMEOUT = Status("timeout", short="timeout", label="timed out", css="timeout", code="t", kind=NEITHER_KIND,
+                 counted=False,
+                 meaning="ran past the probe's time limit, so it is not known: neither supported nor failing, and "
+                         "not counted; the Details column says which step and the limit (a run with a larger "
+                         "limit measures it again)")
+NOT_APPLICABLE = Status("n/a", short="n/a", label="n/a", css="na", code="n", kind=NEITHER_KIND, counted=False,
+                        meaning="not applicable: not a tensor graph, not runnable with the probed inputs, or not "
+                                "probed on that device")
+STATUSES = (OK, OK_BREAKS, OK_UNVERIFIED, MISMATCH, FAIL, TIMEOUT, NOT_APPLICABLE)
+STATUS = {s: s for s in STATUSES}
+SUPPORTED = frozenset(s for s in STATUSES if s.supported)
+FAILING = frozenset(s for s in STATUSES if s.failing)
 # Left out of the supported / probed counts: nothing to capture (n/a), or not known (timeout).
-UNCOUNTED = frozenset({"n/a", STATUS_TIMEOUT})
-STAGES = ("", "eager", "no-tensor", "capture", "translate", "check", "load", "run", "compare", "process", "skip")
-# The dynamic-batch result inside a supported path's result (``dynamic.status``): does the capture hold
-# at another batch size? ok: yes; static: only at the traced batch size; fail: the dynamic capture fails
-# for another reason; timeout: the pass ran past the time limit; n/a: no batch dimension.
-DYNAMIC_STATUSES = ("ok", "static", "fail", STATUS_TIMEOUT, "n/a")
+UNCOUNTED = frozenset(s for s in STATUSES if not s.counted)
+
+# -- the dynamic-batch pass (``dynamic.status`` inside a supported path's result): does the capture hold at
+# another batch size?
+
+DYNAMIC_OK = DynamicStatus("ok", suffix="/dyn", legend="any batch", code="o", answers=True,
+                           meaning="holds at any batch size: captured with the batch dimension dynamic, run at "
+                                   "another batch size and compared with eager there")
+DYNAMIC_STATIC = DynamicStatus("static", suffix="/static", legend="batch N only", code="s", answers=True,
+                               meaning="works only at the traced batch size N: the capture specialises the batch")
+DYNAMIC_FAIL = DynamicStatus("fail", suffix="/dyn-fail", legend="dynamic fails", code="f", answers=True,
+                             meaning="supported at the traced batch size, but the capture with a dynamic batch "
+                                     "fails (the Details column says why), so whether it holds at another batch "
+                                     "size is unknown")
+DYNAMIC_TIMEOUT = DynamicStatus("timeout", suffix="", legend="", code="-", answers=False,
+                                meaning="the dynamic-batch pass ran past the time limit")
+DYNAMIC_NOT_APPLICABLE = DynamicStatus("n/a", suffix="", legend="", code="-", answers=False,
+                                       meaning="the case has no batch dimension")
+DYNAMIC_STATUSES = (DYNAMIC_OK, DYNAMIC_STATIC, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, DYNAMIC_NOT_APPLICABLE)
+DYNAMIC_STATUS = {s: s for s in DYNAMIC_STATUSES}
+DYNAMIC_ANSWERS = tuple(s for s in DYNAMIC_STATUSES if s.answers)
+
+# -- stages: where a path stopped
+
+STAGE_NONE = Stage("", meaning="the path did not stop")
+STAGE_EAGER = Stage("eager", meaning="the case raised when run eagerly (a problem with the case or the "
+                                     "environment, not with the path)")
+STAGE_NO_TENSOR = Stage("no-tensor", meaning="the case ran but returned no tensor, so there is nothing to capture")
+STAGE_CAPTURE = Stage("capture", meaning="capturing the graph (dynamo, torch.export)")
+STAGE_TRANSLATE = Stage("translate", meaning="translating the captured graph to ONNX")
+STAGE_CHECK = Stage("check", meaning="onnx.checker on the exported model")
+STAGE_LOAD = Stage("load", meaning="loading the model into onnxruntime")
+STAGE_RUN = Stage("run", meaning="running the captured graph, exported program or compiled function")
+STAGE_COMPARE = Stage("compare", meaning="comparing its outputs with eager execution")
+STAGE_PROCESS = Stage("process", meaning="the worker process died or ran past the time limit")
+STAGE_SKIP = Stage("skip", meaning="the case module skipped it")
+STAGES = (STAGE_NONE, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_CAPTURE, STAGE_TRANSLATE, STAGE_CHECK, STAGE_LOAD,
+          STAGE_RUN, STAGE_COMPARE, STAGE_PROCESS, STAGE_SKIP)
+STAGE = {s: s for s in STAGES}
+
+# Compatibility names (read by older code and the docs).
+STATUS_TIMEOUT = TIMEOUT
+PATH_LABELS = {p: p.label for p in PATHS}
+DEVICE_LABELS = {d: d.label for d in DEVICES}
+
+
+def status(word: str) -> Status:
+    """The record of a status word; a clear error for a word the contract does not have."""
+    try:
+        return STATUS[word]
+    except KeyError:
+        raise ValueError(f"unknown status {word!r}; expected one of {', '.join(STATUSES)}") from None
+
+
+def dynamic_status(word: str) -> DynamicStatus:
+    try:
+        return DYNAMIC_STATUS[word]
+    except KeyError:
+        raise ValueError(f"unknown dynamic status {word!r}; expected one of {', '.join(DYNAMIC_STATUSES)}") from None
+
+
+def page_codes() -> dict[str, str]:
+    """What the browser script needs of the statuses, as the page emits it (``data-codes``): the codes of the
+    supported and the failing statuses, in order."""
+    return {SUPPORTED_KIND: "".join(s.code for s in STATUSES if s.supported),
+            FAILING_KIND: "".join(s.code for s in STATUSES if s.failing)}
+
+
 # Where a case came from (the case's ``origin``, format 2): written by hand in a case module, recorded
 # from a docstring example of the library, or recorded from a test of the library's own test suite.
 ORIGIN_HAND = "hand-written"
@@ -42,12 +219,6 @@ NO_CASE_WORDS = {
     "unparsable": "doctest cannot parse its docstring",
 }
 NO_CASE_KINDS = tuple(NO_CASE_WORDS)
-# The stage of an n/a result whose case never reached a capture path: it raised when run eagerly, or it
-# returned no tensor (format 2; format 1 said both with stage "eager" and told them apart by wording).
-STAGE_EAGER = "eager"
-STAGE_NO_TENSOR = "no-tensor"
-STAGE_SKIP = "skip"
-STAGE_PROCESS = "process"
 # What the probe measures with unless told otherwise; the page and the repro snippets fall back to them.
 DEFAULT_OPSET = 18
 DEFAULT_ATOL = 2e-4
