@@ -9,7 +9,12 @@
 * within ``page``, cut one way: ``model/`` (plain Python: no docutils, sphinx or
   jinja2) imports neither ``parts/``, ``writers/`` nor ``sphinx_env/``; ``parts/``
   (the components, as doctree nodes) never import ``writers/``, nor ``writers/``
-  (one per builder family) ``parts/``.
+  (one per builder family) ``parts/``;
+* within ``probe``, the stages import one way: ``base -> cases -> measure ->
+  discover -> run -> survey -> cli``, a stage importing only the stages before
+  it (``probe/__init__.py`` and ``__main__.py``, the facade, import anything);
+* every exception class of the probe derives from ``ProbeError`` and is
+  exported from ``sphinx_kexport.probe``.
 
 Every import counts, also one inside a function.
 """
@@ -181,3 +186,99 @@ def test_the_circle_finder_finds_a_circle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     graph = _import_graph()
     assert "sphinx_kexport.probe.survey.plan" in graph["sphinx_kexport.probe.survey.api"]
+
+
+PROBE = "sphinx_kexport.probe"
+PROBE_STAGES = ("base", "cases", "measure", "discover", "run", "survey", "cli")  # each imports only those before it
+
+
+def _stage(module: str) -> str | None:
+    """The probe stage a module belongs to (None for the facade, ``probe`` itself, and anything outside)."""
+    parts = module.split(".")
+    return parts[2] if module.startswith(PROBE + ".") and len(parts) > 2 and parts[2] in PROBE_STAGES else None
+
+
+def _stage_violations(path: Path) -> list[str]:
+    """Every import in ``path`` (a module of a probe stage) of a later stage, as 'file:line: rule'."""
+    stage = _stage(_module_name(path))
+    allowed = PROBE_STAGES[: PROBE_STAGES.index(stage) + 1] if stage else PROBE_STAGES
+    where = path.relative_to(PACKAGE.parent)
+    found = []
+    for module, line in _targets(path):
+        target = _stage(module)
+        if module == PROBE or (target is not None and target not in allowed):  # the facade imports every stage
+            found.append(f"{where}:{line}: the {stage} stage imports {module} ({target or 'the probe facade'}); "
+                         f"the stages import one way, {' -> '.join(PROBE_STAGES)}")
+    return found
+
+
+@pytest.mark.parametrize("path", [p for stage in PROBE_STAGES for p in _modules(f"probe/{stage}")],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_probe_stages_import_one_way(path):
+    bad = _stage_violations(path)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_stage_rule_sees_real_cross_stage_imports(tmp_path):
+    """The stage checker itself: it must see the imports between stages (lazy, relative), or it passes vacuously."""
+    crossing = {(_stage(_module_name(p)), _stage(m)) for stage in PROBE_STAGES for p in _modules(f"probe/{stage}")
+                for m, _ in _targets(p)}
+    assert ("survey", "run") in crossing and ("run", "discover") in crossing and ("measure", "cases") in crossing
+    assert ("cli", "survey") in crossing  # cli/probe.py imports survey.api inside a function
+    assert all(_modules(f"probe/{stage}") for stage in PROBE_STAGES)
+    assert _stage("sphinx_kexport.probe.run.pool") == "run" and _stage("sphinx_kexport.probe") is None
+    # a backwards import, lazy and relative, is found with its file, line and the rule
+    assert _stage_violations(PACKAGE / "probe" / "run" / "worker.py") == []
+    wrong = PACKAGE / "probe" / "cases" / "_kx_wrong_way_probe_test.py"
+    try:
+        wrong.write_text("def f():\n    from ..run.pool import Task\n", encoding="utf-8")
+        bad = _stage_violations(wrong)
+    finally:
+        wrong.unlink()
+    assert bad == ["sphinx_kexport/probe/cases/_kx_wrong_way_probe_test.py:2: the cases stage imports "
+                   "sphinx_kexport.probe.run.pool (run); the stages import one way, "
+                   "base -> cases -> measure -> discover -> run -> survey -> cli",
+                   "sphinx_kexport/probe/cases/_kx_wrong_way_probe_test.py:2: the cases stage imports "
+                   "sphinx_kexport.probe.run.pool.Task (run); the stages import one way, "
+                   "base -> cases -> measure -> discover -> run -> survey -> cli"]
+
+
+def _probe_exception_classes() -> list[tuple[str, str, int]]:
+    """(module, class name, line) for every exception class defined in the probe, found from the source (a class
+    whose base is a built-in exception or another exception class of the probe), so a new one anywhere is seen."""
+    import builtins
+
+    classes = [(_module_name(path), node) for path in _modules("probe")
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.ClassDef)]
+    errors = {name for name, value in vars(builtins).items() if isinstance(value, type)
+              and issubclass(value, BaseException)}
+    found: dict[tuple[str, str], int] = {}
+    grew = True
+    while grew:  # a subclass of a probe error (TorchLacks(LoadError)) is one too
+        grew = False
+        for module, node in classes:
+            bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                     for b in node.bases}
+            if (module, node.name) not in found and bases & errors:
+                found[(module, node.name)] = node.lineno
+                errors.add(node.name)
+                grew = True
+    return sorted((module, name, line) for (module, name), line in found.items())
+
+
+def test_every_probe_error_derives_from_probe_error_and_is_exported():
+    import sphinx_kexport.probe as probe
+
+    classes = _probe_exception_classes()
+    assert len(classes) >= 16 and ("sphinx_kexport.probe.survey.api", "SurveyStopped") in {c[:2] for c in classes}
+    assert ("sphinx_kexport.probe.cases.inventory", "TorchLacks") in {c[:2] for c in classes}  # LoadError's
+    bad = []
+    for module, name, line in classes:
+        where = f"{module.replace('.', '/')}.py:{line}: {name}"
+        exported = getattr(probe, name, None)
+        if name not in probe.__all__ or getattr(exported, "__module__", "") != module:
+            bad.append(f"{where} is not exported from sphinx_kexport.probe (__all__); every probe error is")
+        elif not issubclass(exported, probe.ProbeError):
+            bad.append(f"{where} does not derive from sphinx_kexport.probe.ProbeError")
+    assert not bad, "\n".join(bad)
+    assert issubclass(probe.CaseError, ValueError) and issubclass(probe.DownloadBlocked, RuntimeError)

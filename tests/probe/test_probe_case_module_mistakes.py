@@ -34,7 +34,7 @@ def test_a_child_that_fails_for_the_probe_or_the_environment_is_a_tool_error_wit
     # what the H200 showed: the inventory's child read the CUDA device's name in a fork torch refuses, and the
     # RuntimeError came out of the probe as a traceback
     from sphinx_kexport.probe.run.inventory import _result
-    from sphinx_kexport.probe.run.pool import ToolError
+    from sphinx_kexport.probe import ToolError
 
     failed: concurrent.futures.Future = concurrent.futures.Future()
     failed.set_exception(RuntimeError("Cannot re-initialize CUDA in forked subprocess. To use CUDA with "

@@ -228,7 +228,8 @@ def test_a_worker_builds_a_discovered_case_alone_from_the_discovery_cache(tmp_pa
     monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", str(tmp_path / "cache"))
     cases = twin_survey(tmp_path, "twinlib2_kx", "cases2")
     from sphinx_kexport.probe.cases.fingerprint import case_definition
-    from sphinx_kexport.probe.cases.loader import CaseBuilder, LoadError, resolve_sources
+    from sphinx_kexport.probe.cases.loader import LoadError, resolve_sources
+    from sphinx_kexport.probe.run.case_builder import CaseBuilder
 
     sources = resolve_sources([str(cases)], tmp_path)
     inventory = {case.name: case for case in _inventory(sources)}  # what the parent holds; fills the cache
@@ -250,7 +251,8 @@ def test_a_worker_builds_a_discovered_case_alone_from_the_discovery_cache(tmp_pa
 def test_without_the_cache_a_worker_builds_the_case_through_its_module_one_module_at_a_time(tmp_path):
     cases = twin_survey(tmp_path, "twinlib3_kx", "cases3")
     from sphinx_kexport.probe.cases.fingerprint import case_definition
-    from sphinx_kexport.probe.cases.loader import CaseBuilder, resolve_sources
+    from sphinx_kexport.probe.cases.loader import resolve_sources
+    from sphinx_kexport.probe.run.case_builder import CaseBuilder
 
     sources = resolve_sources([str(cases)], tmp_path)
     inventory = {case.name: case for case in _inventory(sources)}

@@ -205,7 +205,7 @@ def _is_default_instance(module: Any) -> bool:
     """Whether ``type(module)()`` rebuilds the probed module: same structure, same parameters and buffers."""
     import torch
 
-    from ..discover.sandbox import network_blocked
+    from ..base.network import network_blocked
 
     cls = type(module)
     if not _takes_no_arguments(cls):

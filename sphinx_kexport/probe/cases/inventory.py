@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from ...snapshot.vocabulary import ORIGIN_DOCSTRING, ORIGIN_HAND, ORIGIN_TEST
+from ..base.errors import ProbeError
 
 T = TypeVar("T")
 # which case wins when two repeat each other (same ref, same input shapes): the lower rank
 ORIGIN_RANK = {ORIGIN_HAND: 0, ORIGIN_DOCSTRING: 1, ORIGIN_TEST: 2}
 
 
-class LoadError(Exception):
+class LoadError(ProbeError):
     """A case module or case that cannot be used; the message says where and what to do."""
 
 

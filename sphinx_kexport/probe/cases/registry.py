@@ -17,13 +17,14 @@ from ...snapshot.vocabulary import DEFAULT_ATOL, DEFAULT_RTOL, ORIGIN_DOCSTRING,
 from . import batch_dim
 from . import containers
 from .inventory import DiscoveryRef, Joinable, SuiteRef
+from ..base.errors import ProbeError
 from .batch_dim import Batch
 
 
 IMPORT_SEED = 0  # the seed case modules are imported under (cases/loader.py), so random inputs repeat
 
 
-class CaseError(ValueError):
+class CaseError(ProbeError, ValueError):
     """A case that cannot be probed as registered; the message says why and how to fix it."""
 
 

@@ -89,7 +89,8 @@ def _state(snapshot: dict, shard: Shard | None) -> str:
 
 def run_probe(args: argparse.Namespace) -> int:
     from ..run.progress import summary_table
-    from ..survey.api import SurveyError, SurveyStopped, ToolError, run_survey
+    from ..base.errors import ToolError
+    from ..survey.api import SurveyError, SurveyStopped, run_survey
     from ..survey.config import ConfigError, build_config
 
     try:

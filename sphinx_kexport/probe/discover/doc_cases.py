@@ -21,6 +21,7 @@ from typing import Any, Iterator
 
 from .doc_run import EXAMPLE_SEED, Call, seed_everything
 from ...snapshot.vocabulary import ORIGIN_DOCSTRING
+from ..base.errors import ProbeError
 from ..cases.module_copy import copy_module
 from ..cases.registry import CaseSpec, case
 
@@ -29,7 +30,7 @@ RANDOM_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8)  # deterministic callables run under eac
 MAX_VALUE_TEXT = 40
 
 
-class UnsupportedCall(Exception):
+class UnsupportedCall(ProbeError):
     """A recorded call that cannot be replayed as a case; the message says why."""
 
 

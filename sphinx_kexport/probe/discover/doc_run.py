@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from ..cases.module_copy import copy_object
-from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, scratch_directory, time_limit
+from ..base.network import is_download_blocked, network_blocked
+from .sandbox import ExampleTimeout, scratch_directory, time_limit
 
 EXAMPLE_FILE_PREFIX = "<doctest "
 EXAMPLE_SEED = 0

@@ -19,10 +19,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from ..base.errors import ProbeError
 from ..cases.registry import CaseSpec, public_path
 
 
-class DiscoveryError(Exception):
+class DiscoveryError(ProbeError):
     """The package cannot be surveyed at all (it does not import); the message says what to do."""
 
 

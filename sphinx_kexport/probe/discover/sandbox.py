@@ -1,10 +1,7 @@
-"""Guards around running a library's docstring examples and tests: no network, a time limit, and a scratch
-working directory.
+"""Guards around running a library's docstring examples and tests: a time limit and a scratch working
+directory (no network: base/network.py).
 
-An example that fetches pretrained weights or a data set must be skipped at
-once, not wait on a network that may hang or be absent: every way out
-(a host name lookup, ``socket.connect``, ``urllib``, ``torch.hub``) raises :class:`DownloadBlocked`
-while the guard is on. The time limit counts the example's CPU time (``SIGPROF``;
+The time limit counts the example's CPU time (``SIGPROF``;
 ``SIGALRM`` catches one that hangs), so it only applies in the main thread of a
 POSIX process (elsewhere an example simply runs on).
 """
@@ -14,29 +11,17 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
 
-
-class DownloadBlocked(RuntimeError):
-    """Raised when an example tries to reach the network while discovery runs."""
+from ..base.errors import ProbeError
 
 
-class ExampleTimeout(Exception):
+class ExampleTimeout(ProbeError):
     """Raised inside an example that ran past its time limit (not a RuntimeError, so few handlers catch it)."""
-
-
-def _refuse(what: str) -> Any:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        target = next((a for a in args if isinstance(a, (str, tuple))), "")
-        raise DownloadBlocked(f"network access blocked during discovery ({what}{f' {target!r}' if target else ''})")
-
-    return refuse
 
 
 @contextlib.contextmanager
@@ -50,48 +35,6 @@ def scratch_directory() -> Iterator[Path]:
             yield Path(where)
         finally:
             os.chdir(previous)
-
-
-@contextlib.contextmanager
-def network_blocked() -> Iterator[None]:
-    """Make every download attempt raise :class:`DownloadBlocked` immediately."""
-    patches: list[tuple[Any, str, Any]] = [
-        # name lookup comes first: a library that bound urlopen at import (kornia's downloader) still
-        # resolves the host, and a failed lookup looks transient to it, so it would retry with back-off
-        (socket, "getaddrinfo", _refuse("socket.getaddrinfo")),
-        (socket.socket, "connect", _refuse("socket.connect")),
-        (socket.socket, "connect_ex", _refuse("socket.connect")),
-        (socket, "create_connection", _refuse("socket.create_connection")),
-        (urllib.request, "urlopen", _refuse("urllib.request.urlopen")),
-        (urllib.request, "urlretrieve", _refuse("urllib.request.urlretrieve")),
-    ]
-    try:
-        import torch.hub
-
-        patches += [(torch.hub, "load_state_dict_from_url", _refuse("torch.hub.load_state_dict_from_url")),
-                    (torch.hub, "download_url_to_file", _refuse("torch.hub.download_url_to_file"))]
-    except ImportError:
-        pass
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
-    try:
-        for owner, name, replacement in patches:
-            setattr(owner, name, replacement)
-        yield
-    finally:
-        for owner, name, original in saved:
-            setattr(owner, name, original)
-
-
-def is_download_blocked(exc: BaseException) -> bool:
-    """True when ``exc`` or anything in its cause/context chain is a blocked download."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, DownloadBlocked):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
 
 
 HANG_FACTOR = 3  # an example that waits (a lock, a sleep) is stopped after this many times the limit in wall time

@@ -36,7 +36,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .doc_run import RECORDER, Call, Wanted, first_line, seed_everything
-from .sandbox import ExampleTimeout, is_download_blocked, network_blocked, scratch_directory, time_limit
+from ..base.errors import ProbeError
+from ..base.network import is_download_blocked, network_blocked
+from .sandbox import ExampleTimeout, scratch_directory, time_limit
 
 TEST_SEED = 0
 # pytest exits 0 (passed), 1 (some failed) or 5 (none collected) after running what it could
@@ -45,7 +47,7 @@ CUDA_WORDS = ("cuda", "gpu")
 DIRECT_PARAM = "get_direct_param_fixture_func"  # the fixture function pytest gives a directly parametrised argument
 
 
-class SuiteError(Exception):
+class SuiteError(ProbeError):
     """pytest could not run the tests at all (a usage error, an internal error); the message says why."""
 
 

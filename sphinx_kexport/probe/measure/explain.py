@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..cases.loader import module_for_file
+from ..base.source_paths import module_for_file
 
 MAX_REASON = 160
 

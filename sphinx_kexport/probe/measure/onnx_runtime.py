@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..base.errors import ProbeError
 from ..cases import containers
-from . import compare_outputs
 
 COLLECT_ABOVE = 256 * 1024 * 1024  # bytes of a saved model above which its graph is collected at once
 ORT_THREADS = 0  # onnxruntime intra-op threads; 0 = its default (the worker sets its share of the CPUs)
@@ -37,7 +37,7 @@ def onnx_provider(device: str, onnxruntime: Any) -> str:
     return "CPUExecutionProvider"
 
 
-class NotSaved(Exception):
+class NotSaved(ProbeError):
     """The exporter's program could not be written as an ONNX file (a translation problem)."""
 
 
@@ -74,6 +74,8 @@ def map_onnx_inputs(graph_inputs: list[str], inputs: tuple[Any, ...]
                     ) -> tuple[dict[str, Any], list[str], str]:
     """Feed by name (in0, in0_key, in1_0, ...: the exporter flattens containers in this order);
     inputs the exporter folded away are reported, not fed."""
+    from . import compare_outputs  # imports torch: importing this module (NotSaved) must not
+
     arrays = {name: compare_outputs.to_numpy(t) for name, t in containers.input_leaves(inputs)}
     if all(name in arrays for name in graph_inputs):
         feed = {name: arrays[name] for name in graph_inputs}

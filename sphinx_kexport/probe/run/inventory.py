@@ -23,7 +23,7 @@ from ..cases.inventory import InventoryCase, LoadError, Source, TorchLacks, join
 from .lifetime import die_with_parent
 from .memory import peak_rss_kb
 from .parent_state import ParentState
-from .pool import ToolError
+from ..base.errors import ToolError
 from .settings import limit_threads, thread_share
 from .warm_start import worker_context
 

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..base.errors import ToolError
 from ..cases.batch_dim import DYNAMIC_STEP
 from ...snapshot.timestamps import utc_now
 from ..measure.busy_with import busy_with
@@ -49,10 +50,6 @@ START_TIMEOUT = 600.0  # seconds a worker may take to import torch and the case 
 STACK_DUMP_WAIT = 0.5  # seconds a hung worker gets to write its stack before it is killed
 FEED_POLL = 0.5  # seconds between looks at the feed while tasks may still arrive
 FRESH_WORKER_ABOVE = 64 * 1024 * 1024  # bytes of a case's module weights from which it gets a fresh worker
-
-
-class ToolError(Exception):
-    """The probe itself could not run (not a fact about a case)."""
 
 
 @dataclass

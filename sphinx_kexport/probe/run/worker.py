@@ -70,7 +70,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         import onnxruntime
 
         onnxruntime.set_default_logger_severity(3)
-        from ..cases.loader import CaseBuilder
+        from .case_builder import CaseBuilder
         from ..discover.cache import refresh
         from ..measure import onnx_runtime
         from ..measure.measurement import Measurement

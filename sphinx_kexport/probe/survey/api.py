@@ -28,6 +28,7 @@ from typing import Any, Iterator, TextIO
 from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
+from ..base.errors import ProbeError, ToolError
 from ..cases.fingerprint import reusable_keys
 from ..cases.inventory import InventoryCase, LoadError
 from ..cases.loader import resolve_sources
@@ -36,7 +37,7 @@ from ..measure.locate import NO_LIBRARY, library_root
 from ..run.inventory import Inventory, build_inventory
 from ..run.memory import peak_rss_kb
 from ..run.parent_state import ParentState
-from ..run.pool import Runner, Task, ToolError
+from ..run.pool import Runner, Task
 from ..run.progress import Progress, eager_summary
 from ..run.settings import WorkerSettings, thread_share
 from ..run.workdir import WorkDir, work_dir_for
@@ -47,11 +48,11 @@ from .reuse import reusable_results
 from .select import matches, pick_library
 
 
-class SurveyError(Exception):
+class SurveyError(ProbeError):
     """A mistake in the settings or the case modules; the message says what to fix. Nothing was measured."""
 
 
-class SurveyStopped(Exception):
+class SurveyStopped(ProbeError):
     """--stop-after came before the inventory was complete: nothing written, what was measured is kept."""
 
 
@@ -488,4 +489,4 @@ def _timeless(snapshot: dict[str, Any]) -> str:
     return json.dumps(copy, sort_keys=True)
 
 
-__all__ = ["SurveyCounts", "SurveyError", "SurveyResult", "ToolError", "run_survey"]
+__all__ = ["SurveyCounts", "SurveyError", "SurveyResult", "SurveyStopped", "run_survey"]

@@ -15,6 +15,7 @@ from typing import Any
 import tomllib
 
 from ...snapshot.vocabulary import DEFAULT_OPSET, DEVICES
+from ..base.errors import ProbeError
 
 TABLE = "tool.sphinx-kexport"
 KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset", "dynamic"}
@@ -22,7 +23,7 @@ DEFAULT_TIMEOUT = 300.0
 MAX_DEFAULT_JOBS = 8
 
 
-class ConfigError(Exception):
+class ConfigError(ProbeError):
     """A setting that cannot be used; the message names the file, the key and the fix."""
 
 

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ...snapshot import DEVICES, SCHEMA_VERSION, SnapshotError, dump_snapshot, read_snapshot
+from ..base.errors import ProbeError
 from .assemble import COMPARABLE_ENV, missing_cases
 from ...snapshot.timestamps import utc_now
 
 
-class MergeError(Exception):
+class MergeError(ProbeError):
     """Parts that cannot be combined; the message names the parts and the difference."""
 
 

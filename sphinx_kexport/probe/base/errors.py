@@ -1,0 +1,17 @@
+"""The probe's errors: one base, :class:`ProbeError`, so a caller can catch every error the probe raises on purpose.
+
+Each stage defines its own errors next to the code that raises them, derived from :class:`ProbeError` (and
+from ``ValueError`` or ``RuntimeError`` where they were one before, so ``except ValueError`` keeps working).
+:class:`ToolError` lives here because several stages raise it (the inventory's children, the worker pool,
+the survey).
+"""
+
+from __future__ import annotations
+
+
+class ProbeError(Exception):
+    """Any error the probe raises on purpose; the message says what happened and, where it can, what to do."""
+
+
+class ToolError(ProbeError):
+    """The probe itself could not run (not a fact about a case)."""
