@@ -15,7 +15,7 @@ from .base.network import DownloadBlocked
 from .cases.inventory import LoadError, TorchLacks
 from .cases.registry import CaseError, CaseSpec, case
 from .discover.docstrings import cases_from_docstrings, merge_cases
-from .discover.doc_cases import UnsupportedCall
+from .discover.call_replay import UnsupportedCall
 from .discover.library import DiscoveryError
 from .discover.sandbox import ExampleTimeout
 from .discover.suite import cases_from_tests

@@ -247,7 +247,8 @@ def test_the_key_covers_the_discovery_code_and_the_versions(monkeypatch, tmp_pat
     from sphinx_kexport.probe.discover import cache as discovery_cache
 
     names = {p.name for p in discovery_cache.discovery_code_files()}  # what docstrings.py imports, transitively
-    assert {"docstrings.py", "doc_run.py", "doc_cases.py", "registry.py", "cache.py", "sandbox.py",
+    assert {"docstrings.py", "docstring_run.py", "docstring_cases.py", "recording.py", "call_replay.py", "randomness.py",
+            "repro_source.py", "registry.py", "cache.py", "sandbox.py", "network.py", "errors.py",
             "output_leaves.py", "batch_dim.py"} <= names
     assert "call_source.py" not in names  # the repro snippet is written when the snapshot is, not cached
     assert "compare_outputs.py" not in names  # how captured outputs are compared with eager is not discovery's

@@ -274,7 +274,7 @@ def coin(x):
 
 
 def test_a_coin_flip_that_two_seeds_agree_on_is_still_found_random():
-    from sphinx_kexport.probe.discover.doc_cases import is_random
+    from sphinx_kexport.probe.discover.randomness import is_random
 
     assert is_random(coin, [torch.ones(2)], {})
     assert not is_random(torch.neg, [torch.ones(2)], {})
@@ -288,7 +288,7 @@ def shuffle_one_channel(x):
 def test_a_call_that_draws_is_random_even_when_its_output_never_changes():
     # kornia's RandomChannelShuffle[doc] (two channels, p=0.5) kept its output under all eight seeds, was
     # registered checked, and its ONNX graph's own random draw then read as a mismatch
-    from sphinx_kexport.probe.discover.doc_cases import is_random
+    from sphinx_kexport.probe.discover.randomness import is_random
 
     assert is_random(shuffle_one_channel, [torch.rand(1, 1, 2, 2)], {})
     assert not is_random(torch.mul, [torch.rand(1, 1, 2, 2), torch.rand(1)], {})
@@ -298,7 +298,7 @@ def test_a_call_that_reads_no_random_state_runs_once_and_one_that_reads_python_r
     # piq's PR example (a 10000 x 1024 feature comparison) spent 54 s of discovery running nine times
     import random
 
-    from sphinx_kexport.probe.discover.doc_cases import RANDOM_SEEDS, is_random
+    from sphinx_kexport.probe.discover.randomness import RANDOM_SEEDS, is_random
 
     runs = []
 

@@ -7,7 +7,7 @@ top-level package, a fixed seed, output swallowed). Each call the example's
 own code makes to a public function of the package, or to a module instance
 of a public class, becomes a case when it passes a tensor, when it is a method of an object holding the
 tensors (``q.inv()``), or when all its arguments are plain Python values (a factory such as
-``create_meshgrid(4, 5)``): doc_cases.probed_call.
+``create_meshgrid(4, 5)``): call_replay.probed_call.
 :func:`discover` also says, per object, why an example yields nothing.
 
 Determinism: objects run in the order of their dotted names, each example
@@ -29,8 +29,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ContextManager, Iterable
 
-from .doc_cases import UnsupportedCall, build_case, probed_call
-from .doc_run import recording, run_example
+from .call_replay import UnsupportedCall, probed_call
+from .docstring_cases import build_case
+from .docstring_run import run_example
+from .recording import recording
 from .cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec

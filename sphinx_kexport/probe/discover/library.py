@@ -163,7 +163,7 @@ def case_base_name(ref: str) -> str:
 
 
 def recorded_callables(objects: dict[str, Any]) -> tuple[dict[int, tuple[Any, str]], dict[type, str], dict[type, str]]:
-    """What :func:`~.doc_run.recording` stands in for: (id -> (function, ref), module class -> ref, public class
+    """What :func:`~.recording.recording` stands in for: (id -> (function, ref), module class -> ref, public class
     -> ref, whose own public methods are recorded). A module class is in both: kornia's rotations and poses
     (``So3``, ``Quaternion``) are modules whose operators are methods (``So3.hat``, ``q.slerp(...)``)."""
     import torch

@@ -3,7 +3,7 @@
 The library's pytest tests under a path run in this process (discover/suite_run.py)
 while the recorder stands in for the package's public callables; each call a
 test's own code makes with a tensor argument (or on an object holding tensors, or with plain Python values
-only: doc_cases.probed_call) is a candidate, and up to
+only: call_replay.probed_call) is a candidate, and up to
 ``per_operator`` configurations of each operator become cases
 (discover/suite_cases.py). :func:`discover_suite` also says, per test, why it
 yields nothing: no public tensor call, its calls repeat configurations already
@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterable
 
 from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
-from .doc_cases import UnsupportedCall, probed_call
-from .doc_run import Call, recording
+from .call_replay import UnsupportedCall, probed_call
+from .recording import Call, recording
 from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
                       public_objects, random_state_kept, recorded_callables, selected, Switch)

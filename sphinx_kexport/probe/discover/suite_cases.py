@@ -28,9 +28,9 @@ import textwrap
 from collections import Counter
 from typing import Any
 
-from .doc_cases import (Replay, argument_sources, bound_instance, call_node, free_names, live_and_baked, replay,
-                        seed_lines, split_arguments, target_lines)
-from .doc_run import Call
+from .call_replay import Replay, bound_instance, live_and_baked, replay, split_arguments
+from .recording import Call
+from .repro_source import argument_sources, call_node, free_names, seed_lines, target_lines
 from .library import case_base_name
 from .suite_run import TEST_SEED, NodeSource
 from ..cases.literals import literal_source

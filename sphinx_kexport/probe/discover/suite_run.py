@@ -1,7 +1,7 @@
 """Run a library's own pytest tests in this process and record the calls each test's own code makes.
 
 pytest runs in-process (``pytest.main``) with :class:`SuitePlugin`, while
-:func:`~.doc_run.recording` stands in for the library's public callables. The
+:func:`~.recording.recording` stands in for the library's public callables. The
 recorder takes a call when the frame that made it belongs to a file under the
 tests' path (:func:`own_test_code`) and no ``pytest.raises`` block is open: a
 call one library function makes to another comes from a library frame, and a
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .doc_run import RECORDER, Call, Wanted, first_line, seed_everything
+from .recording import RECORDER, Call, Wanted, first_line, seed_everything
 from ..base.errors import ProbeError
 from ..base.network import is_download_blocked, network_blocked
 from .sandbox import ExampleTimeout, scratch_directory, time_limit

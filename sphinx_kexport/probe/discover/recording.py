@@ -1,4 +1,5 @@
-"""Run one docstring example and record the library calls that the example's own code makes.
+"""Record the calls of a library's public callables that the user's own code makes: a docstring example's
+(docstring_run.py), a test's (suite_run.py).
 
 Interception: while examples run, the package's public functions are replaced
 *in the library's modules* by thin recording proxies, and ``nn.Module.__call__``
@@ -19,23 +20,18 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import doctest
 import functools
 import inspect
-import io
 import random
 import sys
 import types
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from ..cases.module_copy import copy_object
-from ..base.network import is_download_blocked, network_blocked
-from .sandbox import ExampleTimeout, scratch_directory, time_limit
 
 EXAMPLE_FILE_PREFIX = "<doctest "
-EXAMPLE_SEED = 0
 
 
 @dataclass
@@ -55,13 +51,6 @@ class Call:
     stand_ins: tuple[str, ...] = ()  # the test's unittest.mock stand-ins that ran inside it: no case either
 
 
-@dataclass
-class ExampleRun:
-    calls: list[Call] = field(default_factory=list)
-    failure: str = ""  # "", "raised", "download", "time limit"
-    detail: str = ""
-
-
 def _is_tensor(value: Any) -> bool:
     import torch
 
@@ -79,7 +68,7 @@ def _snapshot(value: Any) -> Any:
 
 
 def in_example(frame: Any) -> bool:
-    """Whether ``frame`` runs docstring example code (compiled by :func:`run_example`)."""
+    """Whether ``frame`` runs docstring example code (compiled by :func:`.docstring_run.run_example`)."""
     return frame.f_code.co_filename.startswith(EXAMPLE_FILE_PREFIX)
 
 
@@ -299,44 +288,3 @@ def seed_everything(seed: int) -> None:
 def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
-
-
-def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
-    """Run ``test`` (a doctest.DocTest) like pytest's doctest run would, recording the calls it makes.
-
-    Expected exceptions (a ``Traceback`` in the example's output) are part of
-    the example; any other exception ends it. Printed output is swallowed.
-    """
-    run = ExampleRun()
-    RECORDER.calls, RECORDER.statement = run.calls, 0
-    seed_everything(EXAMPLE_SEED)
-    saved_hook = sys.displayhook
-    sys.displayhook = lambda value: None  # doctest would print each expression's repr; nothing reads it here
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), network_blocked(), scratch_directory(), time_limit(limit):
-            for index, example in enumerate(test.examples):
-                if example.options.get(doctest.SKIP):
-                    continue  # `# doctest: +SKIP`: pytest does not run it either
-                RECORDER.statement = index
-                try:
-                    code = compile(example.source, f"{EXAMPLE_FILE_PREFIX}{test.name}[{index}]>", "single",
-                                   dont_inherit=True)
-                    exec(code, globs)
-                except ExampleTimeout as exc:
-                    run.failure, run.detail = "time limit", f"{exc} (at >>> {example.source.strip()[:80]})"
-                    break
-                except Exception as exc:
-                    if is_download_blocked(exc):
-                        run.failure, run.detail = "download", first_line(exc)
-                        break
-                    if example.exc_msg is not None:
-                        continue  # the example shows this exception on purpose
-                    run.failure = "raised"
-                    run.detail = f"{first_line(exc)} (at >>> {example.source.strip().splitlines()[0][:80]})"
-                    break
-    except ExampleTimeout as exc:  # the alarm fired between two statements
-        run.failure, run.detail = "time limit", str(exc)
-    finally:
-        sys.displayhook = saved_hook
-        RECORDER.calls = None
-    return run

@@ -1,0 +1,259 @@
+"""A recorded call as a case replays it: ``target(*tensors, **baked)``, tensors live, everything else baked.
+
+Shared by docstring and test discovery. The arguments are bound to the callee's
+signature. When the tensor arguments are its leading parameters the callee itself
+is the target (``fn(*tensors, **baked)`` is the example's call); otherwise a small
+by-keyword adapter is. Whether the call is random: randomness.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from .randomness import tensors_and_randomness
+from .recording import Call
+from ..base.errors import ProbeError
+
+MAX_VALUE_TEXT = 40
+
+
+class UnsupportedCall(ProbeError):
+    """A recorded call that cannot be replayed as a case; the message says why."""
+
+
+class KeywordCall:
+    """``fn(name0=t0, name1=t1, **baked)`` for tensors that are not the leading parameters."""
+
+    def __init__(self, function: Any, names: list[str]):
+        self.function = function
+        self.names = list(names)
+        # the fingerprint names a target by __module__/__qualname__: make it say what is called and how
+        self.__module__ = getattr(function, "__module__", "")
+        self.__qualname__ = f"{getattr(function, '__qualname__', type(function).__name__)}[{', '.join(names)}]"
+
+    def __call__(self, *tensors: Any, **baked: Any) -> Any:
+        return self.function(**dict(zip(self.names, tensors)), **baked)
+
+
+@functools.lru_cache(maxsize=None)
+def _keyword_module_class() -> type:
+    import torch
+
+    class KeywordModuleCall(torch.nn.Module):
+        """A module called with its tensors by keyword; the module stays a submodule (its weights are captured)."""
+
+        def __init__(self, inner: Any, names: list[str]):
+            super().__init__()
+            self.inner = inner
+            self.names = list(names)
+
+        def forward(self, *tensors: Any, **baked: Any) -> Any:
+            return self.inner(**dict(zip(self.names, tensors)), **baked)
+
+        def extra_repr(self) -> str:
+            return f"tensors by keyword: {', '.join(self.names)}"
+
+        def __reduce__(self) -> tuple:
+            # the class is made here (torch is imported on first use), so pickle (the discovery cache) cannot
+            # find it by name: it is rebuilt through a module-level function instead
+            return keyword_module_call, (self.inner, self.names, self.training)
+
+    return KeywordModuleCall
+
+
+def keyword_module_call(inner: Any, names: list[str], training: bool = True) -> Any:
+    """A ``KeywordModuleCall`` around ``inner`` (how a pickled one is rebuilt)."""
+    module = _keyword_module_class()(inner, names)
+    module.training = training  # its own flag only: the inner module keeps the modes it was pickled with
+    return module
+
+
+def is_tensor(value: Any) -> bool:
+    import torch
+
+    return isinstance(value, torch.Tensor)
+
+
+def _plain_value(value: Any, depth: int = 0) -> bool:
+    """A Python value a call can be written with: numbers, strings, None, dtypes, devices, and tuples, lists
+    and dicts of them (not an array, not an object)."""
+    import torch
+
+    if value is None or isinstance(value, (bool, int, float, complex, str, torch.dtype, torch.device)):
+        return True
+    if depth < 3 and isinstance(value, (tuple, list)):
+        return all(_plain_value(v, depth + 1) for v in value)
+    if depth < 3 and isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_value(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _holds_tensor(owner: Any) -> bool:
+    """Whether an object a method is bound to holds a tensor (a quaternion's data, a module's weights)."""
+    import torch
+
+    if isinstance(owner, torch.nn.Module):
+        return any(True for _ in owner.parameters()) or any(True for _ in owner.buffers())
+    try:
+        data = getattr(owner, "data", None)
+    except Exception:  # a library's __getattr__ that recurses (kornia's random generators) or raises its own error
+        data = None
+    return isinstance(data, torch.Tensor) or any(
+        isinstance(v, torch.Tensor) for v in getattr(owner, "__dict__", {}).values())
+
+
+def _names_a_file(value: Any) -> bool:
+    """A string argument that names a file or folder (``"cloud.ply"``, ``"out/test.jpg"``): the call reads or
+    writes it, which a graph cannot, and the file the example or test made is gone when a worker replays it."""
+    import os
+
+    if not isinstance(value, str) or not value or "\n" in value:
+        return False
+    extension = os.path.splitext(value)[1][1:]
+    return os.sep in value or (0 < len(extension) <= 5 and extension.isalnum() and not extension.isdigit())
+
+
+def bound_instance(callee: Any) -> Any:
+    """The object a method is bound to (None for a function, a classmethod's class or a module's function)."""
+    owner = getattr(callee, "__self__", None)
+    return None if owner is None or inspect.isclass(owner) or inspect.ismodule(owner) else owner
+
+
+def probed_call(call: Call) -> bool:
+    """Whether a recorded call is worth a case: it passes a tensor; or it is a method of an
+    object that holds the tensors (``q.inv()``, ``boxes.compute_area()``); or every argument is a plain Python
+    value (a factory: ``create_meshgrid(4, 5)``, ``Quaternion.identity(2)``), which probes a graph of constants.
+    Whether the call returns a tensor is checked when it is replayed."""
+    values = (*call.args, *call.kwargs.values())
+    if any(is_tensor(v) for v in values):
+        return True
+    if any(_names_a_file(v) for v in values):
+        return False
+    import torch
+
+    owner = bound_instance(call.callee)
+    if owner is not None and _holds_tensor(owner):
+        return True
+    if isinstance(call.callee, torch.nn.Module):
+        return _holds_tensor(call.callee)
+    return all(_plain_value(v) for v in values)
+
+
+def callee_signature(callee: Any) -> inspect.Signature:
+    import torch
+
+    target = callee.forward if isinstance(callee, torch.nn.Module) else callee
+    try:
+        return inspect.signature(target)
+    except (TypeError, ValueError) as exc:
+        raise UnsupportedCall(f"its signature cannot be read ({exc})") from None
+
+
+def split_arguments(call: Call) -> tuple[list[str], list[Any], dict[str, Any], bool]:
+    """(tensor parameter names, tensors, baked kwargs, tensors are the leading parameters)."""
+    signature = callee_signature(call.callee)
+    try:
+        bound = signature.bind(*call.args, **call.kwargs)
+    except TypeError as exc:
+        raise UnsupportedCall(f"its arguments do not bind to the signature ({exc})") from None
+    names, tensors, baked = [], [], {}
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            for key, item in value.items():
+                if is_tensor(item):
+                    names.append(key)
+                    tensors.append(item)
+                else:
+                    baked[key] = item
+            continue
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            if not value:
+                continue
+            if any(not is_tensor(v) for v in value) or names or baked:
+                raise UnsupportedCall(f"*{name} holds Python values or follows other arguments, so the call "
+                                      "cannot be replayed with its Python values baked")
+            names += [f"{name}[{i}]" for i in range(len(value))]  # tensors only, first: passed positionally
+            tensors += list(value)
+            continue
+        if kind is inspect.Parameter.POSITIONAL_ONLY and not is_tensor(value):
+            raise UnsupportedCall(f"parameter {name!r} is positional-only, so the call cannot be replayed with "
+                                  "its Python value baked")
+        if is_tensor(value):
+            names.append(name)
+            tensors.append(value)
+        else:
+            baked[name] = value
+    varargs = [p for p in signature.parameters.values() if p.kind is inspect.Parameter.VAR_POSITIONAL]
+    if varargs and names and names[0].startswith(varargs[0].name + "["):
+        passed = [n for n in names if not n.startswith(varargs[0].name + "[")]
+        if passed:  # fn(*tensors, other=tensor): neither positional nor by keyword alone
+            raise UnsupportedCall(f"tensors in *{varargs[0].name} and in {', '.join(passed)}: the call cannot be "
+                                  "replayed as fn(*tensors, **baked)")
+        return names, tensors, baked, True
+    leading = list(signature.parameters)[: len(names)] == names and all(
+        signature.parameters[n].kind is not inspect.Parameter.KEYWORD_ONLY for n in names)
+    return names, tensors, baked, leading
+
+
+def _value_text(value: Any) -> str:
+    if is_tensor(value):
+        return f"tensor{tuple(value.shape)}"
+    text = repr(value)
+    return text if len(text) <= MAX_VALUE_TEXT else text[: MAX_VALUE_TEXT - 3] + "..."
+
+
+def _shape(tensor: Any) -> str:
+    return "(" + ",".join(str(d) for d in tensor.shape) + ")"
+
+
+@dataclass
+class Replay:
+    """A recorded call as a case replays it: ``target(*tensors, **baked)``."""
+
+    names: list[str]  # the tensors' parameter names
+    tensors: list[Any]
+    baked: dict[str, Any]
+    leading: bool  # the tensors are the callee's leading parameters (the callee itself is the target)
+    target: Any
+    random: bool
+
+
+def replay(call: Call) -> Replay:
+    """How ``call`` is replayed as a case, after one run (or more, for randomness) of it; raises UnsupportedCall
+    when it cannot be (no tensor argument, arguments that do not bind, no tensor in its result)."""
+    import torch
+
+    names, tensors, baked, leading = split_arguments(call)
+    if not tensors and not probed_call(call):
+        raise UnsupportedCall("no tensor argument, and its arguments are not plain Python values")
+    callee = call.callee
+    if leading:
+        target = callee
+    elif isinstance(callee, torch.nn.Module):
+        target = keyword_module_call(callee, names)
+    else:
+        target = KeywordCall(callee, names)
+    holds_tensors, random_op = tensors_and_randomness(target, tensors, baked)
+    if not holds_tensors:
+        raise UnsupportedCall("it returns no tensor (a check, a Python object), so there is no output to compare")
+    return Replay(names, tensors, baked, leading, target, random_op)
+
+
+def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
+    """The note's account of a call: what is held (a module built in ``built_in``), live and baked."""
+    import torch
+
+    callee = call.callee
+    live = ", ".join(f"{n} {_shape(t)}" for n, t in zip(replayed.names, replayed.tensors))
+    held = f"nn.Module built in {built_in}; " if isinstance(callee, torch.nn.Module) else ""
+    owner = bound_instance(callee)
+    if owner is not None:
+        held = f"the {type(owner).__name__} built in {built_in} is baked; "
+    baked_text = ", ".join(f"{k}={_value_text(v)}" for k, v in replayed.baked.items())
+    live = f"{live} live" if live else "no tensor input (a graph of the held tensors and constants)"
+    return (f"{held}{live}" + (f"; {baked_text} baked" if baked_text else "")
+            + ("; random: outputs compared on count, shapes and finiteness only" if replayed.random else ""))

@@ -1,0 +1,82 @@
+"""A repro's source from the lines that made a recorded call: the call's own node, its arguments' source, the
+names the lines read, ``target, inputs = ...`` and the seeds (shared by docstring and test discovery)."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from .call_replay import callee_signature
+from .recording import Call
+
+
+def call_node(call: Call, source: str) -> ast.Call | None:
+    if call.span is None:
+        return None
+    line, end_line, col, end_col = call.span
+    lines = source.splitlines()
+    if not (1 <= line <= end_line <= len(lines)):
+        return None
+    # positions count UTF-8 bytes
+    chunk = [text.encode() for text in lines[line - 1:end_line]]
+    if line == end_line:
+        text = chunk[0][col:end_col]
+    else:
+        text = b"\n".join([chunk[0][col:], *chunk[1:-1], chunk[-1][:end_col]])
+    try:
+        node = ast.parse(text.decode(), mode="eval").body
+    except (SyntaxError, UnicodeDecodeError):
+        return None
+    return node if isinstance(node, ast.Call) else None
+
+
+def argument_sources(node: ast.Call, call: Call, names: list[str]) -> list[str] | None:
+    """Source text of each live tensor argument, in ``names`` order; None when it cannot be told."""
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    if len(node.args) != len(call.args) or {k.arg for k in node.keywords} != set(call.kwargs):
+        return None  # the span is another call (e.g. map(fn, ...)): do not guess
+    signature = callee_signature(call.callee)
+    positional = list(signature.parameters)[: len(node.args)]
+    by_name = {p: ast.unparse(a) for p, a in zip(positional, node.args)}
+    by_name.update({k.arg: ast.unparse(k.value) for k in node.keywords})
+    if any(n not in by_name for n in names):
+        return None
+    return [by_name[n] for n in names]
+
+
+def free_names(source: str) -> list[str]:
+    tree = ast.parse(source)
+    assigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            assigned.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            assigned.add(node.name)
+        elif isinstance(node, ast.arg):
+            assigned.add(node.arg)
+    loaded = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return [n for n in dict.fromkeys(loaded) if n not in assigned and not hasattr(builtins, n)]
+
+
+def target_lines(callee: str, arguments: list[str], names: list[str], leading: bool) -> list[str]:
+    """``target, inputs = callee, (args...)``: the call's callee and its live arguments' source, in one
+    assignment; by keyword through a lambda when the tensors are not the callee's leading parameters."""
+    packed = "(" + ", ".join(arguments) + ("," if len(arguments) == 1 else "") + ")"
+    if leading:
+        return [f"target, inputs = {callee}, {packed}"]
+    params = ", ".join(f"t{i}" for i in range(len(names)))
+    passed = ", ".join(f"{n}=t{i}" for i, n in enumerate(names))
+    return [f"_kx_callee, inputs = {callee}, {packed}",
+            f"target = lambda {params}, **baked: _kx_callee({passed}, **baked)"]
+
+
+def seed_lines(free: list[str], seed: int, what: str) -> list[str]:
+    """The seeds the probe ran the example (or test) under (recording.seed_everything), so its random values match."""
+    lines = [f"torch.manual_seed({seed})  # the seed the probe ran the {what} under"]
+    if "random" in free:
+        lines.append(f"random.seed({seed})")
+    numpy_name = next((n for n in ("np", "numpy") if n in free), None)
+    if numpy_name:
+        lines.append(f"{numpy_name}.random.seed({seed})")
+    return lines
