@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from .case_slice import case_source, lambda_source
+from .containers import walk
 from .literals import SMALL_TENSOR, literal_source, tensor_source
 from .registry import CaseSpec
 
@@ -33,11 +34,7 @@ def _input_source(value: Any) -> str:
 
 def _exact(value: Any) -> bool:
     """Whether ``_input_source`` writes the values themselves (not a random stand-in of the same shape)."""
-    if isinstance(value, dict):
-        return all(_exact(item) for item in value.values())
-    if isinstance(value, (list, tuple)):
-        return all(_exact(item) for item in value)
-    return tensor_source(value).startswith(("torch.tensor(", "torch.empty("))
+    return all(tensor_source(leaf).startswith(("torch.tensor(", "torch.empty(")) for _, leaf in walk(value))
 
 
 def _resolve(ref: str) -> tuple[str, Any] | None:

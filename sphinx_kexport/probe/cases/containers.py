@@ -1,15 +1,36 @@
 """Case inputs as torch.export and the ONNX exporter accept them: tensors, or dicts, lists and tuples of them.
 
-One walk, used everywhere the probe needs the leaves: validation, fresh
-copies per path, fingerprints, the snapshot's flat ``inputs`` list and the
-ONNX feed. Leaves are named as the ONNX exporter names its graph inputs:
-positional input ``i`` is ``in{i}``, a dict entry adds ``_{key}``, a list
-or tuple item ``_{index}`` (``in0_p3``, ``in1_0``); dict order is kept.
+One walk (:func:`walk`), used everywhere the probe needs the leaves of a case's
+inputs or rebuilds them: validation, fresh copies per path, placing baked
+arguments on a device, the dynamic-batch pass, fingerprints, the snapshot's flat
+``inputs`` list and the ONNX feed. A NamedTuple is a tuple whose type is kept
+wherever it is rebuilt. Leaves are named as the ONNX exporter names its graph
+inputs: positional input ``i`` is ``in{i}``, a dict entry adds ``_{key}``, a
+list or tuple item ``_{index}`` (``in0_p3``, ``in1_0``); dict order is kept.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator
+
+
+def is_named_tuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(value, "_fields")
+
+
+def walk(value: Any, path: tuple = (), is_leaf: Callable[[Any], bool] | None = None) -> Iterator[tuple[tuple, Any]]:
+    """(path, leaf) for every non-container value inside ``value``, in the exporter's order: a dict's entries by
+    key, a list's or tuple's items by index. ``is_leaf`` stops the walk at a container it accepts."""
+    if is_leaf is not None and is_leaf(value):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from walk(item, (*path, key), is_leaf)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from walk(item, (*path, index), is_leaf)
+    else:
+        yield path, value
 
 
 def leaf_shapes(inputs: list[Any]) -> tuple[tuple[int, ...], ...]:
@@ -19,14 +40,8 @@ def leaf_shapes(inputs: list[Any]) -> tuple[tuple[int, ...], ...]:
 
 def leaves(value: Any, name: str) -> Iterator[tuple[str, Any]]:
     """(name, leaf) for every non-container value inside ``value``, in the exporter's order."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from leaves(item, f"{name}_{key}")
-    elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            yield from leaves(item, f"{name}_{index}")
-    else:
-        yield name, value
+    for path, leaf in walk(value):
+        yield name + "".join(f"_{key}" for key in path), leaf
 
 
 def input_leaves(inputs: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]]:
@@ -34,11 +49,20 @@ def input_leaves(inputs: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]]:
     return [pair for i, value in enumerate(inputs) for pair in leaves(value, f"in{i}")]
 
 
-def rebuild(value: Any, leaf: Callable[[Any], Any]) -> Any:
-    """``value`` with the same containers and ``leaf`` applied to every leaf."""
+def rebuild(value: Any, leaf: Callable[[Any], Any], keep_types: bool = True) -> Any:
+    """``value`` with the same containers and ``leaf`` applied to every leaf. A NamedTuple (and any other list or
+    tuple subclass) keeps its type; with ``keep_types=False`` every list is a list and every tuple a tuple."""
     if isinstance(value, dict):
-        return {key: rebuild(item, leaf) for key, item in value.items()}
+        return {key: rebuild(item, leaf, keep_types) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        items = [rebuild(item, leaf) for item in value]
+        items = [rebuild(item, leaf, keep_types) for item in value]
+        if keep_types and type(value) not in (list, tuple):
+            return type(value)(*items) if is_named_tuple(value) else type(value)(items)
         return items if isinstance(value, list) else tuple(items)
     return leaf(value)
+
+
+def skeleton(value: Any) -> Any:
+    """The containers of ``value`` with None for every leaf, as fingerprints hash them: a NamedTuple as a plain
+    tuple, as it always was (a fingerprint that changed would measure every such case again)."""
+    return rebuild(value, lambda leaf: None, keep_types=False)

@@ -18,7 +18,7 @@ import re
 import sys
 from typing import Any
 
-from .containers import input_leaves, rebuild
+from .containers import input_leaves, skeleton
 from .registry import CaseSpec
 
 RECORD_FORMAT = 4  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
@@ -82,7 +82,7 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
         "name": spec.name, "target": _target_name(spec.target), "module": _module_digest(spec.target),
         "inputs": [dict(_tensor_digest(t), name=name) for name, t in input_leaves(spec.inputs)]
         if not spec.skip else [],
-        "containers": _stable_repr([rebuild(value, lambda leaf: None) for value in spec.inputs]),
+        "containers": _stable_repr([skeleton(value) for value in spec.inputs]),
         "code": spec.code,
         "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
         "rtol": spec.rtol, "skip": spec.skip, "method": spec.method, "batch": spec.batch.dims,

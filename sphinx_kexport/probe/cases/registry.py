@@ -217,21 +217,15 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
                     ref=ref or "", code=code or "", batch=resolved)
 
 
+def _checked_leaf(value: Any) -> bool:
+    """A container :func:`case` refuses is checked as a leaf (and so refused): a dict with a key that is not a
+    string, an empty list or tuple."""
+    return (isinstance(value, dict) and not all(isinstance(k, str) for k in value)) or (
+        isinstance(value, (list, tuple)) and not value)
+
+
 def _input_leaves(inputs: list[Any]) -> list[tuple[str, Any]]:
     """("inputs[0]['p3']", value) for every leaf; a dict key that is not a string is a leaf too, so it is refused."""
-    found: list[tuple[str, Any]] = []
-
-    def walk(value: Any, label: str) -> None:
-        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-            for key, item in value.items():
-                walk(item, f"{label}[{key!r}]")
-        elif isinstance(value, (list, tuple)) and value:
-            for index, item in enumerate(value):
-                walk(item, f"{label}[{index}]")
-        else:
-            found.append((label, value))
-
-    for i, value in enumerate(inputs):
-        walk(value, f"inputs[{i}]")
-    return found
+    return [(f"inputs[{i}]" + "".join(f"[{key!r}]" for key in path), leaf)
+            for i, value in enumerate(inputs) for path, leaf in containers.walk(value, is_leaf=_checked_leaf)]
 

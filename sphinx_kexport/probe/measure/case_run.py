@@ -70,15 +70,8 @@ def build_wrapper(target: Any, kwargs: dict[str, Any], method: str | None, n_inp
 
 
 def _on_device(value: Any, device: str) -> Any:
-    if isinstance(value, torch.Tensor):
-        return value.to(device)
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple takes its fields one by one
-        return type(value)(*(_on_device(v, device) for v in value))
-    if isinstance(value, (list, tuple)):
-        return type(value)(_on_device(v, device) for v in value)
-    if isinstance(value, dict):
-        return {k: _on_device(v, device) for k, v in value.items()}
-    return value
+    """``value`` (a baked argument) with its tensors on ``device``, its containers (a NamedTuple too) kept."""
+    return containers.rebuild(value, lambda leaf: leaf.to(device) if isinstance(leaf, torch.Tensor) else leaf)
 
 
 class CaseRun:
