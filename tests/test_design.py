@@ -29,12 +29,13 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "sphinx_kexport"
 
 
-def _imports(path: Path) -> list[tuple[str, list[str], int]]:
-    """(absolute module, imported names, line) for every import in ``path``, relative ones resolved."""
+def _imports(path: Path, text: str | None = None) -> list[tuple[str, list[str], int]]:
+    """(absolute module, imported names, line) for every import in ``path`` (or in ``text``, as if it were
+    ``path``), relative ones resolved."""
     module_parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     package = module_parts[:-1]  # the package a relative import starts from (also for __init__.py)
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8") if text is None else text)):
         if isinstance(node, ast.Import):
             found += [(alias.name, [], node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -44,10 +45,10 @@ def _imports(path: Path) -> list[tuple[str, list[str], int]]:
     return found
 
 
-def _targets(path: Path) -> list[tuple[str, int]]:
+def _targets(path: Path, text: str | None = None) -> list[tuple[str, int]]:
     """(module, line) for every module an import in ``path`` may load: ``from .. import parts``
     names ``sphinx_kexport.page`` and ``sphinx_kexport.page.parts``."""
-    return [(target, line) for module, names, line in _imports(path)
+    return [(target, line) for module, names, line in _imports(path, text)
             for target in [module] + [f"{module}.{name}" for name in names]]
 
 
@@ -198,13 +199,14 @@ def _stage(module: str) -> str | None:
     return parts[2] if module.startswith(PROBE + ".") and len(parts) > 2 and parts[2] in PROBE_STAGES else None
 
 
-def _stage_violations(path: Path) -> list[str]:
-    """Every import in ``path`` (a module of a probe stage) of a later stage, as 'file:line: rule'."""
+def _stage_violations(path: Path, text: str | None = None) -> list[str]:
+    """Every import in ``path`` (a module of a probe stage; ``text``: its source, when given) of a later stage, as
+    'file:line: rule'."""
     stage = _stage(_module_name(path))
     allowed = PROBE_STAGES[: PROBE_STAGES.index(stage) + 1] if stage else PROBE_STAGES
     where = path.relative_to(PACKAGE.parent)
     found = []
-    for module, line in _targets(path):
+    for module, line in _targets(path, text):
         target = _stage(module)
         if module == PROBE or (target is not None and target not in allowed):  # the facade imports every stage
             found.append(f"{where}:{line}: the {stage} stage imports {module} ({target or 'the probe facade'}); "
@@ -219,7 +221,14 @@ def test_the_probe_stages_import_one_way(path):
     assert not bad, "\n".join(bad)
 
 
-def test_the_stage_rule_sees_real_cross_stage_imports(tmp_path):
+def test_every_probe_module_is_in_a_stage():
+    """Only the facade sits in probe/ itself; a new folder is a new stage, placed in PROBE_STAGES."""
+    assert {p.name for p in (PACKAGE / "probe").glob("*.py")} == {"__init__.py", "__main__.py"}
+    folders = {p.name for p in (PACKAGE / "probe").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(PROBE_STAGES), f"probe/ folders that are no stage: {sorted(folders - set(PROBE_STAGES))}"
+
+
+def test_the_stage_rule_sees_real_cross_stage_imports():
     """The stage checker itself: it must see the imports between stages (lazy, relative), or it passes vacuously."""
     crossing = {(_stage(_module_name(p)), _stage(m)) for stage in PROBE_STAGES for p in _modules(f"probe/{stage}")
                 for m, _ in _targets(p)}
@@ -229,12 +238,8 @@ def test_the_stage_rule_sees_real_cross_stage_imports(tmp_path):
     assert _stage("sphinx_kexport.probe.run.pool") == "run" and _stage("sphinx_kexport.probe") is None
     # a backwards import, lazy and relative, is found with its file, line and the rule
     assert _stage_violations(PACKAGE / "probe" / "run" / "worker.py") == []
-    wrong = PACKAGE / "probe" / "cases" / "_kx_wrong_way_probe_test.py"
-    try:
-        wrong.write_text("def f():\n    from ..run.pool import Task\n", encoding="utf-8")
-        bad = _stage_violations(wrong)
-    finally:
-        wrong.unlink()
+    wrong = PACKAGE / "probe" / "cases" / "_kx_wrong_way_probe_test.py"  # read from the text given, not written
+    bad = _stage_violations(wrong, "def f():\n    from ..run.pool import Task\n")
     assert bad == ["sphinx_kexport/probe/cases/_kx_wrong_way_probe_test.py:2: the cases stage imports "
                    "sphinx_kexport.probe.run.pool (run); the stages import one way, "
                    "base -> cases -> measure -> discover -> run -> survey -> cli",
