@@ -3,14 +3,15 @@
 ``{"status", "detail", "stage", "where"}`` plus what a path adds (``graph_breaks``
 for torch.compile, ``dynamic`` for the dynamic-batch pass, ``seconds`` in the
 work records). The probe's measurements, its worker pool and its survey all
-build records with :func:`result`; the schema checks them.
+build records with the functions here; the schema checks them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .vocabulary import PATHS, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_PROCESS, STAGE_SKIP, STATUS_TIMEOUT
+from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, FAIL, NOT_APPLICABLE, PATHS, STAGE_EAGER,
+                         STAGE_NO_TENSOR, STAGE_PROCESS, STAGE_SKIP, TIMEOUT)
 
 
 def result(status: str, detail: str = "", stage: str = "", where: str = "", **extra: Any) -> dict[str, Any]:
@@ -19,7 +20,23 @@ def result(status: str, detail: str = "", stage: str = "", where: str = "", **ex
 
 def timed_out(detail: str, where: str, limit: float) -> dict[str, Any]:
     """A path that ran past the time limit: not known, so neither supported nor failing."""
-    return result(STATUS_TIMEOUT, detail, STAGE_PROCESS, where, time_limit=limit)
+    return result(TIMEOUT, detail, STAGE_PROCESS, where, time_limit=limit)
+
+
+def process_lost(detail: str, where: str, timed_out_after: float = 0.0) -> dict[str, Any]:
+    """A path whose worker died (``fail``) or ran past the time limit of ``timed_out_after`` seconds
+    (``timeout``) while it ran: stage ``process``."""
+    if timed_out_after:
+        return timed_out(detail, where, timed_out_after)
+    return result(FAIL, detail, STAGE_PROCESS, where)
+
+
+def dynamic_pass_lost(detail: str, where: str, timed_out_after: float = 0.0) -> dict[str, Any]:
+    """The ``dynamic`` result of a path whose dynamic-batch pass its worker died in (``fail``) or ran past
+    the time limit of ``timed_out_after`` seconds in (``timeout``); the path keeps its static result."""
+    if timed_out_after:
+        return {"status": DYNAMIC_TIMEOUT, "detail": detail, "where": where, "time_limit": timed_out_after}
+    return {"status": DYNAMIC_FAIL, "detail": detail, "where": where}
 
 
 def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: float) -> bool:
@@ -27,25 +44,25 @@ def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: floa
     smaller than ``limit``: such a case is measured again rather than reused."""
     for record in results.values():
         for part in (record, record.get("dynamic") or {}):
-            if part.get("status") == STATUS_TIMEOUT and float(part.get("time_limit", 0)) < limit:
+            if part.get("status") == TIMEOUT and float(part.get("time_limit", 0)) < limit:
                 return True
     return False
 
 
 def with_breaks(path: str, record: dict[str, Any]) -> dict[str, Any]:
     """torch.compile's record always says how many graph breaks it had (0 when it never ran)."""
-    return dict(record, graph_breaks=record.get("graph_breaks", 0)) if path == "compile" else record
+    return dict(record, graph_breaks=record.get("graph_breaks", 0)) if path == COMPILE else record
 
 
 def skipped_results(reason: str) -> dict[str, dict[str, Any]]:
     """The records of a ``skip=`` case: n/a on every path, nothing run."""
-    return {path: with_breaks(path, result("n/a", reason, STAGE_SKIP)) for path in PATHS}
+    return {path: with_breaks(path, result(NOT_APPLICABLE, reason, STAGE_SKIP)) for path in PATHS}
 
 
 def eager_failure(results: dict[str, dict[str, Any]]) -> str:
     """The reason when the eager run stopped the case before any path (n/a at stage eager, or no-tensor: it
     returned nothing to capture, which in a case module is a mistake too), else ""."""
-    if results and all(r.get("status") == "n/a" and r.get("stage") in (STAGE_EAGER, STAGE_NO_TENSOR)
+    if results and all(r.get("status") == NOT_APPLICABLE and r.get("stage") in (STAGE_EAGER, STAGE_NO_TENSOR)
                        for r in results.values()):
         return next(iter(results.values())).get("detail", "") or "no reason recorded"
     return ""

@@ -31,10 +31,6 @@ from .containers import input_leaves, rebuild
 
 AUTO = "auto"  # the default of ``case(batch=...)``
 
-# what the dynamic-batch result of a path can say (the snapshot schema documents each)
-# the worker's step name while a path's dynamic-batch pass runs: "onnx:dynamic"
-DYNAMIC_STEP = ":dynamic"
-
 
 @dataclass(frozen=True)
 class Batch:

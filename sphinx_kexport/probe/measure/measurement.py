@@ -17,7 +17,7 @@ import torch
 
 from ...snapshot.result_records import result, skipped_results, with_breaks
 from ...snapshot.vocabulary import PATHS, STAGE_EAGER, STAGE_NO_TENSOR
-from ..cases.batch_dim import DYNAMIC_STEP
+from ..cases.step import EAGER_STEP, Step
 from ..cases.registry import CaseSpec
 from . import compare_outputs, graph_breaks, output_leaves
 from .case_run import CaseRun, seeded
@@ -245,17 +245,17 @@ class Measurement:
         return extra
 
     def measure(self, paths: tuple[str, ...] | list[str] = PATHS,
-                started: Callable[[str], None] | None = None,
+                started: Callable[[Step], None] | None = None,
                 finished: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
         """Measure ``paths`` (eager first); ``started``/``finished`` report progress as it happens,
         so that a crash later in the case does not lose the paths already measured."""
-        started = started or (lambda path: None)
+        started = started or (lambda step: None)
         finished = finished or (lambda path, result: None)
         out: dict[str, dict[str, Any]] = {}
         if self.spec.skip:
             out = {path: skipped_results(self.spec.skip or "")[path] for path in paths}
         else:
-            started("eager")
+            started(EAGER_STEP)
             with global_hooks_kept():
                 failed = self.eager()
             self.run.release()
@@ -266,7 +266,7 @@ class Measurement:
                 finished(path, res)
             return out
         for path in paths:
-            started(path)
+            started(Step(path))
             began = time.perf_counter()
             try:
                 with global_hooks_kept():  # each path as the process was, whatever the one before left behind
@@ -281,7 +281,7 @@ class Measurement:
                 self.run.release()
         return out
 
-    def _dynamic_batch(self, path: str, static: dict[str, Any], started: Callable[[str], None],
+    def _dynamic_batch(self, path: str, static: dict[str, Any], started: Callable[[Step], None],
                        finished: Callable[[str, dict[str, Any]], None]) -> None:
         """Add the ``dynamic`` result to ``static`` (reported again as finished) when the pass applies.
 
@@ -290,7 +290,7 @@ class Measurement:
             return
         if self._dynamic is None:
             self._dynamic = DynamicBatch(self.run, self.root, self.opset)
-        started(path + DYNAMIC_STEP)
+        started(Step(path, dynamic=True))
         try:
             with global_hooks_kept():
                 static["dynamic"] = self._dynamic.probe(path)

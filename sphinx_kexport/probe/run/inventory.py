@@ -51,11 +51,29 @@ class Inventory:
     objects_without_cases: list[dict[str, Any]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ModuleDescribed:
+    """What a child gives back for the module it described."""
+
+    cases: list[InventoryCase]
+    environment: dict[str, Any] | None  # read by the first module's child only
+    seconds: float
+    peak_rss_kb: int
+    objects_without_cases: list[dict[str, Any]]
+    skipped: str  # why the module was skipped under this torch, else ""
+
+
+@dataclass(frozen=True)
+class ModuleMistake:
+    """A mistake in the module (a LoadError in the child): the parent raises it for the module's author."""
+
+    why: str
+
+
 def describe_in_child(source: Source, sys_path: list[str], parent: ParentState, rediscover: bool, jobs: int,
-                      environment: tuple[list[str], int] | None = None) -> tuple[Any, ...]:
+                      environment: tuple[list[str], int] | None = None) -> ModuleDescribed | ModuleMistake:
     """A child's whole life: import one case module and describe its cases (and, for the first module, read the
-    environment of ``(devices, opset)``); ("ok", cases, environment, seconds, kb, objects without cases) or
-    ("error", message)."""
+    environment of ``(devices, opset)``)."""
     began = time.monotonic()
     parent.adopt()
     sys.path[:] = sys_path
@@ -73,9 +91,9 @@ def describe_in_child(source: Source, sys_path: list[str], parent: ParentState, 
     except TorchLacks as exc:  # not a mistake: the module is for a newer torch; the run goes on without it
         cases, skipped = [], str(exc)
     except LoadError as exc:
-        return ("error", str(exc))
+        return ModuleMistake(str(exc))
     env = _environment(*environment) if environment else None
-    return ("ok", cases, env, time.monotonic() - began, peak_rss_kb(), taken(), skipped)
+    return ModuleDescribed(cases, env, time.monotonic() - began, peak_rss_kb(), taken(), skipped)
 
 
 def _environment(devices: list[str], opset: int) -> dict[str, Any]:
@@ -113,12 +131,14 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
         for future in concurrent.futures.as_completed(futures):
             source = futures[future]
             outcome = _result(future, f"building the cases of {source.label}")
-            if outcome[0] == "error":
-                raise LoadError(outcome[1])
-            _, cases, read, seconds, peak, without[source.module], skipped = outcome
-            env = read or env
+            if isinstance(outcome, ModuleMistake):
+                raise LoadError(outcome.why)
+            cases, seconds, skipped = outcome.cases, outcome.seconds, outcome.skipped
+            env = outcome.environment or env
             described[source.module] = cases
-            reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), peak, skipped)
+            without[source.module] = outcome.objects_without_cases
+            reports[source.module] = ModuleReport(source.label, len(cases), round(seconds, 3), outcome.peak_rss_kb,
+                                                  skipped)
             said = skipped or f"{source.label}: {len(cases)} case{'s' if len(cases) != 1 else ''} in {seconds:.1f} s"
             on_line(f"  {said} ({len(described)}/{len(sources)} modules)")
             on_module(source, cases)
@@ -182,7 +202,7 @@ def _result(future: concurrent.futures.Future, doing: str) -> Any:
     except concurrent.futures.process.BrokenProcessPool:
         raise ToolError(f"the child process {doing} died (a crash, or the out-of-memory killer); its output is "
                         "above. Nothing was measured.") from None
-    except Exception as exc:  # a mistake in a case module comes back as ("error", ...): this is the probe's
+    except Exception as exc:  # a mistake in a case module comes back as a ModuleMistake: this is the probe's
         raise ToolError(f"the child process {doing} failed: {type(exc).__name__}: {(str(exc).strip() or '?').splitlines()[0]}. This is the "
                         "probe's error or the environment's (torch, CUDA), not the case module's; nothing was "
                         "measured.") from None

@@ -1,13 +1,9 @@
 """A worker process: measures the cases it is sent, importing the case module of each on demand.
 
-Protocol over a multiprocessing pipe (parent -> worker): an
-:class:`~.settings.Assignment` or ``None`` to stop. Worker -> parent: ``("ready", pid)``,
-``("env", device, env)``, ``("path", name, device, path)`` when a path starts,
-``("result", name, device, path, result)`` when it ends, ``("done", name,
-device, lifetime peak KiB, the case's peak KiB, retiring, KiB held when the case began)`` (retiring: it
-still held more than ``recycle_rss_kb`` after the case and exits after this message), ``("unbuilt", name, device, why)`` when
-the case cannot be built as the inventory described it (the worker goes on with the next case), or
-``("init-error", message)``.
+Protocol over a multiprocessing pipe (parent -> worker): an :class:`~.settings.Assignment` or ``None`` to
+stop. Worker -> parent: the messages of :mod:`.messages` (``Ready`` once started, or ``CouldNotStart``; per
+case: ``Environment`` before a device's first case, ``StepBegan`` and ``PathResult`` as the case goes, then
+``CaseDone``, or ``NotBuilt`` when the case cannot be built as the inventory described it).
 
 The worker's stdout/stderr (torch's and onnxruntime's C++ chatter included)
 go to a per-worker log file, with faulthandler on, so that a segfault leaves a
@@ -28,8 +24,10 @@ import warnings
 from typing import Any
 
 from ..cases.inventory import LoadError
+from ..cases.step import Step
 from .lifetime import die_with_parent
 from .memory import peak_rss_kb, reset_peak, rss_kb
+from .messages import CaseDone, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan
 from .settings import WorkerSettings, limit_threads
 
 
@@ -85,13 +83,13 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         cases = CaseBuilder(settings.sources)
         root = library_root(settings.library)
     except LoadError as exc:
-        conn.send(("init-error", str(exc)))
+        conn.send(CouldNotStart(str(exc)))
         return
     except Exception as exc:  # the parent imported the same modules; this is an environment problem
-        conn.send(("init-error", f"{type(exc).__name__}: {exc}"))
+        conn.send(CouldNotStart(f"{type(exc).__name__}: {exc}"))
         return
     _quiet()  # importing the case modules may have configured logging again
-    conn.send(("ready", os.getpid()))
+    conn.send(Ready(os.getpid()))
     opset = settings.opset
     described: set[str] = set()
     lifetime_peak = peak_rss_kb()  # start-up; each case's peak is counted afresh (memory.reset_peak)
@@ -104,16 +102,16 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             return
         name, device, paths = task.name, task.device, task.paths
         if device not in described:
-            conn.send(("env", device, device_environment(device, opset)))
+            conn.send(Environment(device, device_environment(device, opset)))
             described.add(device)
         print(f"=== case {name!r} on {device}: {', '.join(paths)}", flush=True)
 
-        def started(path: str, name: str = name, device: str = device) -> None:
-            print(f"--- {path}", flush=True)
-            conn.send(("path", name, device, path))
+        def started(step: Step, name: str = name, device: str = device) -> None:
+            print(f"--- {step.name}", flush=True)
+            conn.send(StepBegan(name, device, step))
 
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
-            conn.send(("result", name, device, path, result))
+            conn.send(PathResult(name, device, path, result))
 
         began_kb = rss_kb()  # what earlier cases left behind: the case's own cost is its peak less this
         reset_peak()
@@ -123,7 +121,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             traceback.print_exc()
             log.flush()
             why = str(exc) if isinstance(exc, LoadError) else f"{type(exc).__name__}: {exc}"
-            conn.send(("unbuilt", name, device, why))
+            conn.send(NotBuilt(name, device, why))
             continue
         _quiet()  # importing a case module may have configured logging again
         measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic)
@@ -137,6 +135,6 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         case_peak = peak_rss_kb()
         lifetime_peak = max(lifetime_peak, case_peak)
         retiring = bool(settings.recycle_rss_kb) and rss_kb() > settings.recycle_rss_kb
-        conn.send(("done", name, device, lifetime_peak, case_peak, retiring, began_kb))
+        conn.send(CaseDone(name, device, lifetime_peak, case_peak, retiring, began_kb))
         if retiring:
             return

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import queue
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +25,7 @@ from typing import Any, Iterator, TextIO
 
 from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
 from ...snapshot.timestamps import utc_now
-from ...snapshot.vocabulary import PATHS
+from ...snapshot.vocabulary import CUDA, PATHS
 from ..base.errors import ProbeError, ToolError
 from ..cases.fingerprint import reusable_keys
 from ..cases.inventory import InventoryCase, LoadError
@@ -36,6 +34,7 @@ from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
 from ..run.inventory import Inventory, build_inventory
 from ..run.memory import peak_rss_kb
+from ..run.outcomes import Outcomes
 from ..run.parent_state import ParentState
 from ..run.pool import Runner, Task
 from ..run.progress import Progress, eager_summary
@@ -46,6 +45,7 @@ from .config import ProbeConfig
 from .plan import Plan, plan_survey
 from .reuse import reusable_results
 from .select import matches, pick_library
+from .streaming_inventory import StreamingInventory
 
 
 class SurveyError(ProbeError):
@@ -129,7 +129,9 @@ class _Survey:
         # one environment for the whole survey, as it was when the survey began: the inventory's children
         # and the workers (which start later, while the inventory may still run) adopt the same one
         self.parent = ParentState.capture()
-        self.streaming = bool(config.library) and not config.shard and "cuda" not in config.devices
+        streaming = bool(config.library) and not config.shard and CUDA not in config.devices
+        # the inventory built in a thread that feeds the runner (None: built first, then measured)
+        self.stream = StreamingInventory(self._build_streaming) if streaming else None
         self.notes: list[str] = []
         self.work = WorkDir(work_dir_for(config.out))
         self.plan = Plan()
@@ -148,6 +150,15 @@ class _Survey:
         # no earlier result is carried over for it (the snapshot says it is missing)
         self.unbuilt: dict[tuple[str, str], str] = {}
         self.stopped: set[tuple[str, str]] = set()  # cells --stop-after left unmeasured (written as missing)
+        # set once the library is known (_prepare)
+        self.info: dict[str, str] = {}  # the surveyed library: name, version
+        self.previous: dict[str, Any] | None = None  # the snapshot there is (a shard's: None)
+        self.carried: dict[str, Any] | None = None  # what the written snapshot keeps for cases not measured now
+        self.reusable: dict[str, Any] = {}  # device -> the results that may be reused instead of measuring
+
+    @property
+    def streaming(self) -> bool:
+        return self.stream is not None
 
     def say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -180,10 +191,11 @@ class _Survey:
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
                                   threads=thread_share(jobs), parent=self.parent)
-        return Runner(work=self.work, settings=settings, jobs=jobs, timeout=self.config.timeout,
-                      root=library_root(library), on_start=lambda t: self.progress.started(t.name, t.device),
-                      on_finish=self._finished, on_note=self.progress.note, on_unbuilt=self._unbuilt,
-                      cuda="cuda" in self.config.devices, stop_at=self._stop_at())
+        outcomes = Outcomes(self.work, library_root(library),
+                            on_start=lambda t: self.progress.started(t.name, t.device), on_finish=self._finished,
+                            on_note=self.progress.note, on_unbuilt=self._unbuilt)
+        return Runner(settings=settings, jobs=jobs, timeout=self.config.timeout, outcomes=outcomes,
+                      cuda=CUDA in self.config.devices, stop_at=self._stop_at())
 
     def _stop_at(self) -> float:
         """When measuring stops (``time.monotonic()``): --stop-after counts from when the survey began."""
@@ -236,7 +248,7 @@ class _Survey:
                 ", ..." if len(inventory.repeats) > 5 else "")
             self.say(f"note: {len(inventory.repeats)} discovered case(s) repeat a case that wins over them "
                      f"(hand-written, then docstring, then test) and are not probed: {shown}")
-        if "cuda" in config.devices and not inventory.cuda_available:
+        if CUDA in config.devices and not inventory.cuda_available:
             raise SurveyError(f"--device cuda: this machine has no usable CUDA device (torch "
                               f"{inventory.torch_version} sees no GPU). Probe cuda on a GPU machine and merge, or "
                               "drop cuda from `devices`. Nothing was written.")
@@ -249,11 +261,11 @@ class _Survey:
                  f"in {modules} child process{'es' if modules != 1 else ''}"
                  + (" (running the docstring examples again: --rediscover)" if config.rediscover else "")
                  + ("; hand-written cases are measured as their modules come in" if self.streaming else ""))
-        if self.streaming:
+        if self.stream is not None:
             library, info = self._library([])
             self._prepare(info)
             runner = self._runner(library, config.jobs)
-            feed = self._stream_inventory()
+            feed = self.stream.start()
             measure = lambda: runner.run([], feed, lambda item: self._take(*item))  # noqa: E731
         else:
             try:
@@ -280,7 +292,8 @@ class _Survey:
                 raise ToolError(f"{exc}\nFinished cases are kept in {self.work.path}; rerun to resume.") from None
             finally:
                 self.progress.close()
-                self._stop_inventory()
+                if self.stream is not None:
+                    self.stream.stop()
             self.stopped = self._left_at_stop(runner)
             snapshot, written = self._write()
             if not config.keep_work:
@@ -325,35 +338,17 @@ class _Survey:
         self.say(f"probing {len(self.selected)} of {total} cases on {', '.join(config.devices)}{where} with {jobs} "
                  f"worker(s); records in {self.work.path}")
 
-    def _stream_inventory(self) -> queue.Queue:
-        """Build the inventory in a thread that feeds the runner: each module's hand-written cases (that --only
-        selects) as the module comes in, then the rest, then None; an exception goes on the feed instead."""
-        feed: queue.Queue = queue.Queue()
-        self._stoppers: list[Any] = []
+    def _build_streaming(self, stream: StreamingInventory) -> None:
+        """(In the inventory's thread) hand over each module's hand-written cases (that --only selects) as the
+        module comes in, then the rest."""
 
         def on_module(source: Any, cases: list[InventoryCase]) -> None:
-            feed.put(([c for c in cases if not c.discovered and _wanted(self.config, c)], False))
+            stream.hand_over([c for c in cases if not c.discovered and _wanted(self.config, c)])
 
-        def build() -> None:
-            try:
-                self.inventory = self._build_inventory(on_module, self._stoppers.append)
-                self.selected = _select(self.config, self.inventory.cases, self.say)
-                feed.put((self.selected, True))
-                self._probing_line(self.config.jobs)
-                feed.put(None)
-            except BaseException as exc:  # noqa: BLE001 - raised again in the runner's thread
-                feed.put(exc)
-
-        self._thread = threading.Thread(target=build, name="kexport-inventory", daemon=True)
-        self._thread.start()
-        return feed
-
-    def _stop_inventory(self) -> None:
-        thread = getattr(self, "_thread", None)
-        if thread is not None and thread.is_alive():
-            for stop in self._stoppers:
-                stop()
-            thread.join(timeout=30)
+        self.inventory = self._build_inventory(on_module, stream.stoppable)
+        self.selected = _select(self.config, self.inventory.cases, self.say)
+        stream.hand_over(self.selected, final=True)
+        self._probing_line(self.config.jobs)
 
     def _write(self) -> tuple[dict[str, Any], bool]:
         config, inventory = self.config, self.inventory
@@ -422,11 +417,11 @@ class _Survey:
             "cases_finished": len(self.seconds), "jobs": runner.jobs, "streamed": self.streaming,
             "parent_peak_rss_kb": peak_rss_kb(),
             "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
-            "workers": runner.worker_peaks(), "workers_recycled": runner.recycled,
-            "workers_fresh_for_weights": runner.fresh_for_weights,
+            "workers": list(runner.stats.peaks), "workers_recycled": runner.stats.recycled,
+            "workers_fresh_for_weights": runner.stats.fresh_for_weights,
             "case_seconds": dict(self.seconds), "case_peak_rss_kb": dict(self.case_memory),
             "case_began_rss_kb": dict(self.case_began),
-            "step_seconds": {step: round(seconds, 3) for step, seconds in runner.step_seconds.most_common()},
+            "step_seconds": {step: round(seconds, 3) for step, seconds in runner.stats.step_seconds.most_common()},
             "stopped_at_limit": len(self.stopped),
         }
 

@@ -1,0 +1,45 @@
+"""What a worker's death or hang costs the case it was measuring: the step it was in, recorded, not the case.
+
+A death before any path began (start-up, building the case, the eager run) costs every path still to
+measure; one inside a path costs that path (stage ``process``: ``fail`` for a death, ``timeout`` for the
+limit); one inside a path's dynamic-batch pass costs only that path's ``dynamic`` result. What is left of the
+case runs in a fresh worker.
+"""
+
+from __future__ import annotations
+
+from ...snapshot.result_records import dynamic_pass_lost, process_lost, with_breaks
+from ...snapshot.vocabulary import COMPILE, EXPORT, ONNX, PATHS, STAGE_EAGER
+from ..cases.step import Step
+from ..measure.busy_with import busy_with
+from ..measure.locate import LibraryRoot, where_text
+from .task import Task
+
+STEP_LABELS = {STAGE_EAGER: "the eager reference", ONNX: "the ONNX export", EXPORT: "torch.export",
+               COMPILE: "torch.compile", None: "start-up"}
+
+
+def lose_step(task: Task, step: Step | None, why: str, log: str, root: LibraryRoot,
+              timed_out_after: float = 0.0) -> str:
+    """The worker died (``why``), or ran past the time limit (``timed_out_after`` seconds), inside ``step``
+    (None: before the case began): record what is lost in ``task.results``, leave in ``task.paths`` what is
+    still to measure, and give the detail recorded. ``log``: the worker's log since the case began."""
+    where = where_text(log, root, innermost_first=True)
+    doing = busy_with(log, root)  # "" when the library's own code was running (where names it)
+    then = f"; {doing}" if doing else ""
+    if step is not None and step.dynamic and step.path in task.results:
+        detail = f"{why} during the dynamic-batch pass of {STEP_LABELS[step.path]}{then}"
+        task.results[step.path] = dict(task.results[step.path],
+                                       dynamic=dynamic_pass_lost(detail, where, timed_out_after))
+        task.paths = [p for p in task.paths if p not in task.results]
+        return detail
+    name = step.name if step is not None else None
+    detail = f"{why} during {STEP_LABELS.get(name, name)}{then}"
+    failed = process_lost(detail, where, timed_out_after)
+    pending = [p for p in task.paths if p not in task.results]
+    # a crash before any path started (eager, start-up) takes the whole case; else only that path
+    lost = [step.path] if step is not None and not step.dynamic and step.path in PATHS else pending
+    for path in lost:
+        task.results[path] = with_breaks(path, dict(failed))
+    task.paths = [p for p in pending if p not in lost]
+    return detail
