@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from ...snapshot import DYNAMIC_STATUSES, PATH_LABELS, PATHS, STATUSES
 from ...snapshot.result_records import eager_failure
-from ...snapshot.vocabulary import OK_BREAKS, dynamic_status, status
+from ...snapshot.vocabulary import NOT_APPLICABLE, OK_BREAKS, STAGE_EAGER, dynamic_status, status
 
 
 def _clock(seconds: float) -> str:
@@ -168,7 +168,8 @@ def eager_summary(cases: list[dict[str, Any]], devices: list[str]) -> list[str]:
         return []
     return [f"{len(failed)} case{'s' if len(failed) != 1 else ''} failed eagerly and "
             f"{'were' if len(failed) != 1 else 'was'} not probed on any path "
-            "(a problem with the case or the environment; the snapshot records them as n/a at stage eager):",
+            "(a problem with the case or the environment; the snapshot records them as "
+            f"{NOT_APPLICABLE} at stage {STAGE_EAGER}):",
             *failed]
 
 
