@@ -168,14 +168,14 @@ OPERATOR_METHODS = ("__mul__", "__matmul__", "__add__", "__sub__")  # `a * b` co
 def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
     """Stand-in for a method of a public class; records ``obj.method(...)`` calls as the bound method.
 
-    ``kind`` is "static", "class" or "instance". An instance method is
+    ``kind`` is "staticmethod", "classmethod" or "instance" (how the class holds it). An instance method is
     recorded bound to a copy of the instance as it was when called.
     """
     @functools.wraps(raw)
     def proxy(*args: Any, **kwargs: Any) -> Any:
         call = None
-        if RECORDER.calls is not None and (kind == "static" or args):
-            if kind == "static":
+        if RECORDER.calls is not None and (kind == "staticmethod" or args):
+            if kind == "staticmethod":
                 callee, rest = raw, args
             else:
                 callee, rest = types.MethodType(raw, args[0]), args[1:]
@@ -184,7 +184,7 @@ def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
         return _called(call, raw, args, kwargs)
 
     proxy.__kexport_original__ = raw
-    return staticmethod(proxy) if kind == "static" else classmethod(proxy) if kind == "class" else proxy
+    return staticmethod(proxy) if kind == "staticmethod" else classmethod(proxy) if kind == "classmethod" else proxy
 
 
 def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, Any, Any]]:
@@ -200,9 +200,9 @@ def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, An
             if attr == "forward" and issubclass(cls, torch.nn.Module):
                 continue
             if isinstance(value, staticmethod):
-                kind, raw = "static", value.__func__
+                kind, raw = "staticmethod", value.__func__
             elif isinstance(value, classmethod):
-                kind, raw = "class", value.__func__
+                kind, raw = "classmethod", value.__func__
             elif inspect.isfunction(value):
                 kind, raw = "instance", value
             else:

@@ -47,7 +47,14 @@ from typing import Any
 
 import torch
 
-from ...snapshot.vocabulary import SUPPORTED
+from ...snapshot.vocabulary import (
+    DYNAMIC_FAIL,
+    DYNAMIC_NOT_APPLICABLE,
+    DYNAMIC_OK,
+    DYNAMIC_STATIC,
+    SUPPORTED,
+    DynamicStatus,
+)
 from ..cases.batch_dim import map_leaves
 from ..cases.containers import input_leaves
 from ..cases.registry import CaseSpec
@@ -69,7 +76,7 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _PROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # the whole probe package
 
 
-def outcome(status: str, detail: str = "", where: str = "", traced: int = 0, other: int = 0) -> dict[str, Any]:
+def outcome(status: DynamicStatus, detail: str = "", where: str = "", traced: int = 0, other: int = 0) -> dict[str, Any]:
     out: dict[str, Any] = {"status": status, "detail": detail, "where": where}
     if traced:
         out.update(traced_batch=traced, run_batch=other)
@@ -77,7 +84,7 @@ def outcome(status: str, detail: str = "", where: str = "", traced: int = 0, oth
 
 
 def not_applicable(spec: CaseSpec) -> dict[str, Any]:
-    return outcome("n/a", spec.batch.why)
+    return outcome(DYNAMIC_NOT_APPLICABLE, spec.batch.why)
 
 
 def batch_sizes(size: int) -> tuple[int, int]:
@@ -225,7 +232,7 @@ class DynamicBatch:
         ``{batch dim: dim}`` or None."""
         return map_leaves(self.run.inputs(), self.dims, lambda _, d: {d: dim} if d is not None else None)
 
-    def _result(self, status: str, detail: str = "", where: str = "") -> dict[str, Any]:
+    def _result(self, status: DynamicStatus, detail: str = "", where: str = "") -> dict[str, Any]:
         return outcome(status, detail, where, self.traced, self.other)
 
     def _eager(self) -> str:
@@ -261,26 +268,26 @@ class DynamicBatch:
         else:
             verdict = compare_outputs.check_shapes_and_finite(self._reference, outputs)
         if verdict.same:
-            return self._result("ok")
+            return self._result(DYNAMIC_OK)
         why, where = ("", "")
         if specialised is not None and specialised.found is not None:
             why, where = _why_specialised(specialised.found, self.traced, self.root)
         differs = (f"at batch {self.other} the result differs from eager ({verdict.detail})" if self.spec.check
                    else f"random operator, and at batch {self.other} even the output count, shapes or finiteness "
                         f"differ from eager ({verdict.detail})")
-        return self._result("static", differs + (f": {why}" if why else ""), where)
+        return self._result(DYNAMIC_STATIC, differs + (f": {why}" if why else ""), where)
 
     def _capture_failed(self, exc: BaseException, log: SpecialisationLog) -> dict[str, Any]:
         if _is_specialisation(exc) or log.found is not None and "Guard failed" in str(exc):
             why, where = _why_specialised(log.found, self.traced, self.root)
-            return self._result("static", f"works only at batch {self.traced}: {why}",
+            return self._result(DYNAMIC_STATIC, f"works only at batch {self.traced}: {why}",
                                 where or where_exception(exc, self.root))
         rejected = _rejects_symbolic_size(exc, self.root)
         if rejected is not None:  # the batch must be a Python int there: the capture can only be static
             message, where = rejected
-            return self._result("static", f"works only at a fixed batch: the library raises when the batch size "
+            return self._result(DYNAMIC_STATIC, f"works only at a fixed batch: the library raises when the batch size "
                                 f"is symbolic ({message})", where)
-        return self._result("fail", f"with a dynamic batch: {explain_exception(exc)}",
+        return self._result(DYNAMIC_FAIL, f"with a dynamic batch: {explain_exception(exc)}",
                             where_exception(exc, self.root))
 
     def _run_failed(self, exc: BaseException, what: str, log: SpecialisationLog) -> dict[str, Any]:
@@ -293,7 +300,7 @@ class DynamicBatch:
             why, where_found = _why_specialised(log.found, self.traced, self.root)
             detail += f"; {why}"
             where = where_found or where
-        return self._result("static", detail, where)
+        return self._result(DYNAMIC_STATIC, detail, where)
 
     # -- paths
 
@@ -311,7 +318,7 @@ class DynamicBatch:
             with saved_model(program.pop()) as model:
                 return self._run_onnx(model, log)
         except NotSaved as exc:
-            return self._result("fail", f"with a dynamic batch: {explain_exception(exc)}")
+            return self._result(DYNAMIC_FAIL, f"with a dynamic batch: {explain_exception(exc)}")
 
     def _run_onnx(self, model: str, log: SpecialisationLog) -> dict[str, Any]:
         import onnxruntime
@@ -319,12 +326,12 @@ class DynamicBatch:
         try:
             session, _ = onnx_session(model, self.run.device, onnxruntime)
         except Exception as exc:
-            return self._result("fail", f"with a dynamic batch, onnxruntime cannot load the model: "
+            return self._result(DYNAMIC_FAIL, f"with a dynamic batch, onnxruntime cannot load the model: "
                                 f"{explain_exception(exc)}")
         names = [i.name for i in session.get_inputs()]
         feed, _, problem = map_onnx_inputs(names, self.inputs(self.other))
         if problem:
-            return self._result("fail", problem)
+            return self._result(DYNAMIC_FAIL, problem)
         try:
             outputs = session.run(None, feed)
         except Exception as exc:
@@ -384,14 +391,14 @@ class DynamicBatch:
             if log.found is not None:
                 why, where = _why_specialised(log.found, self.traced, self.root)
                 detail += f": {why}"
-            return self._result("static", detail, where)
+            return self._result(DYNAMIC_STATIC, detail, where)
         set_by = ("", "")
         if log.found is not None:
             line, where, function = _specialising_line(log.found, self.root)
             if function == guard.function:  # a specialisation in another function set another guard
                 set_by = (line, where)
         detail, where = wording(guard, self.other, set_by)
-        return self._result("static", detail, where)
+        return self._result(DYNAMIC_STATIC, detail, where)
 
     @staticmethod
     def applies(static: dict[str, Any]) -> bool:
@@ -404,11 +411,11 @@ class DynamicBatch:
             return not_applicable(self.spec)
         problem = self._eager()
         if problem:
-            return outcome("n/a", problem, traced=self.traced, other=self.other)
+            return outcome(DYNAMIC_NOT_APPLICABLE, problem, traced=self.traced, other=self.other)
         try:
             result = getattr(self, path)()
         except Exception as exc:  # a bug outside the staged steps; still a fact about this case
-            result = self._result("fail", f"with a dynamic batch: {explain_exception(exc)}",
+            result = self._result(DYNAMIC_FAIL, f"with a dynamic batch: {explain_exception(exc)}",
                                   where_exception(exc, self.root))
         return self._unless_baked_per_sample(result)
 
@@ -418,7 +425,7 @@ class DynamicBatch:
         kornia's ``aug(input, params=aug._params)`` examples bake one batch's parameters: at another batch
         the shapes disagree and kornia's other branch tests values, which no capture can keep. The pass
         cannot grow a constant, so the answer is n/a, with what happened."""
-        if result["status"] not in ("fail", "static"):
+        if result["status"] not in (DYNAMIC_FAIL, DYNAMIC_STATIC):
             return result
         sized = [name for name, value in sorted(self.spec.kwargs.items())
                  if any(getattr(leaf, "ndim", 0) >= 1 and int(leaf.shape[0]) == self.spec.batch.size
@@ -428,4 +435,4 @@ class DynamicBatch:
         named = ", ".join(f"`{name}`" for name in sized)
         detail = (f"the call bakes {named} with tensors sized for batch {self.spec.batch.size}, which the pass "
                   f"cannot grow with the batch; with them held: {result['detail']}")
-        return self._result("n/a", detail, result["where"])
+        return self._result(DYNAMIC_NOT_APPLICABLE, detail, result["where"])

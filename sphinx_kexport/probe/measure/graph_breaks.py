@@ -33,6 +33,9 @@ import torch
 from .explain import exception_chain, explain_exception, explain_text
 from .locate import FILE_LINE
 
+# torch.compile's backend that runs dynamo's graph as Python (torch's name for it, not the snapshot's stage)
+TRACE_ONLY_BACKEND = "eager"
+
 # dynamo repeats one break once per enclosing frame it traces (the probe's wrapper adds two);
 # the reason text is the same, so breaks are counted by distinct reason
 _RECORDS = ("graph_break", "unimplemented")
@@ -56,7 +59,7 @@ def first_break(model: torch.nn.Module, inputs: tuple, run: Callable[[Callable[[
     """(the first break's exception or None, whether ``fullgraph=True`` captured the whole call)."""
     torch._dynamo.reset()
     try:
-        run(lambda: torch.compile(model, fullgraph=True, backend="eager")(*inputs))
+        run(lambda: torch.compile(model, fullgraph=True, backend=TRACE_ONLY_BACKEND)(*inputs))
     except Exception as exc:
         return exc, False
     finally:
@@ -84,7 +87,7 @@ def locate_ordinary_break(model: torch.nn.Module, inputs: tuple,
     torch._dynamo.reset()
     try:
         with torch._dynamo.error_on_graph_break(True):
-            run(lambda: torch.compile(model, backend="eager")(*inputs))
+            run(lambda: torch.compile(model, backend=TRACE_ONLY_BACKEND)(*inputs))
     except Exception as exc:
         return exc
     finally:

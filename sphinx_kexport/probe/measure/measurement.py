@@ -16,7 +16,28 @@ from typing import Any, Callable
 import torch
 
 from ...snapshot.result_records import result, skipped_results, with_breaks
-from ...snapshot.vocabulary import PATHS, STAGE_EAGER, STAGE_NO_TENSOR
+from ...snapshot.vocabulary import (
+    COMPILE,
+    DYNAMIC_FAIL,
+    EXPORT,
+    FAIL,
+    MISMATCH,
+    NOT_APPLICABLE,
+    OK,
+    OK_BREAKS,
+    OK_UNVERIFIED,
+    ONNX,
+    PATHS,
+    STAGE_CAPTURE,
+    STAGE_CHECK,
+    STAGE_COMPARE,
+    STAGE_EAGER,
+    STAGE_LOAD,
+    STAGE_NO_TENSOR,
+    STAGE_RUN,
+    STAGE_TRANSLATE,
+    Stage,
+)
 from ..cases.step import EAGER_STEP, Step
 from ..cases.registry import CaseSpec
 from . import compare_outputs, graph_breaks, output_leaves
@@ -79,13 +100,13 @@ class Measurement:
         if not self.spec.check:
             verdict = compare_outputs.check_shapes_and_finite(self.reference, outputs)
             if verdict.same:  # the status says it all (the page's legend explains ok-unverified)
-                return result("ok-unverified", **extra)
-            return result("mismatch", "random operator, and even the output count, shapes or finiteness "
-                          f"differ from eager: {verdict.detail}", "compare", **extra)
+                return result(OK_UNVERIFIED, **extra)
+            return result(MISMATCH, "random operator, and even the output count, shapes or finiteness "
+                          f"differ from eager: {verdict.detail}", STAGE_COMPARE, **extra)
         verdict = compare_outputs.compare(self.reference, outputs, self.spec.atol, self.spec.rtol)
         if verdict.same:
-            return result("ok", **extra)
-        return result("mismatch", f"runs, but the result differs from eager: {verdict.detail}", "compare",
+            return result(OK, **extra)
+        return result(MISMATCH, f"runs, but the result differs from eager: {verdict.detail}", STAGE_COMPARE,
                       max_abs_diff=verdict.max_abs_diff, **extra)
 
     # -- eager
@@ -96,10 +117,10 @@ class Measurement:
             wrapper, inputs = self.run.wrapper(), self.run.inputs()
             self.reference = tuple(t.detach() for t in seeded(lambda: wrapper(*inputs)))
         except Exception as exc:  # the case itself does not run: nothing to capture
-            failed = self._failure("n/a", STAGE_EAGER, exc, "does not run eagerly with the probed inputs: ")
+            failed = self._failure(NOT_APPLICABLE, STAGE_EAGER, exc, "does not run eagerly with the probed inputs: ")
             return {path: with_breaks(path, dict(failed)) for path in PATHS}
         if not self.reference:
-            na = result("n/a", "returns no tensor (a Python object), nothing to capture", STAGE_NO_TENSOR)
+            na = result(NOT_APPLICABLE, "returns no tensor (a Python object), nothing to capture", STAGE_NO_TENSOR)
             return {path: with_breaks(path, dict(na)) for path in PATHS}
         return None
 
@@ -113,14 +134,14 @@ class Measurement:
                     wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))]
         except Exception as exc:
             # the exporter wraps torch.export failures in TorchExportError, translation ones in ConversionError
-            failed = self._failure("fail", "capture" if type(exc).__name__ == "TorchExportError" else "translate",
-                                   exc)
+            stage = STAGE_CAPTURE if type(exc).__name__ == "TorchExportError" else STAGE_TRANSLATE
+            failed = self._failure(FAIL, stage, exc)
             return dict(failed, where=self._where_call(exc) or failed["where"])
         try:
             with saved_model(program.pop()) as model:
                 return self._check_and_run(model, caught)
         except NotSaved as exc:
-            return self._failure("fail", "translate", exc)
+            return self._failure(FAIL, STAGE_TRANSLATE, exc)
 
     def _where_call(self, exc: BaseException) -> str:
         """The library line that called the operator the exporter could not translate (locate.where_call)."""
@@ -135,25 +156,25 @@ class Measurement:
         try:
             onnx.checker.check_model(model, full_check=True)
         except Exception as exc:
-            return self._failure("fail", "check", exc, "onnx.checker rejects the exported graph: ")
+            return self._failure(FAIL, STAGE_CHECK, exc, "onnx.checker rejects the exported graph: ")
         provider = onnx_provider(self.device, onnxruntime)
         try:
             session, provider = onnx_session(model, self.device, onnxruntime)
         except Exception as exc:
-            return self._failure("fail", "load", exc, provider=provider)
+            return self._failure(FAIL, STAGE_LOAD, exc, provider=provider)
         names = [i.name for i in session.get_inputs()]
         feed, folded, problem = map_onnx_inputs(names, self.run.inputs())  # fresh: export saw the others
         if problem:
-            return result("fail", problem, "run", provider=provider)
+            return result(FAIL, problem, STAGE_RUN, provider=provider)
         try:
             outputs = session.run(None, feed)
         except Exception as exc:
-            return self._failure("fail", "run", exc, "onnxruntime cannot run the exported graph: ",
+            return self._failure(FAIL, STAGE_RUN, exc, "onnxruntime cannot run the exported graph: ",
                                  provider=provider)
-        judged = self._judge("onnx", list(outputs), provider=provider)
-        if judged["status"] == "mismatch":
+        judged = self._judge(ONNX, list(outputs), provider=provider)
+        if judged["status"] == MISMATCH:
             judged = self._with_library_warning(judged, caught)
-        if folded and judged["status"] == "ok":
+        if folded and judged["status"] == OK:
             judged["detail"] = (f"the exporter folded input{'s' if len(folded) > 1 else ''} "
                                 f"{', '.join(folded)} into constants: the graph ignores "
                                 f"{'them' if len(folded) > 1 else 'it'}")
@@ -176,13 +197,13 @@ class Measurement:
         try:
             program = seeded(lambda: torch.export.export(wrapper, inputs))
         except Exception as exc:
-            return self._failure("fail", "capture", exc)
+            return self._failure(FAIL, STAGE_CAPTURE, exc)
         try:
             module = program.module()
             outputs = seeded(lambda: module(*self.run.inputs()))
         except Exception as exc:
-            return self._failure("fail", "run", exc, "the exported program does not run: ")
-        return self._judge("export", list(output_leaves.flatten_outputs(outputs)))
+            return self._failure(FAIL, STAGE_RUN, exc, "the exported program does not run: ")
+        return self._judge(EXPORT, list(output_leaves.flatten_outputs(outputs)))
 
     # -- torch.compile
 
@@ -196,17 +217,17 @@ class Measurement:
             try:
                 outputs = seeded(lambda: compiled(*inputs))
             except Exception as exc:
-                record = graph_breaks.recorded(raised_compiling=compile_stage(exc) != "run")
+                record = graph_breaks.recorded(raised_compiling=compile_stage(exc) != STAGE_RUN)
                 extra = self._break_fields(first, record)
-                return self._failure("fail", compile_stage(exc), exc, **extra)
+                return self._failure(FAIL, compile_stage(exc), exc, **extra)
             record = graph_breaks.recorded()
             if first is None and (record.messages or record.graphs != 1 or record.skipped_frames):
                 # fullgraph=True captured it (it turns .item() into a symbol), the ordinary compile did not
                 first = graph_breaks.locate_ordinary_break(self.run.wrapper(), self.run.inputs(), seeded)
             extra = self._break_fields(first, record)
-            judged = self._judge("compile", list(outputs), **extra)
+            judged = self._judge(COMPILE, list(outputs), **extra)
             breaks, reasons = extra["graph_breaks"], extra.get("break_reasons", [])
-            if not breaks or judged["status"] not in ("ok", "ok-unverified"):
+            if not breaks or judged["status"] not in (OK, OK_UNVERIFIED):
                 return judged
             reason = reasons[0] if reasons else "dynamo records no reason"
             if record.graphs == 0:
@@ -219,8 +240,8 @@ class Measurement:
             if whole:
                 summary += self._fullgraph_claim()
             judged.update(detail=summary, where=self._where(first) or judged["where"])
-            if judged["status"] == "ok":
-                judged["status"] = "ok-breaks"
+            if judged["status"] == OK:
+                judged["status"] = OK_BREAKS
             return judged
         finally:
             torch._dynamo.reset()
@@ -272,7 +293,7 @@ class Measurement:
                 with global_hooks_kept():  # each path as the process was, whatever the one before left behind
                     out[path] = getattr(self, path)()
             except Exception as exc:  # a bug outside the staged steps; still a fact about this case
-                out[path] = self._failure("fail", "run", exc)
+                out[path] = self._failure(FAIL, STAGE_RUN, exc)
             out[path]["seconds"] = round(time.perf_counter() - began, 3)
             self.run.release()
             finished(path, out[path])
@@ -295,18 +316,18 @@ class Measurement:
             with global_hooks_kept():
                 static["dynamic"] = self._dynamic.probe(path)
         except Exception as exc:  # a bug in the pass: said in the dynamic result, the static one stays as is
-            static["dynamic"] = outcome("fail", f"the dynamic-batch pass failed: {explain_exception(exc)}")
+            static["dynamic"] = outcome(DYNAMIC_FAIL, f"the dynamic-batch pass failed: {explain_exception(exc)}")
         finished(path, static)
 
-def compile_stage(exc: BaseException) -> str:
+def compile_stage(exc: BaseException) -> Stage:
     """Which part of torch.compile raised: dynamo's capture, inductor's translation, or the run."""
     names = {type(e).__name__ for e in exception_chain(exc)}
     modules = {type(e).__module__ for e in exception_chain(exc)}
     if names & {"BackendCompilerFailed", "InductorError", "LoweringException", "CppCompileError",
                 "CompilationError"}:
-        return "translate"
+        return STAGE_TRANSLATE
     if any(m.startswith("torch._dynamo") for m in modules) or names & {"Unsupported", "UserError",
                                                                           "TorchRuntimeError"}:
-        return "capture"
-    return "run"
+        return STAGE_CAPTURE
+    return STAGE_RUN
 

@@ -15,9 +15,7 @@ from typing import Any, TextIO
 
 from ...snapshot import DYNAMIC_STATUSES, PATH_LABELS, PATHS, STATUSES
 from ...snapshot.result_records import eager_failure
-
-SHORT = {"ok": "ok", "ok-breaks": "breaks", "ok-unverified": "random", "mismatch": "mismatch", "fail": "fail",
-         "n/a": "n/a"}
+from ...snapshot.vocabulary import NOT_APPLICABLE, OK_BREAKS, STAGE_EAGER, dynamic_status, status
 
 
 def _clock(seconds: float) -> str:
@@ -27,7 +25,9 @@ def _clock(seconds: float) -> str:
 
 
 NAME_WIDTH = 40  # the case-name column of the plain progress lines; longer names end in "…"
-CELL_WIDTH = len("ok-breaks(999)/dyn-fail")  # the widest cell up to 999 breaks
+# the widest cell up to 999 breaks ("ok-breaks(999)/dyn-fail")
+CELL_WIDTH = (max(len(s) + (len("(999)") if s == OK_BREAKS else 0) for s in STATUSES)
+              + max(len(d.suffix) for d in DYNAMIC_STATUSES))
 
 
 def fit(text: str, width: int) -> str:
@@ -36,13 +36,12 @@ def fit(text: str, width: int) -> str:
 
 
 def _cell(result: dict[str, Any]) -> str:
-    status = result["status"]
-    if status == "ok-breaks":
-        status = f"ok-breaks({result.get('graph_breaks', 0)})"
+    """A path's status in a plain progress line: its word, the graph-break count, and what the dynamic-batch
+    pass found (a suffix only where it says something about another batch size)."""
+    cell = status(result["status"])
+    text = f"{cell}({result.get('graph_breaks', 0)})" if cell == OK_BREAKS else str(cell)
     dynamic = result.get("dynamic", {}).get("status")
-    if dynamic in ("ok", "static", "fail"):  # does it hold at another batch size
-        status += {"ok": "/dyn", "static": "/static", "fail": "/dyn-fail"}[dynamic]
-    return status
+    return text + (dynamic_status(dynamic).suffix if dynamic else "")
 
 
 class Progress:
@@ -132,7 +131,7 @@ class Progress:
         share = self.done / self.total if self.total else 1.0
         bar_width = 20
         filled = int(share * bar_width)
-        counts = " ".join(f"{SHORT[s]} {self.counts[s]}" for s in STATUSES if self.counts[s])
+        counts = " ".join(f"{s.short} {self.counts[s]}" for s in STATUSES if self.counts[s])
         reused = f" · reused {self.reused_count}" if self.reused_count else ""
         text = (f"{share:4.0%} |{'█' * filled}{' ' * (bar_width - filled)}| {self.done}/{self.total}{reused} · "
                 f"{counts}{self._eta()}")
@@ -169,7 +168,8 @@ def eager_summary(cases: list[dict[str, Any]], devices: list[str]) -> list[str]:
         return []
     return [f"{len(failed)} case{'s' if len(failed) != 1 else ''} failed eagerly and "
             f"{'were' if len(failed) != 1 else 'was'} not probed on any path "
-            "(a problem with the case or the environment; the snapshot records them as n/a at stage eager):",
+            "(a problem with the case or the environment; the snapshot records them as "
+            f"{NOT_APPLICABLE} at stage {STAGE_EAGER}):",
             *failed]
 
 
