@@ -18,11 +18,12 @@ from __future__ import annotations
 import argparse
 import re
 
-from sphinx_kexport.page.model.page_model import STATUS_MEANING, STATUS_TEXT, PageModel, build_model, status_text
-from sphinx_kexport.snapshot import load_snapshot
+from sphinx_kexport.page.model.page_model import PageModel, build_model
+from sphinx_kexport.page.model.words import status_meaning, status_text
+from sphinx_kexport.snapshot import STATUSES, load_snapshot
+from sphinx_kexport.snapshot.vocabulary import status
 
-ROLE = {"ok": "compat-ok", "ok-breaks": "compat-ok-breaks", "ok-unverified": "compat-ok-random",
-        "mismatch": "compat-mismatch", "fail": "compat-fail", "n/a": "compat-na"}
+ROLE = {s: f"compat-{s.css}" for s in STATUSES}
 
 
 def inline(text: str) -> str:
@@ -46,8 +47,8 @@ def _cards(model: PageModel) -> list[str]:
 def _legend(model: PageModel) -> list[str]:
     out = ["", _underline("Legend", "-"), "", ".. list-table::", "   :header-rows: 1", "   :widths: 20 80", "",
            "   * - Cell", "     - Meaning"]
-    for status in model.statuses_used:
-        out += [f"   * - :{ROLE[status]}:`{STATUS_TEXT[status]}`", f"     - {STATUS_MEANING[status]}"]
+    for word in model.statuses_used:
+        out += [f"   * - :{ROLE[word]}:`{status(word).label}`", f"     - {status_meaning(word)}"]
     return out
 
 

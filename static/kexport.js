@@ -9,7 +9,11 @@
  * table[data-p][data-q], tr[data-s][data-o][data-y] (data-y: a dynamic-batch
  * code per cell, o any batch, s batch N only, f dynamic fails, - none). Search reads the visible text
  * of a row's first and last cells: what the reader sees is what a search
- * finds. Counts kept in step are the elements with a class
+ * finds. What the codes and the status-naming filters mean the page says too
+ * (div.kexport[data-supported][data-failing]..., sphinx_kexport/page/writers/
+ * script_data.py, from the vocabulary's records): the script keeps no table
+ * of statuses, so it cannot disagree with the page. Counts kept in step are
+ * the elements with a class
  * `kexport-count--<key>`; one inside an element with a class
  * `kexport-pkg--<slug>` counts that package only.
  *
@@ -23,14 +27,32 @@
 (function () {
   "use strict";
 
-  var SUPPORTED = { o: 1, b: 1, r: 1 };
-  var FAILING = { m: 1, f: 1 };
   var URL_WRITE_DELAY = 150; // ms; Chrome throttles bursts of history.replaceState
 
   function isField(el) {
     if (!el || el === document.body) return false;
     var tag = el.tagName;
     return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable;
+  }
+
+  /* A string of one-letter codes as a lookup: "mf" -> { m: 1, f: 1 }. */
+  function setOf(codes) {
+    var set = {};
+    for (var i = 0; i < codes.length; i++) set[codes.charAt(i)] = 1;
+    return set;
+  }
+
+  /* What the page says of its statuses and dynamic-batch marks, read once (writers/script_data.py): sets of
+     codes, single codes, and the words of the filters and counts that name a status (the filter values). */
+  function readVocabulary(root) {
+    function one(name) { return root.getAttribute("data-" + name) || ""; }
+    return {
+      supported: setOf(one("supported")), failing: setOf(one("failing")), batchChecked: setOf(one("batch-checked")),
+      plain: one("plain"), na: one("na"), timedOut: one("timed-out"), breaks: one("breaks"),
+      anyBatch: one("batch-any"), batchStatic: one("batch-static"),
+      failWord: one("fail-word"), timeoutWord: one("timeout-word"), staticWord: one("static-word"),
+      reproCompare: one("repro-compare"), reproRandom: one("repro-random")
+    };
   }
 
   function formatNumber(n, grouped) {
@@ -57,6 +79,7 @@
 
   function Page(root, number) {
     this.root = root;
+    this.vocab = readVocabulary(root);
     this.prefix = number ? "kx" + number + "-" : "kx-";
     this.controls = root.querySelector(".kexport-controls");
     this.input = this.controls && this.controls.querySelector("input[type=search]");
@@ -98,7 +121,7 @@
   Page.prototype.readRows = function () {
     var tables = this.root.querySelectorAll("table.kx-t");
     var trs = [], codes = [], changes = [], ops = [], pkgs = [], tableOf = [], disagree = [], batch = [], vcodes = [];
-    var allOk = new Array(this.columnKeys.length + 1).join("o"); // rows without data-s
+    var allOk = new Array(this.columnKeys.length + 1).join(this.vocab.plain); // rows without data-s
     var packageIndex = {}, packages = [], op = -1, nextOp = 0;
     this.tables = [];
     this.tableTexts = [];
@@ -310,7 +333,7 @@
   /* A predicate (status codes, row index) for the chosen filter and device;
      null when every row passes. */
   Page.prototype.predicate = function (filter, device) {
-    var cols = [], self = this;
+    var cols = [], self = this, v = this.vocab;
     for (var i = 0; i < this.columnKeys.length; i++) {
       if (!device || this.columnDevice[i] === device) cols.push(i);
     }
@@ -321,17 +344,17 @@
         return false;
       };
     }
-    if (filter === "fail") return anyOf("", FAILING);
-    if (filter.indexOf("fail-") === 0) return anyOf(filter.slice(5), FAILING);
-    if (filter === "breaks") return anyOf("compile", { b: 1 });
-    if (filter === "timeout") return anyOf("", { t: 1 });
+    if (filter === v.failWord) return anyOf("", v.failing);
+    if (filter.indexOf(v.failWord + "-") === 0) return anyOf(filter.slice(v.failWord.length + 1), v.failing);
+    if (filter === "breaks") return anyOf("compile", setOf(v.breaks));
+    if (filter === v.timeoutWord) return anyOf("", setOf(v.timedOut));
     if (filter === "pass") {
       return function (s) {
         var probed = 0;
         for (var k = 0; k < cols.length; k++) {
           var code = s.charAt(cols[k]);
-          if (code === "n") continue;
-          if (!SUPPORTED[code]) return false;  // a timeout ("t") is not known to pass
+          if (code === v.na) continue;
+          if (!v.supported[code]) return false;  // a timeout is not known to pass
           probed++;
         }
         return probed > 0;
@@ -339,10 +362,10 @@
     }
     if (filter === "disagree") return function (s, i) { return self.disagree[i]; };
     if (filter === "versions") return function (s, i) { return self.vcodes[i] !== ""; };
-    if (filter === "static") {  // works only at the traced batch size on a chosen column
+    if (filter === v.staticWord) {  // works only at the traced batch size on a chosen column
       return function (s, i) {
         var y = self.batch[i];
-        for (var k = 0; y && k < cols.length; k++) if (y.charAt(cols[k]) === "s") return true;
+        for (var k = 0; y && k < cols.length; k++) if (y.charAt(cols[k]) === v.batchStatic) return true;
         return false;
       };
     }
@@ -429,7 +452,7 @@
                     passDevice: passDevice, operators: 0, onnxOperators: 0, disagree: 0, failing: 0, breaks: 0,
                     anyBatch: new Array(ncol).fill(0), batchChecked: new Array(ncol).fill(0), statics: 0 });
     }
-    var page = scopes[npkg], gen = ++this.generation;
+    var page = scopes[npkg], gen = ++this.generation, v = this.vocab;
     var devices = this.devices, columnDevice = this.columnDevice, columnPath = this.columnPath;
     for (var i = 0; i < this.trs.length; i++) {
       if (!this.visible[i]) continue;
@@ -438,21 +461,21 @@
       var devProbed = {}, devBad = {}, y = this.batch[i], isStatic = false;
       for (var c = 0; y && c < ncol; c++) {  // dynamic-batch marks: supported cells only carry one
         var yc = y.charAt(c);
-        if (yc === "-") continue;
+        if (!v.batchChecked[yc]) continue;  // no mark
         pkg.batchChecked[c]++; page.batchChecked[c]++;
-        if (yc === "o") { pkg.anyBatch[c]++; page.anyBatch[c]++; }
-        if (yc === "s") isStatic = true;
+        if (yc === v.anyBatch) { pkg.anyBatch[c]++; page.anyBatch[c]++; }
+        if (yc === v.batchStatic) isStatic = true;
       }
       for (var c = 0; c < ncol; c++) {
         var code = s.charAt(c);
-        if (code === "n") continue;
-        if (code === "t") { badAll = true; devBad[columnDevice[c]] = true; continue; }  // not known: not counted, not a pass
-        var ok = SUPPORTED[code] === 1;
+        if (code === v.na) continue;
+        if (code === v.timedOut) { badAll = true; devBad[columnDevice[c]] = true; continue; }  // not known: not counted, not a pass
+        var ok = v.supported[code] === 1;
         pkg.probed[c]++; page.probed[c]++;
         if (ok) { pkg.supported[c]++; page.supported[c]++; } else badAll = true;
         if (ok && columnPath[c] === "onnx") onnxOk = true;
-        if (FAILING[code]) failing = true;
-        if (code === "b") breaks = true;
+        if (v.failing[code]) failing = true;
+        if (code === v.breaks) breaks = true;
         probedAll++;
         devProbed[columnDevice[c]] = (devProbed[columnDevice[c]] || 0) + 1;
         if (!ok) devBad[columnDevice[c]] = true;
@@ -488,6 +511,7 @@
       var c = this.columnIndex[key];
       return scope.probed[c] ? fmt(scope.supported[c]) + " / " + fmt(scope.probed[c]) : "—";
     }
+    if (key === this.vocab.staticWord) return fmt(scope.statics);  // rows working only at the traced batch size
     switch (key) {
       case "rows": return fmt(scope.rows);
       case "pass-all": return fmt(scope.passAll);
@@ -496,7 +520,6 @@
       case "disagree": return fmt(scope.disagree);
       case "failing": return fmt(scope.failing);
       case "breaks": return fmt(scope.breaks);
-      case "static": return fmt(scope.statics);
       case "dyn": return batchText(sum(scope.anyBatch), sum(scope.batchChecked));
     }
     if (key.indexOf("dyn-") === 0 && key.slice(4) in this.columnIndex) {
@@ -649,11 +672,11 @@
     var body = call.replace(/\s+$/, "").replace(/^import torch\n/, "");
     var labels = (this.root.getAttribute("data-labels") || "").split("|");
     // a random operator (data-r) is compared on shapes only, as the probe did
-    var compare = templates[box.hasAttribute("data-r") ? "compare-random" : "compare"] || "";
+    var v = this.vocab, compare = templates[v.reproCompare + (box.hasAttribute("data-r") ? v.reproRandom : "")] || "";
     var added = 0;
     for (var c = 0; c < this.columnKeys.length; c++) {
       var template = templates[this.columnKeys[c]];
-      if (!FAILING[s.charAt(c)] || !template) continue;
+      if (!this.vocab.failing[s.charAt(c)] || !template) continue;
       // The order matters and matches sphinx_kexport.snapshot.repro.fill_template: the call last.
       var text = template.split("@@KX_COMPARE@@").join(compare).split("@@KX_TITLE@@").join(name)
         .split("@@KX_CALL@@").join(body);

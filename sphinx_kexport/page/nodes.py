@@ -1,6 +1,6 @@
 """Doctree nodes of the export-support page.
 
-Each node carries plain, picklable data (see ``model.page_model.row_payload``) so the
+Each node carries plain, picklable data (see ``model.payloads.row_payload``) so the
 doctree survives the environment pickle and parallel builds, and each
 builder decides how to render it.
 

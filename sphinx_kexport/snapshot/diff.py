@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .vocabulary import DEVICES, FAILING, PATH_LABELS, PATHS, SUPPORTED
+from .vocabulary import DEVICES, DYNAMIC_FAIL, DYNAMIC_OK, DYNAMIC_STATIC, FAILING, PATH_LABELS, PATHS, SUPPORTED
 
 KINDS = ("regressed", "fixed", "changed")
 
@@ -72,7 +72,7 @@ class Change:
             why = self.new_detail if self.kind != "fixed" else ""
             parts.append(f": {old} -> {new}" + (f" ({why})" if why else ""))
         if self.dynamic_changed:
-            why = self.new_dynamic_detail if self.new_dynamic != "ok" else ""
+            why = self.new_dynamic_detail if self.new_dynamic != DYNAMIC_OK else ""
             parts.append((", and" if parts else "") + f" at another batch size: {self.old_dynamic} -> "
                          f"{self.new_dynamic}" + (f" ({why})" if why else ""))
         return head + "".join(parts)
@@ -86,16 +86,16 @@ def classify(old: str | None, new: str | None) -> str:
     return "changed"
 
 
-DYNAMIC_FAILING = frozenset({"static", "fail"})
+DYNAMIC_FAILING = frozenset({DYNAMIC_STATIC, DYNAMIC_FAIL})  # a supported cell that does not hold at any batch
 
 
 def classify_dynamic(old: str | None, new: str | None) -> str | None:
     """The kind of a dynamic-batch change, or None when it is no change (equal, or either side absent)."""
     if old is None or new is None or old == new:
         return None
-    if old == "ok" and new in DYNAMIC_FAILING:
+    if old == DYNAMIC_OK and new in DYNAMIC_FAILING:
         return "regressed"
-    if old in DYNAMIC_FAILING and new == "ok":
+    if old in DYNAMIC_FAILING and new == DYNAMIC_OK:
         return "fixed"
     return "changed"
 

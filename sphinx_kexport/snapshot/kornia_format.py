@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import FIX_HINT, SnapshotError, kind_of, show_value
-from .vocabulary import DEVICES, ORIGIN_HAND, PATHS, SCHEMA_VERSION, STATUSES
+from .vocabulary import DEVICES, FAIL, ORIGIN_HAND, PATHS, SCHEMA_VERSION, STATUSES
 
 KORNIA_HEADER = ("generated_at", "revision", "kornia", "torch", "onnx", "onnxruntime", "onnxscript",
                  "python", "opset", "device")
@@ -61,7 +61,7 @@ def from_kornia(data: dict[str, Any], source: str = "<snapshot>") -> dict[str, A
         # Kornia records one location per case, taken from the ONNX failure,
         # else the torch.export failure (its merge's rule).
         for path in ("onnx", "export"):
-            if where and paths[path]["status"] == "fail":
+            if where and paths[path]["status"] == FAIL:
                 paths[path]["where"] = where
                 break
         paths["compile"]["graph_breaks"] = raw["graph_breaks"]

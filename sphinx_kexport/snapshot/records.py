@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .vocabulary import DEVICES, FAILING, ORIGIN_HAND, SUPPORTED
+from .vocabulary import DEVICES, DYNAMIC_STATIC, FAILING, NOT_APPLICABLE, ORIGIN_HAND, SUPPORTED
 
 
 @dataclass(slots=True, frozen=True)
@@ -24,7 +24,7 @@ class Dynamic:
 
     @property
     def static(self) -> bool:
-        return self.status == "static"
+        return self.status == DYNAMIC_STATIC
 
 
 @dataclass(slots=True)
@@ -48,7 +48,7 @@ class Result:
         return self.status in FAILING
 
 
-NOT_PROBED = Result("n/a", "not probed on this device")
+NOT_PROBED = Result(NOT_APPLICABLE, "not probed on this device")
 
 
 @dataclass(slots=True)

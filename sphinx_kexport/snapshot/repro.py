@@ -11,7 +11,7 @@ operator (``check: false``) is compared on output count and shapes only.
 
 from __future__ import annotations
 
-from .vocabulary import DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL
+from .vocabulary import DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL, STAGE_COMPARE
 
 # Where a template (see repro_templates) takes the case's call, title and comparison.
 CALL_SLOT = "@@KX_CALL@@"
@@ -146,6 +146,9 @@ def repro_code(call: str, path: str, device: str, opset: int = DEFAULT_OPSET, ti
 # on the page: one template per column, filled in the browser from each row's ``call``
 
 
+RANDOM_SUFFIX = "-random"  # the comparison template of a random operator (shapes only): "compare-random"
+
+
 def repro_templates(columns: list[tuple[str, str]], opsets: dict[str, int]) -> dict[str, str]:
     """``{"onnx-cpu": code, ..., "compare": ..., "compare-random": ...}``.
 
@@ -155,10 +158,11 @@ def repro_templates(columns: list[tuple[str, str]], opsets: dict[str, int]) -> d
     flag, so the snippet is exactly ``repro_code``'s while each row carries only
     its call.
     """
+    # the comparison is the probe's compare stage, named after it (the script reads the name off the page)
     templates = {f"{path}-{device}": _snippet(CALL_SLOT, path, device, opsets.get(device, DEFAULT_OPSET), TITLE_SLOT,
                                              COMPARE_SLOT)
                  for device, path in columns}
-    return templates | {"compare": compare_block(True), "compare-random": compare_block(False)}
+    return templates | {STAGE_COMPARE: compare_block(True), f"{STAGE_COMPARE}{RANDOM_SUFFIX}": compare_block(False)}
 
 
 def fill_template(template: str, call: str, title: str, check: bool = True) -> str:

@@ -196,8 +196,8 @@ def dynamic_status(word: str) -> DynamicStatus:
 
 
 def page_codes() -> dict[str, str]:
-    """What the browser script needs of the statuses, as the page emits it (``data-codes``): the codes of the
-    supported and the failing statuses, in order."""
+    """What the browser script needs of the statuses, as the page emits it (``div.kexport[data-supported]``,
+    ``[data-failing]``: page/writers/script_data.py): the codes of the supported and the failing statuses, in order."""
     return {SUPPORTED_KIND: "".join(s.code for s in STATUSES if s.supported),
             FAILING_KIND: "".join(s.code for s in STATUSES if s.failing)}
 

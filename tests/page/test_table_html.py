@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from sphinx_kexport.page.model.page_model import build_model, column_payload, display_columns
-from sphinx_kexport.page.writers.html import STATUS_CODE, column_headers, css_string
+from sphinx_kexport.page.model.page_model import build_model
+from sphinx_kexport.page.model.payloads import column_payload, display_columns
+from sphinx_kexport.page.writers.html import column_headers, css_string
 from sphinx_kexport.snapshot import load_snapshot
+from sphinx_kexport.snapshot.vocabulary import status
 
 ROOT = Path(__file__).parent / "roots" / "test-browser"
 
@@ -45,7 +47,7 @@ def test_every_row_is_rendered_with_its_id_and_status_codes(page, model):
     assert list(rows) == [row.id for row in model.rows]
     for row in model.rows:
         tr = rows[row.id]
-        expected = "".join(STATUS_CODE[row.cell(*reversed(key.split("-"))).result.status] for key in keys)
+        expected = "".join(status(row.cell(*reversed(key.split("-"))).result.status).code for key in keys)
         assert tr.get("data-s", "o" * len(keys)) == expected, row.id
         # an ok cell is the plain word; every other status is a <kx-CODE> pill
         firsts = [td.contents[0] for td in tr.find_all("td")[1:-1]]

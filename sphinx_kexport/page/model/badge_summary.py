@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED
-from ...snapshot.vocabulary import UNCOUNTED
+from ...snapshot.vocabulary import CPU, DYNAMIC_OK, DYNAMIC_STATIC, FAIL, NOT_APPLICABLE, OK, UNCOUNTED
 
 # One record per table row, small to pickle with the environment:
 # (docname, position on its page, row id, columns, codes). ``columns`` is the
@@ -20,7 +20,12 @@ from ...snapshot.vocabulary import UNCOUNTED
 # batch size, "n" probed but not supported, "-" not probed.
 Record = tuple[str, int, str, tuple[tuple[str, str], ...], str]
 CODES = {status: "y" if status in SUPPORTED else "-" if status in UNCOUNTED else "n" for status in STATUSES}
-BATCH_CODES = {"o": "a", "s": "s"}  # a supported cell's dynamic-batch code (dynamic_batch.CODE) -> its badge code
+# a supported cell's dynamic-batch mark (``dynamic_batch.code``) -> its badge code
+BATCH_CODES = {DYNAMIC_OK.code: "a", DYNAMIC_STATIC.code: "s"}
+# A mark's state (its class, ``kexport-badge--<state>``), coloured as the cells of the status it sums up are,
+# and said with that status's word; "partial": some configurations supported, or only at the traced batch size.
+ALL, PARTIAL, NONE, NOTHING = OK.css, "partial", FAIL.css, NOT_APPLICABLE.css
+WORST_FIRST = (NONE, PARTIAL, ALL, NOTHING)
 
 
 def cell_code(cell: dict) -> str:
@@ -51,7 +56,7 @@ def summary_of(tables: tuple[tuple[tuple[tuple[str, str], ...], str], ...]) -> S
             both[1] += code != "-"
             both[2] += code == "a"
             both[3] += code == "s"
-    devices = sorted({device for _, device in tally}, key=lambda d: (d != "cpu", d))
+    devices = sorted({device for _, device in tally}, key=lambda d: (d != CPU, d))
     multi = len(devices) > 1
     found = []
     for path in PATHS:
@@ -62,13 +67,13 @@ def summary_of(tables: tuple[tuple[tuple[tuple[str, str], ...], str], ...]) -> S
                 continue
             good, probed, any_batch, static = both
             if not probed:
-                state, word = "na", "n/a"
+                state, word = NOTHING, NOT_APPLICABLE.label
             elif good == probed:
-                state, word = ("partial" if static else "ok"), "yes"
+                state, word = (PARTIAL if static else ALL), OK.label
             elif good == 0:
-                state, word = "fail", "no"
+                state, word = NONE, FAIL.label
             else:
-                state, word = "partial", f"{good}/{probed}"
+                state, word = PARTIAL, f"{good}/{probed}"
             title = f"{DEVICE_LABELS[device]}: {good} of {probed} probed configurations supported"
             if static:
                 word += ", batch-specific"
@@ -79,7 +84,7 @@ def summary_of(tables: tuple[tuple[tuple[tuple[str, str], ...], str], ...]) -> S
             marks.append((state, (f"{DEVICE_LABELS[device]} " if multi else "") + word, title))
         if marks:
             states = {state for state, _, _ in marks}
-            worst = next(s for s in ("fail", "partial", "ok", "na") if s in states)
+            worst = next(s for s in WORST_FIRST if s in states)
             found.append((PATH_LABELS[path], worst, tuple(marks)))
     return tuple(found)
 

@@ -24,7 +24,9 @@ from typing import Any
 
 from ...snapshot import read_snapshot
 from ...snapshot.diff import compare
-from .page_model import STATUS_TEXT, PageModel
+from ...snapshot.vocabulary import DYNAMIC_FAIL, DYNAMIC_NOT_APPLICABLE, DYNAMIC_OK, DYNAMIC_STATIC
+from .page_model import PageModel
+from .words import status_label
 
 # Shown next to a changed cell: a word as well as a sign, never colour alone.
 MARKER_TEXT = {"regressed": "▼ regressed", "fixed": "▲ fixed"}
@@ -33,13 +35,6 @@ MARKER_TEXT = {"regressed": "▼ regressed", "fixed": "▲ fixed"}
 def load_comparison(absolute: str, relative: str) -> dict[str, Any]:
     """The older snapshot as a format-1 dict, read and validated like every other snapshot."""
     return read_snapshot(absolute, relative)[0]
-
-
-def status_word(status: str | None) -> str:
-    """The cell text a status had on the page ("yes", "no", ...), or "absent"."""
-    if status is None:
-        return "absent"
-    return STATUS_TEXT.get(status, status)
 
 
 @dataclass
@@ -112,8 +107,8 @@ def cell_marker(row: dict[str, Any], key: str) -> dict[str, Any] | None:
 
 
 # How a dynamic-batch status reads in a change marker's title.
-DYNAMIC_WORDS = {"ok": "held at any batch size", "static": "only at the traced batch size",
-                 "fail": "the capture with a dynamic batch failed", "n/a": "no batch dimension"}
+DYNAMIC_WORDS = {DYNAMIC_OK: "held at any batch size", DYNAMIC_STATIC: "only at the traced batch size",
+                 DYNAMIC_FAIL: "the capture with a dynamic batch failed", DYNAMIC_NOT_APPLICABLE: "no batch dimension"}
 
 
 def marker_title(change: dict[str, Any], since: str = "") -> str:
@@ -121,7 +116,7 @@ def marker_title(change: dict[str, Any], since: str = "") -> str:
     for a tooltip and for screen readers."""
     if "old_dynamic" in change:
         old, new = (DYNAMIC_WORDS.get(change[k], change[k]) for k in ("old_dynamic", "new_dynamic"))
-        text = f"was {status_word(change['old'])}, {old}; now {status_word(change['new'])}, {new}"
+        text = f"was {status_label(change['old'])}, {old}; now {status_label(change['new'])}, {new}"
     else:
-        text = f"was {status_word(change['old'])}, now {status_word(change['new'])}"
+        text = f"was {status_label(change['old'])}, now {status_label(change['new'])}"
     return text + (f" (compared with {since})" if since else "")

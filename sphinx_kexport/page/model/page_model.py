@@ -3,7 +3,8 @@
 Everything every builder needs (grouping, row order, stable row ids, merged
 failure reasons, counts) is decided here, in plain Python with no docutils,
 so the HTML template, the text/LaTeX renditions and the browser script can
-never disagree about a number.
+never disagree about a number. The words a status is said with are
+``words``'; the plain data the doctree nodes carry is ``payloads``'.
 """
 
 from __future__ import annotations
@@ -11,52 +12,18 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, Case, Result, Snapshot
-from ...snapshot.vocabulary import STAGE_EAGER, STAGE_SKIP, UNCOUNTED
+from ...snapshot.vocabulary import (COMPILE, DYNAMIC_ANSWERS, DYNAMIC_OK, FAILING, NOT_APPLICABLE, ONNX, OK_BREAKS,
+                                    STAGE_EAGER, STAGE_SKIP, UNCOUNTED)
 from . import dynamic_batch
-
-# Cell text and legend meaning per status. The legend only lists statuses
-# that occur on the page.
-STATUS_TEXT = {
-    "ok": "yes",
-    "ok-breaks": "yes, graph breaks",
-    "ok-unverified": "yes (random)",
-    "mismatch": "mismatch",
-    "fail": "no",
-    "timeout": "timed out",
-    "n/a": "n/a",
-}
-STATUS_MEANING = {
-    "ok": "captured, ran, and the result matches eager execution",
-    "ok-breaks": "torch.compile runs and matches eager, but dynamo falls back to Python at one or more "
-                 "graph breaks (the count is shown)",
-    "ok-unverified": "captured and ran; a random operator, so only output count, shapes and finiteness "
-                     "are checked",
-    "mismatch": "captured and ran, but the result differs from eager execution",
-    "fail": "capture, conversion or the run failed; the Details column says why and where",
-    "timeout": "ran past the probe's time limit, so it is not known: neither supported nor failing, and not "
-               "counted; the Details column says which step and the limit (a run with a larger limit "
-               "measures it again)",
-    "n/a": "not applicable: not a tensor graph, not runnable with the probed inputs, or not probed "
-           "on that device",
-}
-# CSS-safe class suffix per status.
-STATUS_CLASS = {"ok": "ok", "ok-breaks": "ok-breaks", "ok-unverified": "ok-random", "mismatch": "mismatch",
-                "fail": "fail", "timeout": "timeout", "n/a": "na"}
+from .words import EAGER_FAILURE, NOTHING_TO_CAPTURE, SKIPPED, status_css, status_text
 
 
 def slugify(text: str) -> str:
     """Lower-case, every run of non-alphanumerics -> '-', trimmed."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def status_text(result: Result) -> str:
-    if result.status == "ok-breaks" and result.graph_breaks:
-        n = result.graph_breaks
-        return f"yes, {n} break" + ("" if n == 1 else "s")
-    return STATUS_TEXT[result.status]
 
 
 @dataclass(slots=True)
@@ -76,7 +43,7 @@ class Cell:
 
     @property
     def css(self) -> str:
-        return STATUS_CLASS[self.result.status]
+        return status_css(self.result.status)
 
     @property
     def mark(self) -> str:
@@ -112,7 +79,7 @@ class Row:
     def passes_all(self) -> bool:
         """Every probed cell is supported (n/a cells are not counted, as in the cards; a timeout is not known
         to pass, so it is not)."""
-        probed = [c for c in self.cells if c.result.status != "n/a"]
+        probed = [c for c in self.cells if c.result.status != NOT_APPLICABLE]
         return bool(probed) and all(c.result.supported for c in probed)
 
     def cell(self, device: str, path: str) -> Cell:
@@ -139,7 +106,7 @@ class Tally:
         answer = dynamic_batch.answer(result)
         if answer is not None:
             self.batch_checked += 1
-            self.any_batch += answer.status == "ok"
+            self.any_batch += answer.status == DYNAMIC_OK
 
     def merge(self, other: "Tally") -> None:
         self.supported += other.supported
@@ -256,22 +223,19 @@ def _merge(cells: list[Cell], devices: list[str], text_of) -> list[Detail]:
 
 
 def _detail_text(cell: Cell) -> str:
-    r = cell.result
-    if r.status == "n/a" and r.detail == "not probed on this device":
-        return "not probed on this device"
-    return r.detail.strip()
+    return cell.result.detail.strip()
 
 
 def _stage_text(cell: Cell) -> str:
     r = cell.result
-    return r.stage if r.status in ("fail", "mismatch") and r.stage else ""
+    return r.stage if r.status in FAILING and r.stage else ""
 
 
 def _disagree(cells: list[Cell], devices: list[str]) -> bool:
     if len(devices) < 2:
         return False
     for path in PATHS:
-        kinds = {("supported" if c.result.supported else "failing")
+        kinds = {c.result.supported  # supported or failing: the uncounted are left out
                  for c in cells if c.path == path and c.result.status not in UNCOUNTED}
         if len(kinds) > 1:
             return True
@@ -304,18 +268,18 @@ def _counts(rows: list[Row], columns: list[tuple[str, str]], devices: list[str])
             counts.columns[cell.key].add(cell.result)
         op = (row.case.package, row.case.operator)
         operators.add(op)
-        if any(c.result.supported for c in row.cells if c.path == "onnx"):
+        if any(c.result.supported for c in row.cells if c.path == ONNX):
             onnx_ops.add(op)
         for device in devices:
-            probed = [c for c in row.cells if c.device == device and c.result.status != "n/a"]
+            probed = [c for c in row.cells if c.device == device and c.result.status != NOT_APPLICABLE]
             if probed and all(c.result.supported for c in probed):  # a timeout is not known to pass
                 counts.pass_all[device] += 1
         if row.passes_all:
             counts.pass_all["all"] += 1
         counts.disagree += row.disagree
         counts.failing += row.failing
-        counts.breaks += any(c.result.status == "ok-breaks" for c in row.cells)
-        counts.static += any(dynamic_batch.code(c.result) == "s" for c in row.cells)
+        counts.breaks += any(c.result.status == OK_BREAKS for c in row.cells)
+        counts.static += any(dynamic_batch.holds_only_at_traced_batch(c.result) for c in row.cells)
     counts.operators = len(operators)
     counts.onnx_operators = len(onnx_ops)
     return counts
@@ -332,13 +296,6 @@ def section_title(package: str, key: str, titles: Mapping[str, Mapping[str, str]
     if not key:
         return "Operators"
     return key.replace("_", " ").replace(".", " / ").capitalize()
-
-
-# Why a registered entry has no row: the kinds the "Not probed" part names, in the order it lists them.
-EAGER_FAILURE = "fails eagerly"  # a problem with the case or the environment, not with a capture path
-SKIPPED = "skipped"  # the case module says why (``skip=``)
-NOTHING_TO_CAPTURE = "nothing to capture"  # it runs, but returns no tensor, or no path applies
-NOT_PROBED_KINDS = (EAGER_FAILURE, SKIPPED, NOTHING_TO_CAPTURE)
 
 
 @dataclass
@@ -394,7 +351,7 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
         if packages is not None and case.package not in packages:
             continue
         cells = [Cell(d, p, case.result(d, p)) for d, p in columns]
-        if all(c.result.status == "n/a" for c in cells):
+        if all(c.result.status == NOT_APPLICABLE for c in cells):
             not_probed.append(not_probed_entry(case, cells))
             continue
         where = []
@@ -405,14 +362,14 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
             answer = dynamic_batch.answer(c.result)
             if answer is not None:
                 dynamic_used.add(answer.status)
-                if answer.status != "ok" and answer.where and answer.where not in where:
+                if answer.status != DYNAMIC_OK and answer.where and answer.where not in where:
                     where.append(answer.where)
         row = Row(
             id=ids[case.index], case=case, cells=cells,
             details=_merge(cells, devs, _detail_text) + _merge(cells, devs, lambda c: dynamic_batch.reason(c.result)),
             stages=_merge(cells, devs, _stage_text), where=where,
             disagree=_disagree(cells, devs),
-            graph_breaks={d: case.result(d, "compile").graph_breaks for d in devs},
+            graph_breaks={d: case.result(d, COMPILE).graph_breaks for d in devs},
         )
         used.update(c.result.status for c in cells)
         by_package.setdefault(case.package, OrderedDict()).setdefault(case.section, []).append(row)
@@ -435,66 +392,6 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
     return PageModel(
         snapshot=snapshot, devices=devs, columns=columns, groups=groups,
         counts=count(every_row, columns, devs), statuses_used=[s for s in STATUSES if s in used],
-        not_probed=not_probed, dynamic_used=[s for s in dynamic_batch.CHECKED if s in dynamic_used],
+        not_probed=not_probed, dynamic_used=[s for s in DYNAMIC_ANSWERS if s in dynamic_used],
         uncounted=frozenset(r.case.name for r in every_shown if counted is not None and not counted(r.case)),
     )
-
-
-# --------------------------------------------------------------------------
-# plain payloads carried by doctree nodes (picklable, builder-independent)
-
-
-def column_payload(model: PageModel) -> list[dict]:
-    return [{"key": f"{p}-{d}", "device": d, "path": p, "label": model.column_label(d, p),
-             "path_label": PATH_LABELS[p], "device_label": DEVICE_LABELS[d]} for d, p in model.columns]
-
-
-def display_columns(columns: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Column payloads in path-major order (ONNX CPU, ONNX CUDA, torch.export CPU, ...) so devices
-    sit side by side: the order the HTML tables and the reason index show them in."""
-    columns = list(columns)
-    devices = list(dict.fromkeys(c["device"] for c in columns))
-    rank = {p: i for i, p in enumerate(PATHS)}
-    return sorted(columns, key=lambda c: (rank.get(c["path"], len(rank)), devices.index(c["device"])))
-
-
-def row_payload(row: Row) -> dict:
-    """Everything a builder needs to render one row, as plain data.
-
-    The page may add optional keys (see ``assembly._decorator``):
-
-    * ``reasons``: {a detail's text: the id of its entry in the reason index},
-      for the details that are failure reasons (``:reasons: on``);
-    * ``changes``: the cells that differ from the older snapshot
-      (``:compare:``), ``[{"key": "onnx-cpu", "kind": "regressed" | "fixed" |
-      "changed", "old": "ok", "new": "fail"}]`` (a status is None where the
-      case or device was absent).
-    """
-    case = row.case
-    return {
-        "id": row.id,
-        "name": case.name,
-        "package": case.package,
-        "package_slug": slugify(case.package),
-        "section": case.section,
-        "operator": case.operator,
-        "variant": case.variant,
-        "ref": case.ref,
-        "note": case.note,
-        "check": case.check,
-        "call": case.call,
-        "inputs": [{"shape": list(shape), "dtype": dtype} for shape, dtype in case.inputs],
-        "cells": [{
-            "key": c.key, "device": c.device, "path": c.path, "status": c.result.status, "css": c.css,
-            "text": c.text, "detail": c.result.detail, "stage": c.result.stage, "where": c.result.where,
-            "graph_breaks": c.result.graph_breaks, "max_abs_diff": c.result.max_abs_diff,
-            "dynamic": dynamic_batch.code(c.result), "mark": c.mark, "mark_title": dynamic_batch.title(c.result),
-        } for c in row.cells],
-        "details": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.details],
-        "stages": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.stages],
-        "where": list(row.where),
-        "graph_breaks": dict(row.graph_breaks),
-        "disagree": row.disagree,
-        "failing": row.failing,
-        "passes_all": row.passes_all,
-    }

@@ -20,9 +20,10 @@ from typing import Any
 
 from ...snapshot import Case, Snapshot
 from ...snapshot.diff import Change, compare
-from .page_model import PageModel, Row, status_text
+from .page_model import PageModel, Row
 from .version_marks import SAME, version_mark
 from .versions import Version
+from .words import status_text
 
 
 @dataclass

@@ -16,7 +16,8 @@ from sphinx.util.docutils import SphinxDirective
 
 from ...snapshot.vocabulary import STATUS_TIMEOUT
 from ..builders import reading_for_html
-from ..model.page_model import PageModel, column_payload
+from ..model.page_model import PageModel
+from ..model.payloads import column_payload
 from ..nodes import kexport_controls, kexport_page
 from . import changes
 from .cards import build_cards
@@ -98,7 +99,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     older_reasons = [node for label, older in older_models
                      for node in [build_reasons(document, older, suffix, label, older=True)[0]] if node is not None]
     if comparison is not None:
-        page["compare"] = comparison.since
+        page["since"] = comparison.since  # the change markers' titles
     # Package sections first: the summary links to their ids.
     sections = SectionBuilder(document, model, row_suffix=suffix, decorate=_decorator(reason_links, comparison, history))
     package_sections = sections.build()
@@ -150,13 +151,13 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     controls["devices"] = list(model.devices)
     controls["total"] = model.counts.rows
     if comparison is not None:
-        controls["compare"] = comparison.since  # adds the "changed since" filters
+        controls["since"] = comparison.since  # adds the "changed since" filters
     if history is not None:
         controls["versions"] = history.labels  # the torch-version selector and its filter
     if reason_node is not None or older_reasons:
         controls["reasons"] = True  # the script can filter by reason
     if model.counts.static:
-        controls["static"] = True  # adds the "works only at the traced batch size" filter
+        controls["traced_batch_only"] = True  # adds the "works only at the traced batch size" filter
     if any(c.result.status == STATUS_TIMEOUT for row in model.rows for c in row.cells):
         controls["timeouts"] = True  # adds the "ran past the time limit" filter
     page += controls

@@ -22,7 +22,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..builders import is_html
-from ..model.page_model import PageModel, column_payload, display_columns, slugify
+from ..model.page_model import PageModel, slugify
+from ..model.payloads import column_payload, display_columns
 from ..model.reason_groups import build_index, row_reason_ids
 from ..nodes import kexport_reasons
 from .ids import reserve_id

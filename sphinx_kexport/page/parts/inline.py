@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from docutils import nodes
 
-from ..model.page_model import STATUS_CLASS
+from ..model.words import status_css
 
 
 def count(key: str, value: object) -> nodes.inline:
@@ -20,7 +20,7 @@ def count(key: str, value: object) -> nodes.inline:
 
 
 def status_pill(status: str, text: str) -> nodes.inline:
-    return nodes.inline(text, text, classes=["kx-status", f"kx-status--{STATUS_CLASS[status]}"])
+    return nodes.inline(text, text, classes=["kx-status", f"kx-status--{status_css(status)}"])
 
 
 def batch_mark(status: str, text: str) -> nodes.inline:

@@ -5,20 +5,21 @@ from __future__ import annotations
 
 from docutils import nodes
 
+from ...snapshot.vocabulary import status
 from ..model import dynamic_batch
-from ..model.page_model import STATUS_MEANING, STATUS_TEXT, PageModel
+from ..model.page_model import PageModel
+from ..model.words import status_meaning
 from . import inline
 from .simple_tables import simple_table
 
 
 def build_legend(model: PageModel) -> nodes.table:
     rows = []
-    for status in model.statuses_used:
-        rows.append((["kexport-legend-row"], [inline.status_pill(status, STATUS_TEXT[status]),
-                                                STATUS_MEANING[status]]))
-    for status in model.dynamic_used:
-        rows.append((["kexport-legend-row"], [inline.batch_mark(status, dynamic_batch.LEGEND_TEXT[status]),
-                                                dynamic_batch.MEANING[status]]))
+    for word in model.statuses_used:
+        rows.append((["kexport-legend-row"], [inline.status_pill(word, status(word).label), status_meaning(word)]))
+    for word in model.dynamic_used:
+        rows.append((["kexport-legend-row"], [inline.batch_mark(word, dynamic_batch.legend(word)),
+                                                dynamic_batch.meaning(word)]))
     if model.dynamic_used:
         rows.append((["kexport-legend-row"], ["(no mark)", dynamic_batch.NO_MARK]))
     return simple_table(["Cell", "Meaning"], rows, [20, 80], ["kexport-legend"])

@@ -18,7 +18,8 @@ from docutils import nodes
 
 from ...snapshot.records import ObjectWithoutCase
 from ...snapshot.vocabulary import NO_CASE_KINDS, NO_CASE_WORDS
-from ..model.page_model import EAGER_FAILURE, NOT_PROBED_KINDS, NotProbed, PageModel
+from ..model.page_model import NotProbed, PageModel
+from ..model.words import EAGER_FAILURE, NOT_PROBED_KINDS
 from .simple_tables import simple_table
 
 KIND_TEXT = {
@@ -86,7 +87,7 @@ def build_not_probed(model: PageModel) -> list[nodes.Node]:
     text = ("Registered entries with no row in the tables: no path was measured for them on any device "
             "shown here.")
     if eager:
-        text += (f" {eager} {'fails' if eager == 1 else 'fail'} eagerly: the operator did not run with the "
+        text += (f" {eager} fail{'s' if eager == 1 else ''} eagerly: the operator did not run with the "
                  "probed inputs at all, so its capture paths are unknown; fix the case or the environment "
                  "and probe again.")
     intro += nodes.Text(text)

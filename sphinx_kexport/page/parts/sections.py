@@ -12,7 +12,8 @@ from typing import Any, Callable
 
 from docutils import nodes
 
-from ..model.page_model import PackageGroup, PageModel, column_payload, row_payload
+from ..model.page_model import PackageGroup, PageModel
+from ..model.payloads import column_payload, row_payload
 from ..nodes import kexport_table
 from . import inline
 from .ids import assign_id, reserve_id

@@ -9,9 +9,9 @@ from __future__ import annotations
 from docutils import nodes
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS
-from ..model.comparison import status_word
 from ..model.page_model import PageModel
 from ..model.version_history import History
+from ..model.words import status_label
 
 
 def build_regressions(history: History, model: PageModel) -> nodes.container:
@@ -39,7 +39,7 @@ def build_regressions(history: History, model: PageModel) -> nodes.container:
             item += nodes.Text(" ")
             item += nodes.literal(f"[{case.variant}]", f"[{case.variant}]")
         column = PATH_LABELS[change.path] + (f" ({DEVICE_LABELS[change.device]})" if model.multi_device else "")
-        text = f" — {column}: {status_word(change.old_status)} → {status_word(change.new_status)}"
+        text = f" — {column}: {status_label(change.old_status)} → {status_label(change.new_status)}"
         if change.new_detail.strip():
             text += f" ({' '.join(change.new_detail.split())})"
         item += nodes.Text(text)

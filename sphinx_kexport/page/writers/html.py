@@ -8,12 +8,15 @@ interprets cell markup:
 
 * ``div.kexport[data-cols]``: the column keys, in the order of each row's
   status codes (``data-labels``: their labels, ``|``-separated);
+* ``div.kexport[data-supported][data-failing]...``: what the script knows of
+  the statuses, their codes and the words of the filters that name one
+  (``script_data``); it has no table of its own;
 * ``div.kexport[style]``: the column headers as CSS custom properties, the
   labels of a row's cells when the stylesheet stacks them on a narrow screen
   (see ``stacked_labels``);
 * ``table[data-p][data-q]``: package slug; package and section search text;
-* ``tr[data-s]``: one status code per column (see ``STATUS_CODE``); left
-  out when every column is ok, the common case;
+* ``tr[data-s]``: one status code per column (the status record's ``code``);
+  left out when every column is ok, the common case;
   ``tr[data-o]``: distinct-operator bookkeeping (see ``OperatorMarks``);
   ``tr[data-c]``: one change code per column (see ``CHANGE_CODE``), only on
   rows that changed since the snapshot of ``:compare:``;
@@ -61,21 +64,20 @@ from typing import Any
 from docutils import nodes
 
 from ...snapshot import PATHS
-from ...snapshot.vocabulary import UNCOUNTED
+from ...snapshot.vocabulary import DYNAMIC_OK, OK_BREAKS, UNCOUNTED, status
 from .. import gc_pause
 from ..model.badge_summary import Summary
 from ..model.comparison import MARKER_TEXT, cell_marker, marker_title
-from ..model.page_model import display_columns
+from ..model.dynamic_batch import NO_MARK_CODE
+from ..model.payloads import display_columns
 from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_repro
 from .html_templates import render
 from .plain_words import version_words
+from .script_data import FILTER_WORDS, PLAIN, script_data
 
-# One character per status in ``tr[data-s]`` and in the pill element ``<kx-CODE>`` (not for ok).
-STATUS_CODE = {"ok": "o", "ok-breaks": "b", "ok-unverified": "r", "mismatch": "m", "fail": "f", "timeout": "t",
-               "n/a": "n"}
-SUPPORTED_CODES = frozenset("obr")
-# ``tr[data-y]``: each cell's dynamic-batch mark (dynamic_batch.CODE: o any batch, s batch N only, f dynamic
-# fails, - none); left out when no cell of the row has one.
+# A status's one character in ``tr[data-s]`` and its pill element ``<kx-CODE>`` (none for ok) is its record's
+# ``code``. ``tr[data-y]``: each cell's dynamic-batch mark (``dynamic_batch.code``: o any batch, s batch N only,
+# f dynamic fails, - none); left out when no cell of the row has one.
 # ``tr[data-c]``: how each cell changed since the compared snapshot ("-": not at all).
 CHANGE_CODE = {"regressed": "r", "fixed": "f", "changed": "c"}
 DETAILS_LABEL = "Details"  # the last column's header
@@ -119,7 +121,7 @@ def _differing_keys(cells: dict[str, dict[str, Any]], columns: list[dict[str, An
     for path in PATHS:
         probed = [cells[c["key"]] for c in columns
                   if c["path"] == path and cells[c["key"]]["status"] not in UNCOUNTED]
-        if len({STATUS_CODE[c["status"]] in SUPPORTED_CODES for c in probed}) > 1:
+        if len({status(c["status"]).supported for c in probed}) > 1:
             keys.update(c["key"] for c in probed)
     return keys
 
@@ -160,8 +162,8 @@ def _strip(history: dict[str, Any] | None, key: str, versions: list[str]) -> lis
     cell = history["cells"].get(key) if history else None
     if not cell:
         return []
-    return [dict(entry, index=versions.index(entry["version"]), code=STATUS_CODE[entry["status"]])
-            for entry in cell["strip"]]
+    return [dict(entry, index=versions.index(entry["version"]), code=status(entry["status"]).code,
+                 plain=entry["status"] == PLAIN) for entry in cell["strip"]]
 
 
 def _version_codes(row: dict[str, Any], columns: list[dict[str, Any]], codes: str, versions: list[str]) -> str:
@@ -178,7 +180,7 @@ def _version_codes(row: dict[str, Any], columns: list[dict[str, Any]], codes: st
         run = ""
         for col, code in zip(columns, codes):  # a cell without a strip reads the same in every version
             strip = history["cells"].get(col["key"], {}).get("strip", ())
-            run += next((STATUS_CODE[s["status"]] for s in strip if s["version"] == version), code)
+            run += next((status(s["status"]).code for s in strip if s["version"] == version), code)
         runs.append(run)
     return "".join(runs)
 
@@ -187,14 +189,15 @@ def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since
                  versions: list[str]) -> dict[str, Any]:
     breaks = cell.get("graph_breaks") or 0
     # "yes, 2 breaks" says it already; any other status with breaks gets them added.
-    extra = f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != "ok-breaks" else ""
+    extra = f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != OK_BREAKS else ""
     change = cell_marker(row, cell["key"])
     mark = cell.get("mark", "")
     return {
-        "code": STATUS_CODE[cell["status"]], "text": cell["text"], "differs": differs, "extra": extra,
+        "code": status(cell["status"]).code, "plain": cell["status"] == PLAIN, "text": cell["text"],
+        "differs": differs, "extra": extra,
         # the dynamic-batch mark: <kx-yo> any batch, <kx-ys> batch 2 only, <kx-yf> dynamic fails
-        "mark": mark, "mark_code": cell.get("dynamic", "-"),
-        "mark_title": cell.get("mark_title", "") if mark and cell.get("dynamic") != "o" else "",
+        "mark": mark, "mark_code": cell.get("dynamic", NO_MARK_CODE),
+        "mark_title": cell.get("mark_title", "") if mark and cell.get("dynamic") != DYNAMIC_OK.code else "",
         "change": change and change["kind"],
         "change_text": change and MARKER_TEXT[change["kind"]],
         "change_title": change and marker_title(change, since),
@@ -218,8 +221,8 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "version_codes": _version_codes(row, columns, codes, versions),
         "only_in": ", ".join(history["present"]) if history and history["absent"] else "",
         "id": row["id"],
-        "codes": "" if codes == "o" * len(codes) else codes,  # all ok: attribute left out
-        "batch": "" if batch == "-" * len(batch) else batch,  # no dynamic-batch mark: attribute left out
+        "codes": "" if codes == PLAIN.code * len(codes) else codes,  # all ok: attribute left out
+        "batch": "" if batch == NO_MARK_CODE * len(batch) else batch,  # no dynamic-batch mark: attribute left out
         "changes": _change_codes(row, columns),
         "operator_mark": operator_mark,
         "disagree": row["disagree"],
@@ -236,7 +239,7 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "where": row["where"],
         "name": row["name"],
         "call": _repro(row),
-        "check": row.get("check", True),
+        "exact": row.get("exact", True),
     }
 
 
@@ -294,9 +297,10 @@ def render_controls(node: nodes.Element) -> str:
     return render("controls.html.jinja",
         paths=[(p, next(c["path_label"] for c in columns if c["path"] == p)) for p in PATHS
                if any(c["path"] == p for c in columns)],
-        devices=devices, total=node["total"], since=node.get("compare", ""), reasons=bool(node.get("reasons")),
-        static=bool(node.get("static")), timeouts=bool(node.get("timeouts")),
+        devices=devices, total=node["total"], since=node.get("since", ""), reasons=bool(node.get("reasons")),
+        traced_batch_only=bool(node.get("traced_batch_only")), timeouts=bool(node.get("timeouts")),
         versions=list(reversed(node.get("versions", []))),  # the newest first: the one shown
+        **FILTER_WORDS,
     )
 
 
@@ -306,12 +310,13 @@ def render_controls(node: nodes.Element) -> str:
 
 def visit_page(self, node: nodes.Element) -> None:
     self._kexport_operators = OperatorMarks()
-    self._kexport_since = node.get("compare", "")
+    self._kexport_since = node.get("since", "")
     self._kexport_versions = node.get("versions", [])
     columns = display_columns(node["columns"])
     attrs = {"data-cols": " ".join(c["key"] for c in columns),
              "data-labels": "|".join(c["label"] for c in columns),  # for the "Reproduce" snippets
-             "style": stacked_labels(columns)}  # the column labels of stacked rows (kexport.css)
+             "style": stacked_labels(columns),  # the column labels of stacked rows (kexport.css)
+             **script_data()}
     if node.get("versions"):
         attrs["data-versions"] = "|".join(node["versions"])
     if node.get("page_id") and node["page_id"] not in node["ids"]:

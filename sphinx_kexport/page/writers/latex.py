@@ -11,6 +11,7 @@ from typing import Any
 
 from docutils import nodes
 
+from ...snapshot.vocabulary import FAILING
 from ..nodes import kexport_table
 from .plain_words import cell_text, one_line, status_text, version_lines, version_words
 
@@ -30,7 +31,7 @@ def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
 
 def _latex_status(self: Any, cell: dict, row: dict | None = None) -> str:
     text = self.encode(cell["text"])
-    text = r"\textbf{%s}" % text if cell["status"] in ("fail", "mismatch") else text
+    text = r"\textbf{%s}" % text if cell["status"] in FAILING else text
     if cell.get("mark"):
         text += r" {\scriptsize %s}" % self.encode(f"({cell['mark']})")
     if row is not None and "changes" in row:
