@@ -374,8 +374,8 @@
       return function (s, i) {
         var c = self.changes[i];
         for (var k = 0; c && k < cols.length; k++) {
-          var code = c.charAt(cols[k]);
-          if (code !== "-" && (want === "c" || code === want)) return true;
+          var change = c.charAt(cols[k]);  // "-": unchanged
+          if (change !== "-" && (want === "c" || change === want)) return true;
         }
         return false;
       };

@@ -1,0 +1,98 @@
+"""No status, dynamic-status or stage word is spelled outside ``snapshot/vocabulary.py``.
+
+Every display (the page model, the writers, the templates, the progress, the
+browser script) derives from the vocabulary's records, so a new status cannot
+be missing from one of them. A word spelled as a literal elsewhere is a second,
+silent definition: this test names its file and line. Checked from the source
+(Python's AST; the templates and the script by their quoted strings).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from sphinx_kexport.snapshot import vocabulary
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "sphinx_kexport"
+VOCABULARY = PACKAGE / "snapshot" / "vocabulary.py"
+WORDS = frozenset(str(w) for w in (*vocabulary.STATUSES, *vocabulary.DYNAMIC_STATUSES, *vocabulary.STAGES) if w)
+QUOTED = re.compile(r"""(["'])([a-z/-]+)\1""")
+# A one-letter status or mark code compared in a template or the script ({% if c.code == "o" %}).
+CODE_COMPARED = re.compile(r"""\bcode\s*[!=]==?\s*["'][a-z-]["']""")
+
+
+# The same spelling with another meaning: (file, literal) -> how many times, and why it is not the vocabulary's
+# word. A count, so that one more use of the word in such a file fails the test.
+OTHER_MEANINGS = {
+    ("sphinx_kexport/page/parts/directive.py", "'compare'"): (3, "the directive's :compare: option"),
+    ("sphinx_kexport/page/sphinx_env/resources.py", "'static'"): (1, "the package's static/ folder"),
+    ("sphinx_kexport/snapshot/records.py", "'check'"): (1, "a case's check field (exact or random)"),
+    ("sphinx_kexport/probe/cases/describe.py", "'check'"): (1, "a case's check field"),
+    ("sphinx_kexport/probe/cli/repro.py", "'check'"): (1, "a case's check field"),
+    ("sphinx_kexport/probe/cases/fingerprint.py", "'check'"): (1, "a key of the hashed case definition"),
+    ("sphinx_kexport/probe/cases/fingerprint.py", "'skip'"): (1, "a key of the hashed case definition"),
+    ("sphinx_kexport/probe/measure/graph_breaks.py", "'eager'"): (1, "torch.compile's backend of that name"),
+    ("sphinx_kexport/probe/measure/graph_breaks.py", "'ok'"): (1, "a key of dynamo's own frame counters"),
+    ("sphinx_kexport/probe/survey/config.py", "'timeout'"): (2, "the [tool.sphinx-kexport] setting's name"),
+}
+
+
+def python_literals(source: str) -> list[tuple[int, str]]:
+    """(line, word) for every string constant of ``source`` that is a vocabulary word."""
+    return [(node.lineno, node.value) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in WORDS]
+
+
+def markup_literals(text: str) -> list[tuple[int, str]]:
+    """(line, what) for every quoted vocabulary word and every literal code comparison in a template or script."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        found += [(number, match.group(0)) for match in QUOTED.finditer(line) if match.group(2) in WORDS]
+        found += [(number, match.group(0)) for match in CODE_COMPARED.finditer(line)]
+    return found
+
+
+def _sources() -> list[Path]:
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if p != VOCABULARY]
+
+
+def _markup() -> list[Path]:
+    return sorted((REPO / "templates").glob("*.jinja")) + sorted((REPO / "static").glob("*.js"))
+
+
+def _found() -> dict[tuple[str, str], list[int]]:
+    """(file, literal) -> the lines that spell it."""
+    found: dict[tuple[str, str], list[int]] = {}
+    for path in _sources():
+        for line, word in python_literals(path.read_text(encoding="utf-8")):
+            found.setdefault((path.relative_to(REPO).as_posix(), repr(word)), []).append(line)
+    for path in _markup():
+        for line, what in markup_literals(path.read_text(encoding="utf-8")):
+            found.setdefault((path.relative_to(REPO).as_posix(), what), []).append(line)
+    return found
+
+
+def test_no_status_or_stage_word_is_spelled_outside_the_vocabulary():
+    found = [f"{file}:{','.join(map(str, lines))}: {what}" for (file, what), lines in sorted(_found().items())
+             if len(lines) != OTHER_MEANINGS.get((file, what), (0, ""))[0]]
+    assert not found, ("status, dynamic-status or stage words spelled outside snapshot/vocabulary.py (use its "
+                       "records):\n" + "\n".join(found))
+
+
+def test_the_checker_sees_literals():
+    """The checker itself: it must find what it forbids, or the test above passes vacuously."""
+    assert python_literals('x = "ok-breaks"\nif s == "timeout": pass\n"""a docstring about ok"""') == [
+        (1, "ok-breaks"), (2, "timeout")]
+    assert markup_literals('{% if c.code == "o" %}\nif (filter === "fail") x;\nvar y = "okay";') == [
+        (1, 'c.code == "o"'.removeprefix("c.")), (2, '"fail"')]
+    assert _sources() and _markup() and {"ok", "n/a", "static", "compare", "no-tensor"} <= WORDS
+
+
+def test_every_other_meaning_is_still_there():
+    """An allowance whose literal is gone is stale: remove it, so it cannot excuse a new use of the word."""
+    found = _found()
+    stale = [f"{file}: {what}" for (file, what) in OTHER_MEANINGS if (file, what) not in found]
+    assert not stale, "OTHER_MEANINGS lists literals no longer in the source: " + "; ".join(stale)
