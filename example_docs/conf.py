@@ -1,7 +1,8 @@
 """Sphinx configuration of sphinx-kexport's documentation, whose showcase is Kornia's export-support page.
 
 ``index.rst`` and ``guide/`` document the project; ``_ext/schema_doc.py``
-renders the snapshot format from the package's JSON schema.
+renders the snapshot format from the package's JSON schema, ``_ext/probe_stages.py``
+the probe's stages and modules from the package's source.
 ``export-support.rst`` renders the snapshot the probe writes
 (``python -m sphinx_kexport.probe`` from the repository root, configured by
 ``[tool.sphinx-kexport]`` in pyproject.toml); ``api/`` holds the autodoc
@@ -28,6 +29,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx_kexport",
     "schema_doc",
+    "probe_stages",
 ]
 needs_sphinx = "7.4"  # the guide documents configuration values with the `confval` directive
 

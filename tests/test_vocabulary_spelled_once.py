@@ -37,6 +37,7 @@ OTHER_MEANINGS = {
     ("sphinx_kexport/probe/measure/graph_breaks.py", "'eager'"): (1, "torch.compile's backend of that name"),
     ("sphinx_kexport/probe/measure/graph_breaks.py", "'ok'"): (1, "a key of dynamo's own frame counters"),
     ("sphinx_kexport/probe/survey/config.py", "'timeout'"): (2, "the [tool.sphinx-kexport] setting's name"),
+    ("sphinx_kexport/probe/base/__init__.py", "'run'"): (1, "the probe's run/ folder, a stage of its pipeline"),
 }
 
 

@@ -151,6 +151,25 @@ def test_the_snapshot_format_page_is_generated_from_the_schema(built):
     assert fields and not [f for f in sorted(fields) if f not in text]
 
 
+def test_the_development_page_draws_the_probe_stages_from_the_code(built):
+    """The stages in their import order, and every module of every stage with its docstring's job."""
+    import ast
+
+    import sphinx_kexport.probe
+    from sphinx_kexport.probe.base import STAGES
+
+    soup = BeautifulSoup((built / "guide" / "development.html").read_text(encoding="utf-8"), "lxml")
+    drawing = soup.select_one("div.kx-probe-stages, pre.kx-probe-stages").get_text()
+    assert drawing.split("\n")[0] == " ◄── ".join(f"{stage}/" for stage in STAGES)
+    rows = {tr.select("td")[0].get_text(): tr.select("td")[1].get_text(" ")
+            for tr in soup.select("table.kx-probe-modules tbody tr")}
+    folder = Path(sphinx_kexport.probe.__file__).parent
+    modules = [p for stage in STAGES for p in sorted((folder / stage).glob("*.py")) if p.name != "__init__.py"]
+    assert len(modules) > 60 and not [p for p in modules if f"{p.parent.name}/{p.name}" not in rows]
+    job = ast.get_docstring(ast.parse((folder / "run" / "worker_slot.py").read_text())).split()[:4]
+    assert " ".join(rows["run/worker_slot.py"].split()).startswith(" ".join(job))
+
+
 def in_chromium(test):
     """A browser test, skipped where Debian's chromium and chromium-driver are missing."""
     needs = pytest.mark.skipif(not chromium_available(), reason="Debian chromium and chromium-driver are "
