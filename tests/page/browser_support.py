@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+import pytest
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 # Flags that work as root in a container, with nothing reaching the network.
@@ -53,6 +55,14 @@ def build_themes(outdir: Path) -> dict[str, str]:
 
 def chromium_available() -> bool:
     return CHROMIUM.exists() and CHROMEDRIVER.exists()
+
+
+# ``pytestmark = IN_CHROMIUM``: a module of browser tests, skipped where Debian's browser is missing.
+IN_CHROMIUM = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
+                       "(Debian packages chromium and chromium-driver)"),
+]
 
 
 @contextlib.contextmanager

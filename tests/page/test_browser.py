@@ -15,18 +15,14 @@ import time
 
 import pytest
 
-from browser_support import BROWSER_ROOT, THEMES, choose, chromium, chromium_available, click, console_errors, \
+from browser_support import BROWSER_ROOT, IN_CHROMIUM, THEMES, choose, chromium, click, console_errors, \
     contrast, opened, parse_rgb, relative_luminance
 from sphinx_kexport.snapshot.diff import compare
 from sphinx_kexport.page.model.page_model import _counts, build_model
 from sphinx_kexport.snapshot.repro import fill_template, repro_templates
 from sphinx_kexport.snapshot import load_snapshot, read_json
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
-                       "(Debian packages chromium and chromium-driver)"),
-]
+pytestmark = IN_CHROMIUM
 
 ROOT = BROWSER_ROOT
 TOTAL = 29

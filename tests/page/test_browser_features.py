@@ -15,19 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, chromium, chromium_available, click, fetch_texts, opened, \
-    visible_rows, wait_for
+from browser_support import IN_CHROMIUM, build_html, chromium, click, fetch_texts, opened, visible_rows, \
+    wait_for
 from sphinx_kexport.page.model.comparison import Comparison, load_comparison
 from sphinx_kexport.page.model.page_model import build_model
 from sphinx_kexport.page.model.reason_groups import build_index
 from sphinx_kexport.snapshot.repro import fill_template, repro_templates
 from sphinx_kexport.snapshot import build, normalise, read_json
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
-                       "(Debian packages chromium and chromium-driver)"),
-]
+pytestmark = IN_CHROMIUM
 
 ROOT = Path(__file__).parent / "roots" / "test-features"
 SNAPSHOT = ROOT / "_data" / "new.json"

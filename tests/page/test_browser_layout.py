@@ -30,13 +30,9 @@ import time
 
 import pytest
 
-from browser_support import THEMES, chromium_available, console_errors, contrast, parse_rgb, visible_rows
+from browser_support import IN_CHROMIUM, THEMES, console_errors, contrast, parse_rgb, visible_rows
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
-                       "(Debian packages chromium and chromium-driver)"),
-]
+pytestmark = IN_CHROMIUM
 
 WIDE, PHONE = 1400, 400
 

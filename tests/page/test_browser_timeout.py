@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import build_html, chromium_available, opened, visible_rows
+from browser_support import IN_CHROMIUM, build_html, opened, visible_rows
 from page_support import basic_root_with_a_timeout
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
-                       "(Debian packages chromium and chromium-driver)"),
-]
+pytestmark = IN_CHROMIUM
 
 
 @pytest.fixture(scope="module")

@@ -13,13 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import build_html, choose, chromium_available, click, opened, visible_rows, wait_for
+from browser_support import IN_CHROMIUM, build_html, choose, click, opened, visible_rows, wait_for
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
-                       "(Debian packages chromium and chromium-driver)"),
-]
+pytestmark = IN_CHROMIUM
 
 ROOT = Path(__file__).parent / "roots" / "test-versions"
 EVERY_VERSION = ["kx-color-hsv-to-rgb", "kx-color-rgb-to-gray", "kx-geometry-affine-random",

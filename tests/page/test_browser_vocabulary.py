@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import build_html, chromium_available, choose, opened, visible_rows
+from browser_support import IN_CHROMIUM, build_html, choose, opened, visible_rows
 from page_support import ROOTS, copy_root
 
 from sphinx_kexport.page.model.page_model import build_model
 from sphinx_kexport.snapshot import load_snapshot
 from sphinx_kexport.snapshot.vocabulary import DYNAMIC_STATIC, FAIL, NOT_APPLICABLE, OK_BREAKS, PATHS, TIMEOUT
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not chromium_available(), reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
-                       "(Debian packages chromium and chromium-driver)"),
-]
+pytestmark = IN_CHROMIUM
 
 
 @pytest.fixture(scope="module")
