@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from .literals import same_tensor
+from .opaque import address_free_repr, dict_items, sequence_items
 from .registry import IMPORT_SEED
 
 # names the repro snippet binds after the call: a slice that binds them could be broken by the snippet
@@ -279,7 +280,17 @@ def _same_type(a: Any, b: Any) -> bool:
 
 
 def same_value(a: Any, b: Any, depth: int = 0) -> bool:
-    """Whether ``a`` is the probed ``b``: by identity, tensors bit for bit, containers and object state recursively."""
+    """Whether ``a`` is the probed ``b``: by identity, tensors bit for bit, containers and object state recursively.
+    An object that refuses a question it need not answer (e3nn's ``Irrep`` refuses ``len()``) is read around it
+    (:mod:`.opaque`); one that still refuses is not known to be the same: False, and the repro says it cannot
+    rebuild it."""
+    try:
+        return _same_value(a, b, depth)
+    except Exception:
+        return False
+
+
+def _same_value(a: Any, b: Any, depth: int) -> bool:
     import numpy
     import torch
 
@@ -294,13 +305,17 @@ def same_value(a: Any, b: Any, depth: int = 0) -> bool:
                                                                                      in "fc"))
     if isinstance(a, torch.nn.Module):
         mine, theirs = a.state_dict(), b.state_dict()
-        return (repr(a) == repr(b) and a.training == b.training and mine.keys() == theirs.keys()
-                and all(same_tensor(mine[k], theirs[k]) for k in mine)
+        return (address_free_repr(a) == address_free_repr(b) and a.training == b.training
+                and mine.keys() == theirs.keys() and all(same_tensor(mine[k], theirs[k]) for k in mine)
                 and same_value(_plain_state(a), _plain_state(b), depth + 1))
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same_value(x, y, depth + 1) for x, y in zip(a, b))
+    if isinstance(a, (list, tuple)):  # a subclass's own attributes too (its items read past its overrides)
+        mine, theirs = sequence_items(a), sequence_items(b)
+        return (len(mine) == len(theirs) and all(same_value(x, y, depth + 1) for x, y in zip(mine, theirs))
+                and same_value(getattr(a, "__dict__", None), getattr(b, "__dict__", None), depth + 1))
     if isinstance(a, dict):
-        return list(a) == list(b) and all(same_value(a[k], b[k], depth + 1) for k in a)
+        mine, theirs = dict_items(a), dict_items(b)
+        return (len(mine) == len(theirs) and all(same_value(k, j, depth + 1) and same_value(x, y, depth + 1)
+                                                 for (k, x), (j, y) in zip(mine, theirs)))
     if isinstance(a, (type(None), bool, int, float, complex, str, bytes, torch.dtype, torch.device, range)):
         return a == b or (isinstance(a, float) and a != a and b != b)
     if hasattr(a, "__dict__"):

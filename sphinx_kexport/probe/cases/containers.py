@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
+from .opaque import dict_items, sequence_items
+
 
 def is_named_tuple(value: Any) -> bool:
     return isinstance(value, tuple) and hasattr(value, "_fields")
@@ -23,11 +25,11 @@ def walk(value: Any, path: tuple = (), is_leaf: Callable[[Any], bool] | None = N
     key, a list's or tuple's items by index. ``is_leaf`` stops the walk at a container it accepts."""
     if is_leaf is not None and is_leaf(value):
         yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
+    elif isinstance(value, dict):  # read through dict's and tuple's own methods: a subclass may refuse them
+        for key, item in dict_items(value):
             yield from walk(item, (*path, key), is_leaf)
     elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
+        for index, item in enumerate(sequence_items(value)):
             yield from walk(item, (*path, index), is_leaf)
     else:
         yield path, value
@@ -51,12 +53,16 @@ def input_leaves(inputs: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]]:
 
 def rebuild(value: Any, leaf: Callable[[Any], Any], keep_types: bool = True) -> Any:
     """``value`` with the same containers and ``leaf`` applied to every leaf. A NamedTuple (and any other list or
-    tuple subclass) keeps its type; with ``keep_types=False`` every list is a list and every tuple a tuple."""
+    tuple subclass) keeps its type; with ``keep_types=False`` every list is a list and every tuple a tuple. A
+    subclass none of whose leaves ``leaf`` changes is kept itself: a library's own tuple (e3nn's ``Irrep``) need
+    not take its items back in its constructor."""
     if isinstance(value, dict):
-        return {key: rebuild(item, leaf, keep_types) for key, item in value.items()}
+        return {key: rebuild(item, leaf, keep_types) for key, item in dict_items(value)}
     if isinstance(value, (list, tuple)):
-        items = [rebuild(item, leaf, keep_types) for item in value]
+        items = [rebuild(item, leaf, keep_types) for item in sequence_items(value)]
         if keep_types and type(value) not in (list, tuple):
+            if all(new is old for new, old in zip(items, sequence_items(value))):
+                return value
             return type(value)(*items) if is_named_tuple(value) else type(value)(items)
         return items if isinstance(value, list) else tuple(items)
     return leaf(value)

@@ -3,8 +3,8 @@
 It covers the case definition (name, target, input shapes, dtypes and
 values, containers, kwargs, check/atol/rtol/skip/method, code, batch dimensions), the library
 version, the tool versions, the opset, the device and whether the dynamic-batch pass ran. Object
-addresses in reprs are removed, and reprs are made under torch's default print options, so that an
-unchanged case gets the same fingerprint in every process.
+addresses and ids in reprs are removed (:func:`~.opaque.address_free_repr`), and reprs are made under
+torch's default print options, so that an unchanged case gets the same fingerprint in every process.
 
 A run without the dynamic-batch pass may reuse results measured with it (they hold everything it
 asks for); a run with the pass may not reuse results measured without it (:func:`reusable_keys`).
@@ -14,32 +14,31 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
 from typing import Any
 
 from .containers import input_leaves, skeleton
+from .opaque import address_free_repr
 from .registry import CaseSpec
 
 RECORD_FORMAT = 4  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
 # 3: the batch dimensions and the dynamic-batch pass; 4: a trailing dict input exported to ONNX, the
 # fullgraph=True claim checked with inductor, reworded reasons, a library that rejects a symbolic batch is static)
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
-def _stable_repr(value: Any) -> str:
-    """``repr(value)`` without addresses and under torch's default print options: a library's tests may change
-    them for the whole process (kornia's ``test_conversions.py`` sets ``precision=10``), and a baked tensor or
-    module printed with another precision in the inventory than in the worker was another case there."""
+def stable_repr(value: Any) -> str:
+    """``repr(value)`` without addresses and ids, under torch's default print options: a library's tests may
+    change them for the whole process (kornia's ``test_conversions.py`` sets ``precision=10``), and a baked tensor
+    or module printed with another precision in the inventory than in the worker was another case there."""
     torch = sys.modules.get("torch")
     if torch is None:  # nothing to print with torch's options
-        return _ADDRESS.sub("", repr(value))
+        return address_free_repr(value)
     options = torch._tensor_str.PRINT_OPTS
     saved = dict(vars(options))
     torch.set_printoptions(profile="default")
     options.sci_mode = None
     try:
-        return _ADDRESS.sub("", repr(value))
+        return address_free_repr(value)
     finally:
         vars(options).update(saved)
 
@@ -70,7 +69,7 @@ def _module_digest(target: Any) -> str:
 
     if not isinstance(target, torch.nn.Module):
         return ""
-    digest = hashlib.sha256(_stable_repr(target).encode())
+    digest = hashlib.sha256(stable_repr(target).encode())
     for name, tensor in sorted(target.state_dict().items()):
         digest.update(name.encode())
         digest.update(json.dumps(_tensor_digest(tensor), sort_keys=True).encode())
@@ -82,9 +81,9 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
         "name": spec.name, "target": _target_name(spec.target), "module": _module_digest(spec.target),
         "inputs": [dict(_tensor_digest(t), name=name) for name, t in input_leaves(spec.inputs)]
         if not spec.skip else [],
-        "containers": _stable_repr([skeleton(value) for value in spec.inputs]),
+        "containers": stable_repr([skeleton(value) for value in spec.inputs]),
         "code": spec.code,
-        "kwargs": _stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
+        "kwargs": stable_repr(sorted(spec.kwargs.items())), "check": spec.check, "atol": spec.atol,
         "rtol": spec.rtol, "skip": spec.skip, "method": spec.method, "batch": spec.batch.dims,
     }
     if spec.batch.per_sample:  # only then: the fingerprints of cases without one stay as they were

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .opaque import is_plain_container
+
 SMALL_TENSOR = 256  # tensors up to this many elements are written out exactly
 
 
@@ -23,6 +25,8 @@ def literal_source(value: Any) -> str | None:
         return str(value)
     if isinstance(value, torch.device):
         return f"torch.device({str(value)!r})"
+    if isinstance(value, (list, tuple, dict)) and not is_plain_container(value):
+        return None  # a subclass (a library's tuple, say): a plain literal would not rebuild its type
     if isinstance(value, (list, tuple)):
         items = [literal_source(v) for v in value]
         if any(i is None for i in items):

@@ -370,7 +370,42 @@ def _root_line(chain: list[BaseException]) -> str:
 def explain_exception(exc: BaseException) -> str:
     """The user-facing reason for a failure."""
     chain = exception_chain(exc)
-    return known_cause(_chain_text(chain)) or clean_line(_root_line(chain))
+    return refused_by_an_object(chain) or known_cause(_chain_text(chain)) or clean_line(_root_line(chain))
+
+
+# what dynamo asked of an object, by the special method that refused it
+_ASKED = {"__len__": "len()", "__iter__": "iteration", "__eq__": "==", "__ne__": "!=", "__bool__": "bool()",
+          "__hash__": "hash()", "__contains__": "`in`", "__getitem__": "indexing", "__repr__": "repr()",
+          "__index__": "int()", "__int__": "int()", "__float__": "float()"}
+_DYNAMO_FILE = re.compile(r"[/\\]torch[/\\]_dynamo[/\\](\w+)\.py$")
+_TORCH_FILE = re.compile(r"[/\\]torch[/\\]")
+
+
+def refused_by_an_object(chain: list[BaseException]) -> str:
+    """dynamo asked a library's object for ``len()`` (``==``, iteration ...) and the object refused it on purpose
+    (e3nn's ``Irrep`` raises NotImplementedError from ``len()``): the root cause's traceback shows dynamo's frame
+    calling the object's special method. Torch wraps that as "InternalTorchDynamoError: NotImplementedError",
+    which says nothing; "" when the traceback shows no such call."""
+    for exc in reversed(chain):
+        frames = []
+        tb = exc.__traceback__
+        while tb is not None:
+            frames.append(tb.tb_frame)
+            tb = tb.tb_next
+        for caller, callee in zip(frames, frames[1:]):
+            asked = _ASKED.get(callee.f_code.co_name)
+            dynamo = _DYNAMO_FILE.search(caller.f_code.co_filename)
+            if (not asked or not dynamo or _TORCH_FILE.search(callee.f_code.co_filename)
+                    or "self" not in callee.f_locals):
+                continue  # not dynamo calling a library object's special method
+            owner = type(callee.f_locals["self"])
+            who = "dynamo's guards call" if dynamo.group(1) == "guards" else "dynamo calls"
+            raised = type(exc).__name__  # dynamo re-raises it as its own error, named first in the message
+            if raised == "InternalTorchDynamoError":
+                raised = str(exc).split(":", 1)[0].strip() or raised
+            return (f"{who} {asked} on {owner.__module__}.{owner.__qualname__}, which refuses it "
+                    f"({raised}); the same call runs eagerly")
+    return ""
 
 
 # a dynamo graph-break message: "<graph-break type>\n  Explanation: <what dynamo could not do>\n  Hint: ..."

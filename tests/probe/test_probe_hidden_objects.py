@@ -1,0 +1,121 @@
+"""A library object that refuses len(), iteration, ==, bool() and hashing and prints its id() (issue 43).
+
+e3nn's layers hold an ``Irreps`` (a tuple whose items refuse ``len()`` on purpose); describing the Quickstart case
+``case("Norm[hand]", o3.Norm("2x1o"), ...)`` called ``len()`` on it and the probe exited 2 calling itself buggy.
+:class:`probe_cases.hiddenlib.Label` refuses the same on purpose and prints its ``id()`` in its repr; the cases
+in probe_cases/hidden_cases.py hold one in the module and pass another as a kwarg.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+from probe_cli import probe_cli
+
+torch = pytest.importorskip("torch")
+
+from probe_cases.hiddenlib import Label, Scale  # noqa: E402
+from sphinx_kexport.probe import case  # noqa: E402
+from sphinx_kexport.probe.cases.case_slice import same_value  # noqa: E402
+from sphinx_kexport.probe.cases.containers import rebuild  # noqa: E402
+from sphinx_kexport.probe.cases.fingerprint import case_definition, stable_repr  # noqa: E402
+from sphinx_kexport.probe.cases.literals import literal_source  # noqa: E402
+from sphinx_kexport.probe.discover.case_pickle import CasePickler, CaseUnpickler  # noqa: E402
+from sphinx_kexport.probe.measure.explain import explain_exception  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+CASE_FILE = REPO / "tests" / "probe" / "probe_cases" / "hidden_cases.py"
+
+
+def test_the_fixture_refuses_what_it_says():
+    label = Label("a", 2.0)
+    for question in (len, iter, bool, hash, lambda v: v == v, lambda v: 1 in v):
+        with pytest.raises((NotImplementedError, TypeError)):
+            question(label)
+    assert str(id(label)) in repr(label)
+
+
+def _spec(label_in_module, label_passed=None):
+    kwargs = {"label": label_passed} if label_passed is not None else None
+    return case("Scale", Scale(label_in_module), [torch.ones(2, 3)], kwargs, package="probe_cases.hiddenlib")
+
+
+def test_two_builds_of_the_same_case_have_one_definition():
+    """What a fingerprint covers does not hold an id(): the inventory's child and the worker build the case
+    in two processes, and a second probe run in a third."""
+    first, second = _spec(Label("a", 2.0), Label("b", 3.0)), _spec(Label("a", 2.0), Label("b", 3.0))
+    assert case_definition(first) == case_definition(second)
+    assert case_definition(first) != case_definition(_spec(Label("c", 2.0), Label("b", 3.0)))
+    assert str(id(first.target.label)) not in stable_repr(first.target)
+
+
+def test_a_case_over_a_hidden_object_comes_back_from_pickle_as_the_same_case():
+    """The discovery cache pickles a discovered case and checks it comes back with the same definition."""
+    spec = _spec(Label("a", 2.0), Label("b", 3.0))
+    body = io.BytesIO()
+    pickler = CasePickler(body, io.BytesIO())
+    pickler.dump(spec)
+    body.seek(0)
+    again = CaseUnpickler(body, None, originals=pickler.storages).load()
+    assert case_definition(again) == case_definition(spec)
+    assert same_value(again.target, spec.target) and same_value(again.kwargs, spec.kwargs)
+    assert pickle.loads(pickle.dumps(spec.kwargs["label"])).scale == 3.0
+
+
+def test_the_same_value_is_read_past_the_overrides_and_another_one_is_told_apart():
+    assert same_value(Scale(Label("a", 2.0)), Scale(Label("a", 2.0)))
+    assert not same_value(Scale(Label("a", 2.0)), Scale(Label("a", 5.0)))
+    assert same_value({"label": Label("b", 3.0)}, {"label": Label("b", 3.0)})
+
+
+def test_a_library_tuple_has_no_plain_literal_and_is_not_rebuilt():
+    label = Label("b", 3.0)
+    assert literal_source(label) is None  # "(...)" would not rebuild a Label
+    assert rebuild({"label": label}, lambda leaf: leaf)["label"] is label  # no tensor in it: kept itself
+
+
+def test_dynamos_guard_calling_len_on_it_is_said_in_words():
+    """torch 2.13 wraps it as "InternalTorchDynamoError: NotImplementedError: " (a guard's ``len()``)."""
+    torch._dynamo.reset()
+    try:
+        with pytest.raises(Exception) as raised:
+            torch.compile(Scale(Label("a", 2.0)), fullgraph=True, backend="eager")(torch.ones(2, 3))
+    finally:
+        torch._dynamo.reset()
+    assert "InternalTorchDynamoError" in type(raised.value).__name__  # the raw text the page used to show
+    reason = explain_exception(raised.value)
+    assert reason.startswith("dynamo's guards call len() on probe_cases.hiddenlib.Label, which refuses it "
+                             "(NotImplementedError)"), reason
+    assert "InternalTorchDynamoError" not in reason
+
+
+@pytest.mark.probe
+def test_a_real_probe_run_describes_measures_reuses_and_writes_a_repro(tmp_path):
+    pytest.importorskip("onnxruntime")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "tests" / "probe"), str(REPO)]))
+
+    def probe():
+        done = probe_cli("--cases", str(CASE_FILE), "--library", "probe_cases", "--out", str(tmp_path / "s.json"),
+                         "--jobs", "1", "--no-dynamic", cwd=tmp_path, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout, json.loads((tmp_path / "s.json").read_text())
+
+    out, snapshot = probe()
+    assert "measured 2, reused 0" in out and "bug in sphinx-kexport" not in out
+    cases = {c["name"]: c for c in snapshot["cases"]}
+    for name in ("Scale", "Scale[passed]"):
+        results = cases[name]["results"]["cpu"]
+        assert results["onnx"]["status"] == results["export"]["status"] == "ok", results
+        assert results["compile"]["detail"].startswith("dynamo's guards call len() on probe_cases.hiddenlib.Label")
+    # the repro rebuilds the module from the case's own expression (read past the Label's overrides) ...
+    assert "target = Scale(Label('a', 2.0))" in cases["Scale"]["call"]
+    # ... and says what it cannot write: the Label passed as a kwarg has no literal
+    assert "# kwargs label have no source form" in cases["Scale[passed]"]["call"]
+    again, _ = probe()
+    assert "measured 0, reused 2" in again  # the fingerprints did not move with the Labels' ids
