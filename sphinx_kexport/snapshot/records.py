@@ -35,6 +35,7 @@ class Result:
     where: str = ""
     graph_breaks: int = 0
     break_reasons: tuple[str, ...] = ()
+    skipped_functions: tuple[str, ...] = ()  # compile: calls dynamo hands to Python (absent in older snapshots)
     max_abs_diff: float | None = None
     provider: str = ""
     dynamic: Dynamic | None = None  # absent in older snapshots and when the pass did not run
@@ -102,6 +103,7 @@ def _result(raw: dict[str, Any]) -> Result:
     return Result(
         status=raw["status"], detail=raw["detail"], stage=raw["stage"], where=raw["where"],
         graph_breaks=raw.get("graph_breaks", 0), break_reasons=tuple(raw.get("break_reasons", ())),
+        skipped_functions=tuple(raw.get("skipped_functions", ())),
         max_abs_diff=raw.get("max_abs_diff"), provider=raw.get("provider", ""),
         dynamic=_dynamic(raw["dynamic"]) if "dynamic" in raw else None,
     )

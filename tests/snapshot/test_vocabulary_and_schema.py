@@ -137,3 +137,25 @@ def test_a_record_is_its_plain_word(record):
     assert json.dumps(record) == json.dumps(word)
     again = pickle.loads(pickle.dumps(record))
     assert type(again) is str and again == word
+
+
+def test_skipped_functions_are_optional_and_read_into_records():
+    """A compile result may list the functions dynamo skips (issue 43); older snapshots have none and render the
+    same; with no graph break the cell says what it is."""
+    from sphinx_kexport.page.model.words import status_text
+    from sphinx_kexport.snapshot.vocabulary import OK_BREAKS
+
+    skipping = {"status": OK_BREAKS, "detail": "dynamo skips 1 function: h (torch.compiler.disable), …", "stage": "",
+                "where": "", "skipped_functions": ["h (torch.compiler.disable)"]}
+    data = snapshot(compile=skipping)
+    validate(data, "t.json")
+    result = build(normalise(data)[0], "t.json").cases[0].result("cpu", "compile")
+    assert result.skipped_functions == ("h (torch.compiler.disable)",) and result.graph_breaks == 0
+    assert status_text(result) == "yes, skips 1 function"
+    data["cases"][0]["results"]["cpu"]["compile"]["graph_breaks"] = 2
+    breaking = build(normalise(data)[0], "t.json")
+    assert status_text(breaking.cases[0].result("cpu", "compile")) == "yes, 2 breaks"  # breaks say it first
+    older = build(normalise(snapshot())[0], "t.json").cases[0].result("cpu", "compile")
+    assert older.skipped_functions == ()
+    with pytest.raises(SnapshotError, match="skipped_functions"):
+        validate(snapshot(compile=dict(skipping, skipped_functions="h")), "t.json")

@@ -19,10 +19,14 @@ NOT_PROBED_KINDS = (EAGER_FAILURE, SKIPPED, NOTHING_TO_CAPTURE)
 
 
 def status_text(result: Result) -> str:
-    """A cell's text: the status's label, with the count of graph breaks where it has some ("yes, 2 breaks")."""
+    """A cell's text: the status's label, with the count of graph breaks where it has some ("yes, 2 breaks"), or
+    of the functions dynamo skips where that is all ("yes, skips 1 function")."""
     if result.status == OK_BREAKS and result.graph_breaks:
         n = result.graph_breaks
         return f"{OK.label}, {n} break" + ("" if n == 1 else "s")
+    if result.status == OK_BREAKS and result.skipped_functions:
+        n = len(result.skipped_functions)
+        return f"{OK.label}, skips {n} function" + ("" if n == 1 else "s")
     return status(result.status).label
 
 

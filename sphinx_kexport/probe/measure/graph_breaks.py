@@ -15,6 +15,13 @@ ordinary compile's rules, stopping at the first break) locates the break.
 Both locating passes use the ``eager`` backend: they trace, they do not run
 inductor, so they cost a trace each, not a compile.
 
+A call that dynamo does not trace but hands to Python (a function wrapped in ``torch.compiler.disable``, one
+dynamo skips on purpose such as ``GraphModule.__new__``, a builtin it does not know) is a *skipped function*:
+``fullgraph=True`` fails at it, yet it splits the graph only when traced code lies on both sides of it, and then
+the graphs count that break. Measured on torch 2.13: a function that calls a disabled helper first and
+multiplies after compiles one graph, ``explain()`` reports 0 breaks, and dynamo's graph-break counter records
+one; so a skipped function is listed by name (:attr:`CompileRecord.skipped`) and not counted as a break.
+
 That dynamo captures a call whole is not that ``torch.compile(fn, fullgraph=True)``
 works: inductor may reject the captured graph (on torch 2.13 an integer
 computed from a ``.item()`` symbol and used as a size raises
@@ -27,6 +34,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+import re
 
 import torch
 
@@ -44,6 +53,33 @@ _RECORDS = ("graph_break", "unimplemented")
 # "l_args_0_" in the next, two records of one break. A break is its kind and the last source line it names.
 
 
+# dynamo's graph-break types for a call it hands to Python instead of tracing, and how each names the function
+_SKIP_TYPE = re.compile(r"^\s*(?:Skip calling `torch\.compiler\.disable\(\)`d function|"
+                        r"Attempted to (?:call|inline) function marked as skipped)")
+_SKIP_NAMES = (
+    (re.compile(r"Skip calling function `<function (\S+?)(?: at 0x[0-9a-fA-F]+)?>`"), "torch.compiler.disable"),
+    (re.compile(r"intentionally marked that the function `([^`]+?)`"), "dynamo skips it on purpose"),
+    (re.compile(r"trace the builtin `([^`]+?)\.?`"), "a builtin dynamo does not trace"),
+    (re.compile(r"(?:builtin|function) `<?(?:function )?([^`\s>]+?)\.?(?: at 0x[0-9a-fA-F]+)?>?`"), "dynamo skips it"),
+)
+
+
+def skipped_function(message: str) -> str:
+    """"helper (torch.compiler.disable)" for a dynamo message about a call it skipped, else ""."""
+    if not _SKIP_TYPE.match(message):
+        return ""
+    for pattern, why in _SKIP_NAMES:
+        match = pattern.search(message)
+        if match:
+            return f"{match.group(1)} ({why})"
+    return "a function (dynamo names none)"
+
+
+def _skip_of(exc: BaseException | None) -> str:
+    message = getattr(exc, "msg", None) if exc is not None else None
+    return skipped_function(message) if isinstance(message, str) else ""
+
+
 @dataclass
 class CompileRecord:
     """One ordinary ``torch.compile`` run, as dynamo's counters saw it."""
@@ -51,7 +87,8 @@ class CompileRecord:
     graphs: int = 0  # graphs dynamo compiled
     skipped_frames: int = 0  # frames it gave up on, which run eagerly
     messages: list[str] = field(default_factory=list)  # distinct break/unsupported messages, first seen first
-    recorded_breaks: int = 0  # distinct messages of dynamo's own graph-break counter
+    recorded_breaks: int = 0  # distinct messages of dynamo's own graph-break counter, skipped functions aside
+    skipped: list[str] = field(default_factory=list)  # the functions dynamo skipped, "name (why)", first seen first
 
 
 def first_break(model: torch.nn.Module, inputs: tuple, run: Callable[[Callable[[], Any]], Any]) -> tuple[
@@ -103,18 +140,25 @@ def start_recording() -> None:
 def recorded(raised_compiling: bool = False) -> CompileRecord:
     """What the counters hold since :func:`start_recording`. ``raised_compiling``: the compile raised out
     of a frame's compile (inductor or dynamo failing, not the compiled code running); that frame is
-    counted in ``total`` and not in ``ok``, but it failed, dynamo did not skip it."""
+    counted in ``total`` and not in ``ok``, but it failed, dynamo did not skip it. There a skipped function
+    counts as a break too: the graphs after the failure were never built, so whether the call split the
+    graph cannot be told (a break, as it was counted before skipped functions were told apart)."""
     counters = torch._dynamo.utils.counters
     messages: list[str] = []
+    skipped: list[str] = []
     for record in _RECORDS:
         for message in counters[record]:
-            if message not in messages:
+            name = skipped_function(message)
+            if name and name not in skipped:
+                skipped.append(name)
+            if (raised_compiling or not name) and message not in messages:
                 messages.append(message)
     frames = counters["frames"]
     not_ok = int(frames["total"]) - int(frames["ok"]) - (1 if raised_compiling else 0)
-    breaks = {break_key(message) for message in counters["graph_break"]}
+    breaks = {break_key(message) for message in counters["graph_break"]
+              if raised_compiling or not skipped_function(message)}
     return CompileRecord(graphs=int(counters["stats"]["unique_graphs"]), skipped_frames=max(0, not_ok),
-                         messages=messages, recorded_breaks=len(breaks))
+                         messages=messages, recorded_breaks=len(breaks), skipped=skipped)
 
 
 def break_key(message: str) -> tuple[str, ...]:
@@ -144,9 +188,23 @@ def reason_of(exc: BaseException) -> str:
     return explain_text(message) if isinstance(message, str) and message.strip() else explain_exception(exc)
 
 
+def skipped_functions(first: BaseException | None, record: CompileRecord) -> list[str]:
+    """The functions dynamo skipped, the one ``fullgraph=True`` stopped at first."""
+    names = [_skip_of(first)] if _skip_of(first) else []
+    return names + [name for name in record.skipped if name not in names]
+
+
+def skipped_summary(skipped: list[str], breaks: int) -> str:
+    """"dynamo skips 1 function: helper (torch.compiler.disable), which runs in Python ..." for a result's detail."""
+    n = len(skipped)
+    text = (f"dynamo skips {n} function{'s' if n > 1 else ''}: {', '.join(skipped)}, which "
+            f"run{'s' if n == 1 else ''} in Python outside the graph, so torch.compile(fn, fullgraph=True) fails")
+    return text + ("" if breaks else " (this is no graph break: the traced code is one graph)")
+
+
 def reasons(first: BaseException | None, record: CompileRecord) -> list[str]:
-    """Distinct reasons in words, the first break's first."""
-    texts = [reason_of(first)] if is_break(first) else []
+    """Distinct reasons in words, the first break's first (a skipped function is no break: see the module)."""
+    texts = [reason_of(first)] if is_break(first) and not _skip_of(first) else []
     for message in record.messages:
         text = explain_text(message)
         if text and text not in texts:
@@ -160,8 +218,8 @@ def count(first: BaseException | None, record: CompileRecord) -> int:
     Its "unimplemented" counter is not counted: it records the same break again once per frame that
     was being traced (piq's GMSDLoss: one data-dependent branch, two messages, two breaks said where
     explain() says none). (A function with no tensor operation compiles no graph and breaks nothing; a
-    backend that fails breaks nothing.)"""
+    backend that fails breaks nothing; a skipped function breaks only where it splits the graphs.)"""
     breaks = max(record.graphs - 1, record.recorded_breaks)
-    if is_break(first) or record.skipped_frames:
+    if (is_break(first) and not _skip_of(first)) or record.skipped_frames:
         breaks = max(breaks, 1)
     return breaks

@@ -227,16 +227,23 @@ class Measurement:
             extra = self._break_fields(first, record)
             judged = self._judge(COMPILE, list(outputs), **extra)
             breaks, reasons = extra["graph_breaks"], extra.get("break_reasons", [])
-            if not breaks or judged["status"] not in (OK, OK_UNVERIFIED):
+            skipped = extra.get("skipped_functions", [])
+            if not (breaks or skipped) or judged["status"] not in (OK, OK_UNVERIFIED):
                 return judged
-            reason = reasons[0] if reasons else "dynamo records no reason"
-            if record.graphs == 0:
-                summary = f"dynamo compiled no graph: the whole function runs eagerly ({reason}"
-                if record.skipped_frames:
-                    summary += "; dynamo cannot resume after this break there, e.g. inside a try block or a loop"
-                summary += ")"
-            else:
-                summary = f"{breaks} graph break{'s' if breaks > 1 else ''}: {reason}"
+            parts = []
+            if breaks:
+                reason = (reasons[0] if reasons else f"the call of {skipped[0]} splits the graph" if skipped
+                          else "dynamo records no reason")
+                if record.graphs == 0:
+                    part = f"dynamo compiled no graph: the whole function runs eagerly ({reason}"
+                    if record.skipped_frames:
+                        part += "; dynamo cannot resume after this break there, e.g. inside a try block or a loop"
+                    parts.append(part + ")")
+                else:
+                    parts.append(f"{breaks} graph break{'s' if breaks > 1 else ''}: {reason}")
+            if skipped:
+                parts.append(graph_breaks.skipped_summary(skipped, breaks))
+            summary = "; ".join(parts)
             if whole:
                 summary += self._fullgraph_claim()
             judged.update(detail=summary, where=self._where(first) or judged["where"])
@@ -263,6 +270,9 @@ class Measurement:
         extra: dict[str, Any] = {"graph_breaks": graph_breaks.count(first, record)}
         if reasons:
             extra["break_reasons"] = reasons[:MAX_BREAK_REASONS]
+        skipped = graph_breaks.skipped_functions(first, record)
+        if skipped:
+            extra["skipped_functions"] = skipped[:MAX_BREAK_REASONS]
         return extra
 
     def measure(self, paths: tuple[str, ...] | list[str] = PATHS,

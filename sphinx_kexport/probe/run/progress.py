@@ -36,10 +36,13 @@ def fit(text: str, width: int) -> str:
 
 
 def _cell(result: dict[str, Any]) -> str:
-    """A path's status in a plain progress line: its word, the graph-break count, and what the dynamic-batch
-    pass found (a suffix only where it says something about another batch size)."""
+    """A path's status in a plain progress line: its word, the graph-break count (and the functions dynamo skips,
+    where it skips some), and what the dynamic-batch pass found (a suffix only where it says something about
+    another batch size)."""
     cell = status(result["status"])
-    text = f"{cell}({result.get('graph_breaks', 0)})" if cell == OK_BREAKS else str(cell)
+    skips = len(result.get("skipped_functions", ()))
+    counts = f"{result.get('graph_breaks', 0)}" + (f", skips {skips}" if skips else "")
+    text = f"{cell}({counts})" if cell == OK_BREAKS else str(cell)
     dynamic = result.get("dynamic", {}).get("status")
     return text + (dynamic_status(dynamic).suffix if dynamic else "")
 

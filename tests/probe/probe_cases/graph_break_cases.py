@@ -2,7 +2,8 @@
 
 Checked with ``torch.compile(fn)`` and ``torch._dynamo.utils.counters`` outside the probe:
 ``item_in_try`` makes dynamo record one unsupported call and compile no graph at all (explain()
-reports 0 graphs and -1 breaks), ``calls_a_builtin`` breaks at a builtin dynamo does not trace, and
+reports 0 graphs and -1 breaks), ``calls_a_builtin`` calls a builtin dynamo does not trace (explain()
+reports 1 graph and 0 breaks: a skipped function, no break, though fullgraph=True fails at it), and
 ``deepcopy_then_scale`` breaks at copy.deepcopy, which explain() does not list.
 """
 
