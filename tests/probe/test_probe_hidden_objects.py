@@ -119,3 +119,25 @@ def test_a_real_probe_run_describes_measures_reuses_and_writes_a_repro(tmp_path)
     assert "# kwargs label have no source form" in cases["Scale[passed]"]["call"]
     again, _ = probe()
     assert "measured 0, reused 2" in again  # the fingerprints did not move with the Labels' ids
+
+
+def test_a_repr_loses_addresses_and_the_ids_of_what_it_holds_and_keeps_other_numbers():
+    from sphinx_kexport.probe.cases.opaque import address_free_repr
+
+    class Raising:
+        def __repr__(self):
+            raise NotImplementedError
+
+    label = Label("a", 2.0)
+    held = [label, 1234567, "<function f at 0x7f3a2b1c0d00>", "0x7f3a2b1c0d00"]
+    assert address_free_repr(held) == "[Label('a', id=<id>), 1234567, '<function f>', '']"
+    assert address_free_repr(Raising()) == address_free_repr(Raising())  # the same text every time
+
+
+def test_dynamos_bare_internal_error_without_a_telling_traceback_is_still_words():
+    class InternalTorchDynamoError(RuntimeError):
+        pass
+
+    reason = explain_exception(InternalTorchDynamoError("NotImplementedError: "))
+    assert reason == ("torch.compile's tracer (dynamo) failed inside itself with a NotImplementedError that carries "
+                      "no message; the same call runs eagerly")

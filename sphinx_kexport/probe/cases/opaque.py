@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_HEX_ADDRESS = re.compile(r"(?: at )?0x[0-9a-fA-F]{6,}")
+_HEX_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+|0x[0-9a-fA-F]{6,}")  # the first: what fingerprints always removed
 _DECIMAL = re.compile(r"(?<![\w.])\d{6,}(?![\w.])")
 MAX_DEPTH = 6
 MAX_OBJECTS = 10_000  # objects whose ids a repr is cleaned of: a bound on the walk of a large model

@@ -253,6 +253,12 @@ _RULES: list[Rule] = [
     (re.compile(r'SKIPPED INLINING <code object (<?\w+>?)(?: at 0x[0-9a-fA-F]+)?, file "([^"]*)", line (\d+)>'),
      lambda m: f"dynamo gives up tracing into {_code_label(m.group(1))} ({_source_label(m.group(2))}:{m.group(3)}) "
                "and runs it outside the graph (dynamo's 'SKIPPED INLINING', which gives no reason)"),
+    # torch 2.13 re-raises an error from inside dynamo as InternalTorchDynamoError named after it; with no message
+    # (a library object refusing what dynamo asked of it, when the traceback does not show which:
+    # refused_by_an_object below) the raw text said nothing
+    (re.compile(r"InternalTorchDynamoError: (\w+):?[ \t]*(?:\n|$)"),
+     lambda m: f"torch.compile's tracer (dynamo) failed inside itself with a {m.group(1)} that carries no message; "
+               "the same call runs eagerly"),
     # last: a more specific rule above may know why the op failed on fake tensors (kornia's RANSAC calls
     # torch.rand with a sample count computed at run time)
     (re.compile(r"Dynamo failed to run FX node with fake tensors: call_function <(?:built-in method|function) (\w+)"),
