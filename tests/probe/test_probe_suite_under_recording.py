@@ -78,6 +78,7 @@ def test_a_fixture_set_dtype_is_recognised(found):
     report = {r.ref: r for r in found.reports}["tests/test_compilers.py::test_scripted_function[float64]"]
     assert report.detail == ("modelib.double ran while the default dtype was torch.float64 (set by the test or "
                              "its fixtures)")
+    assert report.dropped == []  # said once, as the reason
 
 
 def test_a_call_that_needs_its_tests_mode_is_listed_not_kept(found):

@@ -255,14 +255,17 @@ class _Taker:
                 continue
             self.selection.keep(call.ref, key, name)
             report.cases.append(spec)
-        report.dropped.extend([*mocked, *outside, *dtype])
+        report.dropped.extend(mocked)
         if report.cases:
+            report.dropped.extend([*outside, *dtype])
             return
-        if outside:
+        if outside:  # said once: in the reason, not again as dropped calls
             report.skip, report.detail = "outside its test", "; ".join(outside)
+            report.dropped.extend(dtype)
         elif dtype and not report.covered:  # e.g. a fixture set float64 as the default dtype
             report.skip, report.detail = "other dtype", "; ".join(dtype)
         elif report.covered:
+            report.dropped.extend(dtype)
             report.skip = "covered"
             covered = sorted({c.ref for c, _ in calls} | (set(passed_over) - left_out))
             report.detail = (f"{report.covered} call{'s' if report.covered != 1 else ''} of "
