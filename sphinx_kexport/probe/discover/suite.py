@@ -219,7 +219,7 @@ class _Taker:
             return
         left_out = {ref for ref in passed_over if not selected(ref, self.include, self.exclude)}
         mocked: dict[str, None] = {}  # once each, in order: a test may call the same way in a loop
-        outside: list[str] = []  # kept calls that do not run once the test has ended
+        outside: dict[str, None] = {}  # kept calls that do not run once the test has ended (once each)
         for call, occurrence in calls:
             if not selected(call.ref, self.include, self.exclude):
                 left_out.add(call.ref)
@@ -251,7 +251,7 @@ class _Taker:
                 continue
             why = outside_its_test(spec, self.time_limit)
             if why:  # e.g. it worked only in a global mode the test set: not the operator's eager failure
-                outside.append(f"{call.ref} does not run outside its test: {why}")
+                outside[f"{call.ref} does not run outside its test: {why}"] = None
                 continue
             self.selection.keep(call.ref, key, name)
             report.cases.append(spec)

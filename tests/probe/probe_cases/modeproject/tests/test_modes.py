@@ -16,3 +16,4 @@ def unit():
 def test_scaled_in_a_unit(unit):
     x = torch.ones(2, 2)
     assert torch.equal(modelib.scaled(x), x * unit)
+    assert modelib.scaled(torch.ones(3)).shape == (3,)  # another configuration, which fails the same way: said once
