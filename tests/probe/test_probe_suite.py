@@ -60,12 +60,13 @@ EXPECTED = {
     "tests/test_ops.py::test_downloads_weights": "network",
     "tests/test_ops.py::test_blend_an_indirect_parameter[1]": ["blend[test 2]"],
     "tests/test_ops.py::test_writes_a_file_by_a_relative_name": "covered",
-    "tests/test_ops.py::test_leaves_float64_as_the_default": "covered",
     # a call during which the test's unittest.mock stand-in ran is no case; one the stand-in stays out of is
     "tests/test_with_mocks.py::test_a_function_patched_with_autospec": "mocked",
     "tests/test_with_mocks.py::test_a_function_patched_by_a_decorator": "mocked",
     "tests/test_with_mocks.py::test_a_patch_the_call_never_reaches": ["Box.area[test 2]"],
     "tests/test_with_mocks.py::test_a_patch_started_then_stopped": ["blend[test 3]"],  # its call after stop()
+    # its call ran while the default dtype it set was float64: the case would be float64
+    "tests/test_zz_last.py::test_leaves_float64_as_the_default": "other dtype",
 }
 
 
@@ -325,10 +326,12 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert "    test_that_fails: no case: the test failed: AssertionError: wrong on purpose" in lines
     assert "    test_on_cuda: no case: it needs CUDA: skipped: needs a CUDA device" in lines
     assert "    test_scale_shapes[shape1]: scale[test 3] -> suitelib.scale [(1,3,4,4)]" in lines
-    assert lines[-2].startswith(f"suitelib from {TESTS}: 33 tests in 4 files, 17 cases (+1 repeating hand-written "
+    assert lines[-2].startswith(f"suitelib from {TESTS}: 33 tests in 5 files, 17 cases (+1 repeating hand-written "
                                 "or docstring cases from ")
-    assert "tests without a case: 1 no public tensor call, 5 its calls repeat configurations already kept, " \
+    # 4 repeat: test_leaves_float64_as_the_default's call ran in float64, another dtype
+    assert "tests without a case: 1 no public tensor call, 4 its calls repeat configurations already kept, " \
            "2 its calls ran the test's unittest.mock stand-ins, 1 the test failed" in lines[-2]
+    assert "3 parametrised with, or its calls ran in, another dtype than float32" in lines[-2]
     # loading the configured cases left their cases_from_tests out (else it would have filled the cache)
     assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
     assert done.stderr.startswith(f"discovering suitelib: importing it, then running its tests under {TESTS} (or "

@@ -5,7 +5,8 @@ Nothing is dropped silently: every object with an example (every test) is listed
 with its cases or the reason it has none (no tensor call, the example raised, it
 tried to download, it ran past the time limit, its cases repeat hand-written ones,
 doctest cannot parse its docstring; for a test: no public tensor call, its calls
-repeat configurations already kept, it failed, it needs the network or CUDA, it
+repeat configurations already kept, it failed, it fails only under the recorder,
+its calls do not run outside it, it needs the network or CUDA, it
 ran past its time limit, pytest skipped it, another dtype, its file does not
 import), then the totals. The hand-written cases come from the configured case
 sources (``cases`` of ``[tool.sphinx-kexport]``, or ``--cases``).

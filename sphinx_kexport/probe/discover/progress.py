@@ -20,12 +20,14 @@ TEST_WORDS = {
     "covered": "its calls repeat configurations already kept",
     "mocked": "its calls ran the test's unittest.mock stand-ins",
     "failed": "the test failed",
+    "recorder": "it fails only under the probe's recorder (the probe's limitation, not the test's)",
     "network": "it needs the network",
     "needs CUDA": "it needs CUDA",
     "time limit": "it ran past its time limit",
     "skipped": "pytest skipped it",
-    "other dtype": "parametrised with another dtype than float32 (discovery keeps float32)",
+    "other dtype": "parametrised with, or its calls ran in, another dtype than float32 (discovery keeps float32)",
     "file failed": "its file does not import",
+    "outside its test": "its calls do not run outside the test (a mode or state the test set)",
     "duplicate": "repeats hand-written or docstring cases",
 }
 

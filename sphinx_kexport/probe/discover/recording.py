@@ -14,6 +14,21 @@ lookup per call, and receives the exact arguments. Classes are never replaced
 public methods of a public class that is not a module (``Quaternion.from_axis_angle``,
 ``PinholeCamera.project``, ``Se3.__mul__``) are replaced on the class while examples
 run, and recorded bound to their class or to a copy of their instance.
+
+The proxies step aside for torch's compilers, so that a test that scripts or compiles
+the library's code passes under recording as it does without it. TorchScript compiles
+a function from its source but resolves its names in the globals and closure of the
+object it was handed: handed a proxy, it reads the original's source (``inspect``
+unwraps it) in this module's globals ("undefined value torch"), and each library
+function a scripted function or module reaches is looked up anew in the library's
+modules. So while ``torch.jit.script`` compiles, the originals are put back
+(:func:`_originals_while_scripting`): nothing inside a proxy could help, since the
+proxy's own code is never what TorchScript compiles. Dynamo traces a proxy's bytecode
+when it meets it (at any later call, not only inside ``torch.compile``), and would
+refuse the recorder's ``sys._getframe``; so a proxy's first step asks
+``torch.compiler.is_compiling()``, which dynamo answers True while it traces, and then
+calls the original only. Calls made from scripted or compiled code are never the test's
+own calls: nothing is lost.
 """
 
 from __future__ import annotations
@@ -32,6 +47,13 @@ from typing import Any, Callable, Iterator
 from ..cases.module_copy import copy_object
 
 EXAMPLE_FILE_PREFIX = "<doctest "
+
+
+def _compiling() -> bool:
+    """Whether dynamo is tracing now (see the module's docstring); torch is imported by then."""
+    import torch
+
+    return torch.compiler.is_compiling()
 
 
 @dataclass
@@ -155,6 +177,8 @@ RECORDER = Recorder()
 def _function_proxy(function: Any, ref: str) -> Any:
     @functools.wraps(function)
     def proxy(*args: Any, **kwargs: Any) -> Any:
+        if _compiling():
+            return function(*args, **kwargs)
         call = RECORDER.record(ref, function, args, kwargs, sys._getframe(1)) if RECORDER.calls is not None else None
         return _called(call, function, args, kwargs)
 
@@ -173,6 +197,8 @@ def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
     """
     @functools.wraps(raw)
     def proxy(*args: Any, **kwargs: Any) -> Any:
+        if _compiling():
+            return raw(*args, **kwargs)
         call = None
         if RECORDER.calls is not None and (kind == "staticmethod" or args):
             if kind == "staticmethod":
@@ -236,6 +262,8 @@ def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, 
 
     def module_call(original: Any) -> Any:
         def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if _compiling():
+                return original(self, *args, **kwargs)
             made = None
             if RECORDER.calls is not None:
                 ref = module_classes.get(type(self))
@@ -248,28 +276,73 @@ def recording(functions: dict[int, tuple[Any, str]], module_classes: dict[type, 
         return call
 
     owners = [torch.nn.Module] + [cls for cls in module_classes if "__call__" in vars(cls)]
-    saved_calls = [(cls, vars(cls)["__call__"]) for cls in owners]
-    methods = _method_patches(method_classes or {})
-    installed: list[tuple[type, str, Any, Any]] = []
+    swaps = [(module, attr, value, proxies[id(value)]) for module, attr, value in patched]
+    swaps += [(cls, "__call__", vars(cls)["__call__"], module_call(vars(cls)["__call__"])) for cls in owners]
+    swaps += _method_patches(method_classes or {})
+    installed: list[tuple[Any, str, Any, Any]] = []
     try:
-        for module, attr, value in patched:
-            setattr(module, attr, proxies[id(value)])
-        for cls, original in saved_calls:
-            cls.__call__ = module_call(original)
-        for patch in methods:
+        for swap in swaps:
             try:
-                setattr(patch[0], patch[1], patch[3])
+                setattr(swap[0], swap[1], swap[3])
             except (AttributeError, TypeError):  # a class that refuses new attributes keeps its method
                 continue
-            installed.append(patch)
+            installed.append(swap)
+        _INSTALLED[:] = installed
+        with _originals_while_scripting():
+            yield
+    finally:
+        _INSTALLED.clear()
+        for owner, attr, original, _ in reversed(installed):
+            setattr(owner, attr, original)
+
+
+# (owner, attribute, original, proxy) of the proxies installed now; emptied while they step aside
+_INSTALLED: list[tuple[Any, str, Any, Any]] = []
+
+
+@contextlib.contextmanager
+def originals_restored() -> Iterator[None]:
+    """The library as it is without the recorder while the block runs (TorchScript compiling; a test run again
+    to tell whether it fails only under recording); the proxies are back afterwards. Nested, a no-op."""
+    aside, _INSTALLED[:] = list(_INSTALLED), []
+    for owner, attr, original, _ in reversed(aside):
+        setattr(owner, attr, original)
+    try:
         yield
     finally:
-        for cls, attr, original, _ in installed:
-            setattr(cls, attr, original)
-        for cls, original in saved_calls:
-            cls.__call__ = original
-        for module, attr, value in patched:
-            setattr(module, attr, value)
+        for owner, attr, _, proxy in aside:
+            setattr(owner, attr, proxy)
+        _INSTALLED[:] = aside
+
+
+@contextlib.contextmanager
+def _originals_while_scripting() -> Iterator[None]:
+    """``torch.jit.script`` compiles the originals (the module's docstring says why). Its implementation
+    ``torch.jit._script._script_impl`` is what every way of scripting reaches (``torch.jit.script``, a name
+    imported from it before recording began, the functions TorchScript compiles along the way); where a torch
+    has none, ``torch.jit.script`` itself is wrapped."""
+    import torch
+    import torch.jit._script as jit_script
+
+    owners = [(jit_script, "_script_impl")] if hasattr(jit_script, "_script_impl") else \
+        [(jit_script, "script"), (torch.jit, "script")]
+    saved = [(owner, name, getattr(owner, name)) for owner, name in owners]
+
+    def aside(original: Any) -> Any:
+        @functools.wraps(original)
+        def script(*args: Any, **kwargs: Any) -> Any:
+            with originals_restored():
+                return original(*args, **kwargs)
+
+        return script
+
+    for owner, name, original in saved:
+        setattr(owner, name, aside(original))
+    try:
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
 
 
 def seed_everything(seed: int) -> None:

@@ -7,9 +7,10 @@ only: call_replay.probed_call) is a candidate, and up to
 ``per_operator`` configurations of each operator become cases
 (discover/suite_cases.py). :func:`discover_suite` also says, per test, why it
 yields nothing: no public tensor call, its calls repeat configurations already
-kept, its calls ran the test's unittest.mock stand-ins, the test
-failed, it needs the network, it needs CUDA, it ran past its time limit, pytest
-skipped it, it is parametrised with another dtype, its file does not import.
+kept, its calls ran the test's unittest.mock stand-ins, its calls do not run
+outside it, the test failed, it fails only under the recorder, it needs the
+network, it needs CUDA, it ran past its time limit, pytest skipped it, it is
+parametrised with (or its calls ran in) another dtype, its file does not import.
 
 Determinism: pytest runs the tests in its fixed order, each from the same seed,
 and the configurations are kept first come, so every process gets the same
@@ -34,7 +35,7 @@ from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
                       public_objects, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter
-from .suite_cases import Selection, build_suite_case, configuration
+from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
 from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
@@ -144,6 +145,7 @@ class _Taker:
         self._texts: dict[str, str] = {}
         self.passed_over: list[str] = []  # refs of this test's calls not recorded: left out, or covered already
         self.covered = 0
+        self.other_dtype: dict[str, None] = {}  # this test's calls not recorded for their dtype, with why (once each)
 
     def wants(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
         """The recorder's filter, before it copies anything: a call outside the package, left out by include /
@@ -154,6 +156,10 @@ class _Taker:
             return False
         if not selected(ref, self.include, self.exclude):
             self.passed_over.append(ref)
+            return False
+        dtype = other_dtype(args, kwargs)
+        if dtype:
+            self.other_dtype[f"{ref} {dtype}"] = None
             return False
         try:
             key = configuration(Call(ref, callee, args, kwargs, 0, None))
@@ -168,11 +174,11 @@ class _Taker:
     def __call__(self, run: NodeRun, source: NodeSource, done: int, total: int) -> None:
         report = self.reports[run.nodeid] = NodeReport(run.nodeid, skip=run.kind, detail=run.detail,
                                                        seconds=run.seconds)
-        passed_over, report.covered = self.passed_over, self.covered
-        self.passed_over, self.covered = [], 0
+        passed_over, report.covered, dtype = self.passed_over, self.covered, list(self.other_dtype)
+        self.passed_over, self.covered, self.other_dtype = [], 0, {}
         try:
             if not run.kind:
-                self._take(run, source, report, passed_over)
+                self._take(run, source, report, passed_over, dtype)
         except Exception as exc:  # said, not hidden; the other tests go on
             report.cases, report.skip = [], "failed"
             report.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"
@@ -197,7 +203,8 @@ class _Taker:
         return build_suite_case(call, name=name, package=group, section=section, source=source,
                                ref=self._ref(source, call, occurrence))
 
-    def _take(self, run: NodeRun, source: NodeSource, report: NodeReport, passed_over: list[str]) -> None:
+    def _take(self, run: NodeRun, source: NodeSource, report: NodeReport, passed_over: list[str],
+              dtype: list[str]) -> None:
         calls: list[tuple[Call, int]] = []
         for call in run.calls:
             if not call.ref.startswith(self.package + "."):
@@ -212,6 +219,7 @@ class _Taker:
             return
         left_out = {ref for ref in passed_over if not selected(ref, self.include, self.exclude)}
         mocked: dict[str, None] = {}  # once each, in order: a test may call the same way in a loop
+        outside: dict[str, None] = {}  # kept calls that do not run once the test has ended (once each)
         for call, occurrence in calls:
             if not selected(call.ref, self.include, self.exclude):
                 left_out.add(call.ref)
@@ -241,12 +249,23 @@ class _Taker:
             except Exception as exc:  # e.g. case() refusing the target: said, not hidden
                 report.dropped.append(f"{call.ref}: {type(exc).__name__}: {exc}")
                 continue
+            why = outside_its_test(spec, self.time_limit)
+            if why:  # e.g. it worked only in a global mode the test set: not the operator's eager failure
+                outside[f"{call.ref} does not run outside its test: {why}"] = None
+                continue
             self.selection.keep(call.ref, key, name)
             report.cases.append(spec)
         report.dropped.extend(mocked)
         if report.cases:
+            report.dropped.extend([*outside, *dtype])
             return
-        if report.covered:
+        if outside:  # said once: in the reason, not again as dropped calls
+            report.skip, report.detail = "outside its test", "; ".join(outside)
+            report.dropped.extend(dtype)
+        elif dtype and not report.covered:  # e.g. a fixture set float64 as the default dtype
+            report.skip, report.detail = "other dtype", "; ".join(dtype)
+        elif report.covered:
+            report.dropped.extend(dtype)
             report.skip = "covered"
             covered = sorted({c.ref for c, _ in calls} | (set(passed_over) - left_out))
             report.detail = (f"{report.covered} call{'s' if report.covered != 1 else ''} of "

@@ -7,6 +7,15 @@ kept when its configuration (the tensors' names, shapes and dtypes, the baked
 arguments, the module or object it is bound to) differs from every kept call
 of that operator. Names are ``op[test]``, ``op[test 2]``, ...
 
+Discovery measures float32: a call made while the default dtype is another
+(e3nn's autouse ``float_tolerance`` fixture sets float64 for half its runs) or
+with a float64 tensor is not kept (:func:`other_dtype`), however the test set the
+dtype. A kept call is replayed once after its test ended, fixtures torn down, as the
+probe's eager step will run it (:func:`outside_its_test`): one that worked only in a
+global mode the test set (e3nn's ``set_optimization_defaults(jit_mode="inductor")``)
+is listed as not running outside its test, not left to fail as the operator's eager
+failure.
+
 The repro snippet (``code``) is the test's own lines: the module-level
 statements they need (imports, constants, helpers), the parametrised
 arguments as literals, each fixture the lines read inlined (its function's
@@ -29,10 +38,12 @@ from collections import Counter
 from typing import Any
 
 from .call_replay import Replay, bound_instance, live_and_baked, replay, split_arguments
-from .recording import Call
+from .recording import Call, first_line
 from .repro_source import argument_sources, call_node, free_names, seed_lines, target_lines
 from .library import case_base_name
+from .sandbox import ExampleTimeout, time_limit
 from .suite_run import TEST_SEED, NodeSource
+from ..cases import containers
 from ..cases.literals import literal_source
 from ..cases.case_slice import run_fresh, top_level_slice
 from ..cases.inventory import SuiteRef
@@ -56,6 +67,38 @@ def configuration(call: Call) -> tuple[Any, ...]:
     bound = "" if holder is None else \
         hashlib.sha256(_ADDRESS.sub("", repr(holder)).encode()).hexdigest()[:16]
     return live, _ADDRESS.sub("", repr(sorted(baked.items()))), bound
+
+
+def other_dtype(args: tuple, kwargs: dict[str, Any]) -> str:
+    """Why a call ran in another dtype than float32, "" when it did not: the default dtype at call time (a
+    fixture's or the test's ``torch.set_default_dtype``), or a float64 tensor among its arguments."""
+    import torch
+
+    default = torch.get_default_dtype()
+    if default != torch.float32:
+        return f"ran while the default dtype was {default} (set by the test or its fixtures)"
+    for _, leaf in containers.leaves([*args, *kwargs.values()], "arguments"):
+        if isinstance(leaf, torch.Tensor) and leaf.dtype == torch.float64:
+            return f"received a {leaf.dtype} tensor"
+    return ""
+
+
+def outside_its_test(spec: CaseSpec, limit: float) -> str:
+    """"" when the case runs once now, after its test ended, as the probe's eager step runs it (a copy of the
+    target, fresh inputs); else why not (a call that works only in a mode the test set and reset)."""
+    from ..measure.case_run import CaseRun
+
+    case_run = CaseRun(spec, "cpu")
+    try:
+        with time_limit(limit):
+            case_run.wrapper()(*case_run.inputs())
+    except ExampleTimeout as exc:
+        return str(exc)
+    except Exception as exc:
+        return first_line(exc)
+    finally:
+        case_run.release()
+    return ""
 
 
 class Selection:

@@ -89,9 +89,3 @@ def test_blend_an_indirect_parameter(offset):
 def test_writes_a_file_by_a_relative_name():
     with open("written-by-a-test.txt", "w") as out:  # into the working directory: discovery gives it a scratch one
         out.write(str(scale(torch.ones(2, 3), 3.0).sum().item()))
-
-
-def test_leaves_float64_as_the_default():
-    torch.set_default_dtype(torch.float64)  # and forgets it: discovery restores it when the suite ends
-    assert scale(torch.ones(2, 3), 3.0).dtype == torch.float64
-
