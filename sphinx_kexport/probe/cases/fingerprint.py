@@ -21,9 +21,11 @@ from .containers import input_leaves, skeleton
 from .opaque import address_free_repr
 from .registry import CaseSpec
 
-RECORD_FORMAT = 4  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
+RECORD_FORMAT = 5  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
 # 3: the batch dimensions and the dynamic-batch pass; 4: a trailing dict input exported to ONNX, the
-# fullgraph=True claim checked with inductor, reworded reasons, a library that rejects a symbolic batch is static)
+# fullgraph=True claim checked with inductor, reworded reasons, a library that rejects a symbolic batch is static;
+# 5: a function dynamo skips is listed in skipped_functions and counts as a break only where it splits the graph,
+# dynamo's guards refusing a library object are worded)
 
 
 def stable_repr(value: Any) -> str:
