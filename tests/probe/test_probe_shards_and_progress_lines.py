@@ -33,6 +33,15 @@ def test_a_shard_holding_none_of_the_selected_cases_writes_an_empty_part(tmp_pat
     assert unknown.returncode == 2 and "no case matches --only nothing_like_it" in unknown.stderr
 
 
+def test_a_mistyped_only_beside_one_that_matches_is_refused_with_the_names_it_meant(tmp_path):
+    done = probe_cli("--cases", str(CASE_FILE), "--out", "x.json", "--library", "probe_cases", "--only", "clean",
+                     "--only", "tensor_iff", "--only", "calls_a_*", cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert ("no case matches --only tensor_iff (the case modules register 6 cases). Did you mean 'tensor_if'? "
+            "Nothing was run.") in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "x.json").exists()
+
+
 def test_progress_says_eager_failed_instead_of_three_na_cells():
     from sphinx_kexport.probe.run.progress import Progress
 

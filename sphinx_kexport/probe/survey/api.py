@@ -26,7 +26,7 @@ from typing import Any, Iterator, TextIO
 from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import CUDA, PATHS
-from ..base.errors import ProbeError, ToolError
+from ..base.errors import ProbeError, ToolError, did_you_mean
 from ..cases.fingerprint import reusable_keys
 from ..cases.inventory import InventoryCase, LoadError
 from ..cases.loader import resolve_sources
@@ -437,9 +437,12 @@ def _wanted(config: ProbeConfig, case: InventoryCase) -> bool:
 
 def _select(config: ProbeConfig, cases: list[InventoryCase], say: Any) -> list[InventoryCase]:
     selected = [c for c in cases if _wanted(config, c)]
-    if not selected:
-        raise SurveyError(f"no case matches --only {' '.join(config.only)} (the case modules register {len(cases)} "
-                          "cases). Nothing was run.")
+    unmatched = [p for p in config.only if not any(matches(c.name, c.package, p) for c in selected)]
+    if unmatched:  # a mistyped pattern beside others that match would narrow the run silently
+        hints = "".join(did_you_mean(p, [c.name for c in cases] + [c.package for c in cases]) for p in unmatched
+                        if not any(ch in p for ch in "*?"))
+        raise SurveyError(f"no case matches --only {' '.join(unmatched)} (the case modules register {len(cases)} "
+                          f"cases).{hints} Nothing was run.")
     if config.shard:
         chosen = {c.name for c in selected}
         matching = len(selected)
