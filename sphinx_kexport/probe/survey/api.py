@@ -32,6 +32,7 @@ from ..cases.inventory import InventoryCase, LoadError
 from ..cases.loader import resolve_sources
 from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
+from ..discover.progress import whole_line
 from ..run.inventory import Inventory, build_inventory
 from ..run.memory import peak_rss_kb
 from ..run.outcomes import Outcomes
@@ -161,7 +162,7 @@ class _Survey:
         return self.stream is not None
 
     def say(self, line: str) -> None:
-        print(line, file=self.out, flush=True)
+        whole_line(self.out, line)
 
     # -- before anything runs
 
