@@ -370,7 +370,10 @@ class _Survey:
                                             library=self.info, previous=self._kept(inventory.cases),
                                             stamps=self.stamps,
                                             objects_without_cases=inventory.objects_without_cases,
-                                            not_carried=set(self.unbuilt) | self.stopped)
+                                            not_carried=set(self.unbuilt) | self.stopped,
+                                            # a shard's part leaves the other shards' cases out, --only or not
+                                            only=[] if config.shard else config.only,
+                                            selected={case.name for case in self.selected})
         except SnapshotError as exc:  # a bug in the probe, not in the user's cases
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         self.notes += more
