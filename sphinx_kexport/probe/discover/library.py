@@ -79,7 +79,8 @@ def public_modules(package: str, exclude: Iterable[str] = ()) -> tuple[list[Any]
     for module in [root, *_submodules(root, exclude, failures)]:
         wrong = misnamed(module)
         if wrong:
-            failures.append(ObjectReport(module.__name__, skip=BAD_ALL, detail=wrong + _leave_out(module.__name__)))
+            failures.append(ObjectReport(module.__name__, skip=BAD_ALL, detail=wrong + _leave_out(
+                module.__name__, "Its names are not read (what only it exports is not surveyed)")))
         else:
             modules.append(module)
     return sorted(modules, key=lambda m: m.__name__), failures
@@ -95,15 +96,16 @@ def _submodules(package: Any, exclude: list[str], failures: list[ObjectReport]) 
             module = importlib.import_module(info.name)
         except (Exception, SystemExit) as exc:  # reported: its objects are not surveyed
             failures.append(ObjectReport(info.name, skip=IMPORT_FAILED,
-                                         detail=f"{type(exc).__name__}: {exc}" + _leave_out(info.name)))
+                                         detail=f"{type(exc).__name__}: {exc}" + _leave_out(
+                                             info.name, "Its objects are not surveyed")))
             continue
         yield module
         if info.ispkg:
             yield from _submodules(module, exclude, failures)
 
 
-def _leave_out(module: str) -> str:
-    return (f". Its objects are not surveyed; the rest of the library is. To leave it out without this report, "
+def _leave_out(module: str, lost: str) -> str:
+    return (f". {lost}; the rest of the library is. To leave it out without this report, "
             f"exclude it (discover --exclude {module}, or exclude=[{module!r}] in the case module's "
             "cases_from_docstrings / cases_from_tests)")
 
