@@ -82,6 +82,14 @@ class ObjectWithoutCase:
     detail: str
 
 
+@dataclass(slots=True, frozen=True)
+class Selection:
+    """A run restricted with ``--only``: its patterns, and the cases they did not select that have no results."""
+
+    only: tuple[str, ...]
+    left_out: tuple[str, ...]
+
+
 @dataclass(slots=True)
 class Snapshot:
     source: str
@@ -92,6 +100,13 @@ class Snapshot:
     cases: list[Case]
     missing: list[str] = field(default_factory=list)
     objects_without_cases: list[ObjectWithoutCase] = field(default_factory=list)
+    selection: Selection | None = None
+
+    @property
+    def lost(self) -> list[str]:
+        """The missing cases that a restricted run did not leave out on purpose (every missing one otherwise)."""
+        left_out = set(self.selection.left_out) if self.selection else set()
+        return [name for name in self.missing if name not in left_out]
 
     @property
     def devices(self) -> list[str]:
@@ -130,5 +145,7 @@ def build(data: dict[str, Any], source: str) -> Snapshot:
                     library=dict(data["library"]), environments=dict(data["environments"]), cases=cases,
                     missing=list(data.get("missing", [])),
                     objects_without_cases=[ObjectWithoutCase(o["ref"], o["package"], o["kind"], o["detail"])
-                                           for o in data.get("objects_without_cases", ())])
+                                           for o in data.get("objects_without_cases", ())],
+                    selection=Selection(tuple(data["selection"]["only"]), tuple(data["selection"]["left_out"]))
+                    if "selection" in data else None)
 

@@ -173,4 +173,8 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
     if data["complete"] is False and "missing" not in data:
         raise field_error(source, ["missing"], "the list of missing cases when complete is false",
                      "nothing", None)
+    strays = sorted(set(data.get("selection", {}).get("left_out", ())) - set(data.get("missing", ())))
+    if strays:
+        raise field_error(source, ["selection", "left_out"], "names listed under missing (cases without results)",
+                          f"{', '.join(map(repr, strays[:5]))}, not missing", None)
 

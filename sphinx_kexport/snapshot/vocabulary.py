@@ -216,6 +216,7 @@ NO_CASE_WORDS = {
     "download": "it tried to download",
     "time limit": "it ran past the time limit",
     "import failed": "the module does not import",
+    "bad __all__": "the module's __all__ lists something other than names",
     "unparsable": "doctest cannot parse its docstring",
 }
 NO_CASE_KINDS = tuple(NO_CASE_WORDS)

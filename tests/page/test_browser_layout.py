@@ -259,3 +259,45 @@ def test_on_a_phone_every_cell_is_on_screen_and_says_its_column(driver, base_url
     assert shown and len(shown) < 29
     assert _measure_cells(driver) == []
     assert console_errors(driver) == []
+
+
+# --------------------------------------------------------------------------
+# a phone: the boxes above the figures keep long case names inside them
+
+LONG = "geometry.transform.warp_perspective_with_border_reflect_and_align_corners[batch_of_eight_float32]"
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_on_a_phone_long_case_names_wrap_inside_the_incomplete_and_selection_boxes(driver, theme, tmp_path):
+    import json
+
+    from browser_support import build_html, serve
+    from page_support import copy_root
+
+    src = copy_root("basic", tmp_path)
+    snapshot = src / "_data" / "export_support.json"
+    data = json.loads(snapshot.read_text())
+    data["cases"][-1]["name"] = LONG  # left out by --only; its results go, as an --only run leaves them
+    data["cases"][-1]["results"] = {}
+    data["complete"], data["missing"] = False, [LONG, LONG.replace("eight", "nine")]
+    data["selection"] = {"only": [LONG.rsplit("[", 1)[0] + "_and_more"], "left_out": [LONG]}
+    snapshot.write_text(json.dumps(data))
+    assert build_html(src, tmp_path / "html", html_theme=THEMES[theme]) == ""
+    with serve(tmp_path / "html") as url:
+        driver.set_window_size(PHONE, 900)
+        driver.get(url + "index.html")
+        problems = driver.execute_script("""
+          const problems = [], vw = document.documentElement.clientWidth;
+          const boxes = document.querySelectorAll('.kexport .kexport-incomplete, .kexport .kexport-selection');
+          if (boxes.length !== 2) problems.push(`${boxes.length} boxes`);
+          for (const box of boxes) {
+            const b = box.getBoundingClientRect();
+            for (const code of box.querySelectorAll('code'))
+              for (const r of code.getClientRects())
+                if (r.left < b.left - 1 || r.right > b.right + 1 || r.right > vw + 1)
+                  problems.push(`${box.className}: "${code.textContent.slice(0, 40)}" runs out of its box ` +
+                                `(${Math.round(r.left)}..${Math.round(r.right)} outside ${Math.round(b.left)}..${Math.round(b.right)})`);
+          }
+          return problems;""")
+        driver.save_screenshot(f"/tmp/kexport-layout-{theme}-{PHONE}-notices.png")
+    assert problems == [], "\n".join(problems)

@@ -169,6 +169,43 @@ def test_incomplete_snapshot_shows_a_warning_with_the_missing_cases(make_app, tm
     assert "2 cases were not measured" in notice.get_text()
 
 
+def test_a_run_restricted_with_only_says_so_instead_of_warning(make_app, tmp_path):
+    """The cases --only left out have no results: a note names the selection, no warning calls them lost, and
+    "Not probed" does not list them as having nothing to capture. A case lost otherwise still gets the warning."""
+    from page_support import copy_root
+
+    src = copy_root("basic", tmp_path)
+    snapshot = src / "_data" / "export_support.json"
+    data = json.loads(snapshot.read_text())
+    names = [c["name"] for c in data["cases"]]
+    for case in data["cases"][1:]:
+        case["results"] = {}
+    data["complete"], data["missing"] = False, names[1:]
+    data["selection"] = {"only": ["color.rgb"], "left_out": names[1:]}
+    snapshot.write_text(json.dumps(data))
+    app = make_app("html", srcdir=src, freshenv=True)
+    app.build()
+    assert warnings(app) == ""
+    page = soup(app)
+    assert page.select_one(".kexport-incomplete") is None
+    note = page.select_one("div.kexport div.note.kexport-selection")
+    assert [code.get_text() for code in note.select("code")] == ["--only color.rgb"]
+    assert " ".join(note.get_text().split()) == (
+        "Note This run measured only the cases matching --only color.rgb: the other 7 registered cases have no "
+        "results here and the figures below leave them out. Run the probe without --only to measure every case.")
+    assert "nothing to capture" not in page.get_text() and "geometry.camera.project_points" not in page.get_text()
+
+    data["selection"]["left_out"] = names[2:]  # one selected case lost its results (its shard failed, say)
+    snapshot.write_text(json.dumps(data))
+    app = make_app("html", srcdir=src, freshenv=True)
+    app.build()
+    page = soup(app)
+    assert "the other 6 registered cases" in page.select_one("div.note.kexport-selection").get_text()
+    warning = page.select_one("div.warning.kexport-incomplete")
+    assert [code.get_text() for code in warning.select("code")] == [names[1]]
+    assert "1 case was not measured" in warning.get_text()
+
+
 def test_two_device_latex_fits_six_status_columns(build_once):
     app = build_once("twodevice", "latex")
     assert warnings(app) == ""

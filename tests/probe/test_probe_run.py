@@ -271,7 +271,7 @@ def test_probing_one_device_keeps_the_other(basic, tmp_path):
     assert snap["environments"]["cuda"]["device_name"] == "A GPU"
     assert by_name(snap)["argmax_with_nan"]["results"]["cuda"]["onnx"]["status"] == "mismatch"
     assert by_name(snap)["argmax_with_nan"]["results"]["cpu"]["onnx"]["status"] == "mismatch"  # carried over
-    assert snap["complete"] is True
+    assert snap["complete"] is True and "selection" not in snap  # the others kept their results: nothing left out
     assert f"probing 1 of {len(snap['cases'])} cases" in done.stdout
 
 

@@ -33,6 +33,49 @@ def test_a_shard_holding_none_of_the_selected_cases_writes_an_empty_part(tmp_pat
     assert unknown.returncode == 2 and "no case matches --only nothing_like_it" in unknown.stderr
 
 
+def test_a_mistyped_only_beside_one_that_matches_is_refused_with_the_names_it_meant(tmp_path):
+    done = probe_cli("--cases", str(CASE_FILE), "--out", "x.json", "--library", "probe_cases", "--only", "clean",
+                     "--only", "tensor_iff", "--only", "calls_a_*", cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert ("no case matches --only tensor_iff (the case modules register 6 cases). Did you mean 'tensor_if'? "
+            "Nothing was run.") in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "x.json").exists()
+
+
+class Writes(io.StringIO):
+    """A stream that keeps each write apart."""
+
+    def __init__(self):
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
+def test_without_a_terminal_each_line_is_one_write_with_its_newline(monkeypatch):
+    """An inventory child's example lines (stderr) and the survey's progress (stdout) share one CI log: a line
+    written as text, then newline, let another process's line land between the two ("...0.4 sresuming: ...")."""
+    from sphinx_kexport.probe.discover.library import ObjectReport
+    from sphinx_kexport.probe.discover.progress import to_stderr
+    from sphinx_kexport.probe.run.progress import Progress
+
+    child = Writes()
+    monkeypatch.setattr("sys.stderr", child)
+    to_stderr("    cases.py ")(3, 9, ObjectReport("lib.blur"), 0.4)
+    assert child.writes == ["    cases.py [3/9] lib.blur: 0 cases, 0.4 s\n"]
+    parent = Writes()
+    ok = {p: {"status": "ok"} for p in ("onnx", "export", "compile")}
+    bar = Progress(3, stream=parent, interactive=False)
+    bar.resumed(1, [ok])
+    bar.reused(1, [ok], "support.json")
+    bar.finished("blur", "cpu", ok, 0.4)
+    bar.close()
+    assert [w.count("\n") for w in parent.writes] == [1, 1, 1] and all(w.endswith("\n") for w in parent.writes)
+    assert parent.writes[0] == "resuming: 1 finished record reused from the work directory\n"
+
+
 def test_progress_says_eager_failed_instead_of_three_na_cells():
     from sphinx_kexport.probe.run.progress import Progress
 

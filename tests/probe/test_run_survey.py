@@ -40,6 +40,15 @@ HEAVY_LIBRARY = '''
     '''
 
 
+class _WholeLines(io.StringIO):
+    """A progress stream (not a terminal) that fails a write of less than one whole line: another process's
+    line written to the same log in between would be glued to it."""
+
+    def write(self, text: str) -> int:
+        assert text.endswith("\n"), repr(text)
+        return super().write(text)
+
+
 def test_run_survey_runs_in_process_and_returns_the_snapshot_and_its_counts(tmp_path):
     from sphinx_kexport.probe import ProbeConfig, SurveyError, run_survey
     from sphinx_kexport.snapshot import read_snapshot
@@ -47,10 +56,14 @@ def test_run_survey_runs_in_process_and_returns_the_snapshot_and_its_counts(tmp_
     out = tmp_path / "snap.json"
     config = ProbeConfig(cases=[str(CASES / "basic_cases.py")], out=out, jobs=2, only=["plain_ok", "needs_weights"],
                          dynamic=False)
-    progress = io.StringIO()
+    progress = _WholeLines()
     first = run_survey(config, stream=progress)
     assert first.written and first.out == out and read_snapshot(out)[0] == first.snapshot
     assert (first.counts.measured, first.counts.skipped, first.counts.reused_snapshot) == (1, 1, 0)
+    # the cases --only left out have no results: recorded as a restricted run, not as lost (the page says so)
+    others = [c["name"] for c in first.snapshot["cases"] if c["name"] not in ("plain_ok", "needs_weights")]
+    assert first.snapshot["missing"] == others
+    assert first.snapshot["selection"] == {"only": ["plain_ok", "needs_weights"], "left_out": others}
     assert first.stats["parent_peak_rss_kb"] > 0 and first.stats["case_peak_rss_kb"]["plain_ok [cpu]"] > 0
     steps = first.stats["step_seconds"]  # dynamic=False: no ":dynamic" step
     assert set(steps) == {"build", "eager", "onnx", "export", "compile"} and all(s >= 0 for s in steps.values())

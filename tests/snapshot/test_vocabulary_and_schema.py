@@ -47,6 +47,28 @@ def test_objects_without_cases_are_read_into_records():
     assert build(normalise(snapshot())[0], "t.json").objects_without_cases == []  # optional
 
 
+def test_a_run_restricted_with_only_is_read_into_records():
+    """``selection`` is optional: a snapshot without it (every one written before) reads as unrestricted."""
+    data = copy.deepcopy(snapshot())
+    names = [c["name"] for c in data["cases"]]
+    data["complete"], data["missing"] = False, names[1:]
+    assert build(normalise(copy.deepcopy(data))[0], "t.json").selection is None
+    assert build(normalise(copy.deepcopy(data))[0], "t.json").lost == names[1:]
+    data["selection"] = {"only": [names[0]], "left_out": names[1:]}
+    read = build(normalise(data)[0], "t.json")
+    assert read.selection.only == (names[0],) and read.selection.left_out == tuple(names[1:])
+    assert read.lost == []  # every missing case was left out on purpose
+
+
+def test_a_left_out_case_that_is_not_missing_is_named():
+    data = copy.deepcopy(snapshot())
+    name = data["cases"][0]["name"]
+    data["selection"] = {"only": ["other"], "left_out": [name]}
+    with pytest.raises(SnapshotError) as caught:
+        validate(data, "support.json")
+    assert "selection.left_out" in str(caught.value) and f"{name!r}, not missing" in str(caught.value)
+
+
 @pytest.mark.parametrize("entry, field, expected", [
     ({"ref": "lib.f", "package": "lib", "kind": "exploded", "detail": ""}, "kind", "one of 'no tensor call'"),
     ({"ref": "", "package": "lib", "kind": "raised", "detail": ""}, "ref", "a non-empty string"),

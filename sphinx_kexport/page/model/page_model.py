@@ -345,6 +345,7 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
 
     by_package: "OrderedDict[str, OrderedDict[str, list[Row]]]" = OrderedDict()
     not_probed: list[NotProbed] = []
+    unmeasured = set(snapshot.missing)
     used: set[str] = set()
     dynamic_used: set[str] = set()
     for case in snapshot.cases:
@@ -352,6 +353,8 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
             continue
         cells = [Cell(d, p, case.result(d, p)) for d, p in columns]
         if all(c.result.status == NOT_APPLICABLE for c in cells):
+            if case.name in unmeasured and not any(d in case.results for d in devs):
+                continue  # not measured at all (an --only run, a missing shard): said above the figures, not "n/a"
             not_probed.append(not_probed_entry(case, cells))
             continue
         where = []

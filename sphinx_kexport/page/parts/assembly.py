@@ -26,7 +26,7 @@ from .failure_reasons import build_reasons, link_details
 from .ids import assign_id, reserve_id
 from .legend import build_legend
 from .not_probed import build_not_probed, summary_sentence
-from .provenance import build_incomplete_warning, build_measured, build_version_environments
+from .provenance import build_incomplete_notices, build_measured, build_version_environments
 from .repro import build_repro
 from .sections import SECTION_ID_PREFIX, SectionBuilder
 from .summary import build_summary
@@ -104,9 +104,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     sections = SectionBuilder(document, model, row_suffix=suffix, decorate=_decorator(reason_links, comparison, history))
     package_sections = sections.build()
 
-    warning = build_incomplete_warning(model.snapshot)
-    if warning is not None:
-        page += warning
+    page += build_incomplete_notices(model.snapshot)
     page += build_cards(directive, model, comparison)
     if history is not None:
         page += build_regressions(history, model)

@@ -1,5 +1,5 @@
 """"How this was measured": the snapshot's provenance, and a warning when it
-is incomplete.
+is incomplete (a note when a run restricted with ``--only`` left cases out on purpose).
 
 Everything here comes from the snapshot header and is built as text nodes,
 never parsed as markup.
@@ -12,6 +12,7 @@ from typing import Any
 from docutils import nodes
 
 from ...snapshot import DEVICE_LABELS, Snapshot
+from ...snapshot.records import Selection
 from ..model.page_model import PageModel
 
 MISSING_SHOWN = 30  # names listed in the incomplete-snapshot warning before "and N more"
@@ -85,22 +86,48 @@ def build_version_environments(versions) -> list[nodes.Node]:
     return [intro, listing]
 
 
-def build_incomplete_warning(snapshot: Snapshot) -> nodes.warning | None:
-    if snapshot.complete:
+def build_incomplete_notices(snapshot: Snapshot) -> list[nodes.Node]:
+    """What the figures leave out: the cases a run restricted with ``--only`` did not measure (a note: a
+    deliberate subset), then the cases lost otherwise (a warning: a shard missing, a forced merge)."""
+    notices: list[nodes.Node] = []
+    if snapshot.selection is not None and snapshot.selection.left_out:
+        notices.append(_selection_note(snapshot.selection))
+    warning = _incomplete_warning(snapshot)
+    if warning is not None:
+        notices.append(warning)
+    return notices
+
+
+def _selection_note(selection: Selection) -> nodes.note:
+    note = nodes.note(classes=["kexport-selection"])
+    para = nodes.paragraph()
+    left_out = len(selection.left_out)
+    only = " ".join(f"--only {pattern}" for pattern in selection.only)
+    para += nodes.Text("This run measured only the cases matching ")
+    para += nodes.literal(only, only)
+    para += nodes.Text(f": the other {left_out} registered {'case has' if left_out == 1 else 'cases have'} no "
+                       "results here and the figures below leave "
+                       f"{'it' if left_out == 1 else 'them'} out. Run the probe without --only to measure every case.")
+    note += para
+    return note
+
+
+def _incomplete_warning(snapshot: Snapshot) -> nodes.warning | None:
+    lost = snapshot.lost
+    if snapshot.complete or (snapshot.selection is not None and not lost):
         return None
     warning = nodes.warning(classes=["kexport-incomplete"])
-    missing = snapshot.missing
     para = nodes.paragraph()
-    if missing:
-        para += nodes.Text(f"This snapshot is incomplete: {len(missing)} "
-                           f"{'case was' if len(missing) == 1 else 'cases were'} not measured, so the "
+    if lost:
+        para += nodes.Text(f"This snapshot is incomplete: {len(lost)} "
+                           f"{'case was' if len(lost) == 1 else 'cases were'} not measured, so the "
                            "figures below leave them out: ")
-        for i, name in enumerate(missing[:MISSING_SHOWN]):
+        for i, name in enumerate(lost[:MISSING_SHOWN]):
             if i:
                 para += nodes.Text(", ")
             para += nodes.literal(name, name)
-        if len(missing) > MISSING_SHOWN:
-            para += nodes.Text(f" and {len(missing) - MISSING_SHOWN} more")
+        if len(lost) > MISSING_SHOWN:
+            para += nodes.Text(f" and {len(lost) - MISSING_SHOWN} more")
         para += nodes.Text(".")
     else:
         para += nodes.Text("This snapshot is incomplete: some cases were not measured, so the figures "

@@ -8,6 +8,9 @@ the survey).
 
 from __future__ import annotations
 
+import difflib
+from typing import Iterable
+
 
 class ProbeError(Exception):
     """Any error the probe raises on purpose; the message says what happened and, where it can, what to do."""
@@ -15,3 +18,10 @@ class ProbeError(Exception):
 
 class ToolError(ProbeError):
     """The probe itself could not run (not a fact about a case)."""
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` Did you mean 'a', 'b'?`` naming the (at most three) ``known`` words closest to a mistyped ``word``;
+    "" when none is close. Appended to the error that names the mistake."""
+    close = difflib.get_close_matches(word, list(dict.fromkeys(known)), n=3)
+    return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""

@@ -98,7 +98,7 @@ def run_discover(argv: list[str]) -> int:
 
     limit_threads(thread_share(1))  # before torch: the examples' CPU-time limit counts work, as in a survey
     from ..discover.docstrings import DEFAULT_TIME_LIMIT, discover, duplicate_of
-    from ..discover.library import DiscoveryError
+    from ..discover.library import MODULE_WIDE, DiscoveryError
     from ..cases.loader import LoadError
 
     if args.time_limit is not None and args.time_limit <= 0:
@@ -148,7 +148,7 @@ def run_discover(argv: list[str]) -> int:
         for dropped in report.dropped:
             out.write(f"    not a case: {dropped}\n")
     skipped = found.skipped()
-    examples = sum(1 for r in found.objects if r.skip != "import failed")
+    examples = sum(1 for r in found.objects if r.skip not in MODULE_WIDE)
     reasons = ", ".join(f"{skipped[k]} {SKIP_WORDS[k]}" for k in SKIP_WORDS if skipped[k]) or "none"
     out.write(f"\n{args.package}: {examples} objects with examples, {kept} cases"
               f"{f' (+{repeats} repeating hand-written cases from {where})' if repeats else ''}; "
@@ -199,7 +199,7 @@ def _discover_tests(args: Any, winners: list[Any], where: str) -> int:
             for dropped in report.dropped:
                 out.write(f"    {test}: not a case: {dropped}\n")
     for failure in found.import_failures:
-        out.write(f"{failure.ref}: does not import, its callables are not recorded: {failure.detail}\n")
+        out.write(f"{failure.ref}: {SKIP_WORDS[failure.skip]}: {failure.detail}\n")
     skipped = found.skipped()
     reasons = ", ".join(f"{skipped[k]} {TEST_WORDS[k]}" for k in TEST_WORDS if skipped[k]) or "none"
     tests = sum(1 for r in found.reports if r.skip != "file failed")

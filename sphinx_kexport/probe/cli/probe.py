@@ -84,7 +84,12 @@ def _state(snapshot: dict, shard: Shard | None) -> str:
     if shard is not None:
         return (f"the part of shard {shard}: {len(snapshot['cases']) - missing} with results, {missing} left to the "
                 f"other parts; `{PROG} merge OUT PART...` joins them")
-    return f"incomplete: {missing} cases missing"
+    left_out = len(snapshot.get("selection", {}).get("left_out", ()))
+    only = " ".join(f"--only {p}" for p in snapshot.get("selection", {}).get("only", ()))
+    lost = f"incomplete: {missing - left_out} cases missing" if missing > left_out else ""
+    chosen = (f"{len(snapshot['cases']) - missing} with results, {left_out} left out by {only} (the page says the "
+              "run was restricted)") if left_out else ""
+    return "; ".join(part for part in (chosen, lost) if part)
 
 
 def run_probe(args: argparse.Namespace) -> int:

@@ -16,8 +16,7 @@ def run_repro(argv: list[str]) -> int:
     parser.add_argument("--path", required=True, choices=PATHS)
     parser.add_argument("--device", choices=DEVICES, default="cpu")
     args = parser.parse_args(argv)
-    import difflib
-
+    from ..base.errors import did_you_mean
     from ...snapshot import PATH_LABELS, SnapshotError, read_snapshot
     from ...snapshot.repro import repro_code
     from ...snapshot.vocabulary import DEFAULT_OPSET
@@ -28,9 +27,8 @@ def run_repro(argv: list[str]) -> int:
         return report_failure(str(exc))
     cases = {c["name"]: c for c in data["cases"]}
     if args.case not in cases:
-        close = difflib.get_close_matches(args.case, list(cases), n=3)
-        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        return report_failure(f"{args.snapshot} has no case {args.case!r} ({len(cases)} cases).{hint}")
+        return report_failure(f"{args.snapshot} has no case {args.case!r} ({len(cases)} cases)."
+                              f"{did_you_mean(args.case, cases)}")
     case = cases[args.case]
     if args.device not in data["environments"]:
         return report_failure(f"{args.snapshot} holds no {args.device} results (devices: "

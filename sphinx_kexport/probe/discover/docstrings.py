@@ -222,7 +222,7 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
     before each (so its cases get the names a full run gives them).
     """
     top = package.split(".")[0]
-    modules, failures = public_modules(package)
+    modules, failures = public_modules(package, exclude)
     objects = public_objects(modules, top, package)
     aliases = find_aliases(modules, objects)
     functions, module_classes, method_classes = recorded_callables(objects)

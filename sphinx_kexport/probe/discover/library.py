@@ -23,6 +23,11 @@ from ..base.errors import ProbeError
 from ..cases.registry import CaseSpec, public_path
 
 
+# why a whole module yields nothing (the report's ref is the module's name): vocabulary.NO_CASE_KINDS
+IMPORT_FAILED, BAD_ALL = "import failed", "bad __all__"
+MODULE_WIDE = (IMPORT_FAILED, BAD_ALL)
+
+
 class DiscoveryError(ProbeError):
     """The package cannot be surveyed at all (it does not import); the message says what to do."""
 
@@ -49,7 +54,13 @@ def selected(ref: str, include: Iterable[str], exclude: Iterable[str]) -> bool:
     return (not include or matches(ref, include)) and not matches(ref, exclude)
 
 
-def public_modules(package: str) -> tuple[list[Any], list[ObjectReport]]:
+def public_modules(package: str, exclude: Iterable[str] = ()) -> tuple[list[Any], list[ObjectReport]]:
+    """(the package and its public submodules, a report for each submodule that cannot be read).
+
+    A submodule that does not import, or whose ``__all__`` lists something other than names, is reported
+    (which module, what is wrong, what to do) and left out; the others are still surveyed. A module that
+    ``exclude`` takes is not imported (nor its submodules walked): the way round a module that cannot be read.
+    """
     try:
         installed = importlib.util.find_spec(package) is not None
     except (ImportError, ValueError):  # a parent package that does not import, or a bad name
@@ -63,15 +74,65 @@ def public_modules(package: str) -> tuple[list[Any], list[ObjectReport]]:
                                  "dependency, say) and run again.") from None
         raise DiscoveryError(f"cannot import {package!r} ({type(exc).__name__}: {exc}). Give the import name of "
                              "an installed package, e.g. kornia.filters.") from None
-    modules, failures = [root], []
-    for info in pkgutil.walk_packages(getattr(root, "__path__", []), prefix=package + "."):
-        if any(part.startswith("_") for part in info.name.split(".")):
+    exclude = list(exclude)
+    modules, failures = [], []
+    for module in [root, *_submodules(root, exclude, failures)]:
+        wrong = misnamed(module)
+        if wrong:
+            failures.append(ObjectReport(module.__name__, skip=BAD_ALL, detail=wrong + _leave_out(
+                module.__name__, "Its names are not read (what only it exports is not surveyed)")))
+        else:
+            modules.append(module)
+    return sorted(modules, key=lambda m: m.__name__), failures
+
+
+def _submodules(package: Any, exclude: list[str], failures: list[ObjectReport]) -> Iterator[Any]:
+    """The public submodules of ``package``, depth first, importing each only when ``exclude`` leaves it in
+    (``pkgutil.walk_packages`` imports every package it walks into, and stops at the first that raises)."""
+    for info in pkgutil.iter_modules(getattr(package, "__path__", []), prefix=package.__name__ + "."):
+        if any(part.startswith("_") for part in info.name.split(".")) or matches(info.name, exclude):
             continue
         try:
-            modules.append(importlib.import_module(info.name))
-        except Exception as exc:  # reported: its examples are not surveyed
-            failures.append(ObjectReport(info.name, skip="import failed", detail=f"{type(exc).__name__}: {exc}"))
-    return sorted(modules, key=lambda m: m.__name__), failures
+            module = importlib.import_module(info.name)
+        except (Exception, SystemExit) as exc:  # reported: its objects are not surveyed
+            failures.append(ObjectReport(info.name, skip=IMPORT_FAILED,
+                                         detail=f"{type(exc).__name__}: {exc}" + _leave_out(
+                                             info.name, "Its objects are not surveyed")))
+            continue
+        yield module
+        if info.ispkg:
+            yield from _submodules(module, exclude, failures)
+
+
+def _leave_out(module: str, lost: str) -> str:
+    return (f". {lost}; the rest of the library is. To leave it out without this report, "
+            f"exclude it (discover --exclude {module}, or exclude=[{module!r}] in the case module's "
+            "cases_from_docstrings / cases_from_tests)")
+
+
+def misnamed(module: Any) -> str:
+    """What is wrong with ``module.__all__`` ("" when it is absent or lists names): ``from module import *``
+    fails the same way on it."""
+    listed = getattr(module, "__all__", None)
+    if listed is None:
+        return ""
+    if isinstance(listed, (str, bytes)) or not isinstance(listed, (list, tuple)):
+        return (f"{module.__name__}.__all__ is a {type(listed).__name__}, not a list of names: write "
+                f"__all__ = [\"name\", ...]")
+    wrong = [entry for entry in listed if not isinstance(entry, str)]
+    if not wrong:
+        return ""
+    shown = ", ".join(f"{getattr(e, '__name__', repr(e)[:40])} ({_kind(e)})" for e in wrong[:3])
+    more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+    return (f"{module.__name__}.__all__ lists {shown}{more} instead of {'its name' if len(wrong) == 1 else 'their names'}"
+            f" (`from {module.__name__} import *` raises TypeError too): write the names as strings")
+
+
+def _kind(obj: Any) -> str:
+    """"a class", "a function", "a module", "an int"."""
+    kind = ("class" if inspect.isclass(obj) else "function" if inspect.isfunction(obj)
+            else "module" if inspect.ismodule(obj) else type(obj).__name__)
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
 def public_names(module: Any) -> list[str]:

@@ -8,7 +8,7 @@ they come from the discovery cache). Standard library only.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 from ...snapshot.vocabulary import NO_CASE_WORDS
 
@@ -47,9 +47,18 @@ def line(done: int, total: int, report: Any, seconds: float) -> str:
 
 def to_stderr(indent: str = "  ") -> OnExample:
     def say(done: int, total: int, report: Any, seconds: float) -> None:
-        print(indent + line(done, total, report, seconds), file=sys.stderr, flush=True)
+        whole_line(sys.stderr, indent + line(done, total, report, seconds))
 
     return say
+
+
+def whole_line(stream: TextIO, text: str) -> None:
+    """Write ``text`` and its newline in one write, then flush. ``print`` writes them apart, and on an
+    unbuffered stream (stderr; stdout under PYTHONUNBUFFERED) each is a write of its own: a line another
+    process wrote to the same log between the two (the probe's "resuming: ..." beside an inventory child's
+    example lines) was glued to this one."""
+    stream.write(text + "\n")
+    stream.flush()
 
 
 def report_examples(on_example: OnExample | None) -> None:

@@ -35,6 +35,7 @@ from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
                       public_objects, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter
+from . import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
 from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
 from ..cases.inventory import SuiteRef
@@ -288,7 +289,7 @@ def _run(package: str, path: Path, include: list[str], exclude: list[str], time_
          ) -> tuple[list[NodeReport], list[ObjectReport]]:
     """(the reports of the tests, in the order pytest reported them; the public modules that do not import)."""
     top = package.split(".")[0]
-    modules, failures = public_modules(package)
+    modules, failures = public_modules(package, exclude)
     objects = public_objects(modules, top, package)
     functions, module_classes, method_classes = recorded_callables(objects)
     taker = _Taker(package, path, include, exclude, time_limit, per_operator, find_aliases(modules, objects), rebuild,
@@ -409,5 +410,8 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
     """
     if discovered_cases_left_out() or _LEFT_OUT.active:
         return []
-    return discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
-                          per_operator=per_operator, on_test=reporter()).cases
+    found = discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
+                           per_operator=per_operator, on_test=reporter())
+    for failure in found.import_failures:  # a module left out is listed in the snapshot with why
+        without_cases.note(failure.ref, place(failure.ref, package)[0], failure.skip, failure.detail)
+    return found.cases

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from ...snapshot import DYNAMIC_STATUSES, PATH_LABELS, PATHS, STATUSES
 from ...snapshot.result_records import eager_failure
 from ...snapshot.vocabulary import NOT_APPLICABLE, OK_BREAKS, STAGE_EAGER, dynamic_status, status
+from ..discover.progress import whole_line
 
 
 def _clock(seconds: float) -> str:
@@ -147,8 +148,7 @@ class Progress:
     def _line(self, text: str) -> None:
         if self.interactive and self._drawn:
             self.stream.write("\r" + " " * (shutil.get_terminal_size((100, 20)).columns - 1) + "\r")
-        self.stream.write(text + "\n")
-        self.stream.flush()
+        whole_line(self.stream, text)
         self._redraw()
 
     def close(self) -> None:

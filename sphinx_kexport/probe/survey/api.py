@@ -26,12 +26,13 @@ from typing import Any, Iterator, TextIO
 from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import CUDA, PATHS
-from ..base.errors import ProbeError, ToolError
+from ..base.errors import ProbeError, ToolError, did_you_mean
 from ..cases.fingerprint import reusable_keys
 from ..cases.inventory import InventoryCase, LoadError
 from ..cases.loader import resolve_sources
 from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
+from ..discover.progress import whole_line
 from ..run.inventory import Inventory, build_inventory
 from ..run.memory import peak_rss_kb
 from ..run.outcomes import Outcomes
@@ -161,7 +162,7 @@ class _Survey:
         return self.stream is not None
 
     def say(self, line: str) -> None:
-        print(line, file=self.out, flush=True)
+        whole_line(self.out, line)
 
     # -- before anything runs
 
@@ -369,7 +370,10 @@ class _Survey:
                                             library=self.info, previous=self._kept(inventory.cases),
                                             stamps=self.stamps,
                                             objects_without_cases=inventory.objects_without_cases,
-                                            not_carried=set(self.unbuilt) | self.stopped)
+                                            not_carried=set(self.unbuilt) | self.stopped,
+                                            # a shard's part leaves the other shards' cases out, --only or not
+                                            only=[] if config.shard else config.only,
+                                            selected={case.name for case in self.selected})
         except SnapshotError as exc:  # a bug in the probe, not in the user's cases
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         self.notes += more
@@ -437,9 +441,12 @@ def _wanted(config: ProbeConfig, case: InventoryCase) -> bool:
 
 def _select(config: ProbeConfig, cases: list[InventoryCase], say: Any) -> list[InventoryCase]:
     selected = [c for c in cases if _wanted(config, c)]
-    if not selected:
-        raise SurveyError(f"no case matches --only {' '.join(config.only)} (the case modules register {len(cases)} "
-                          "cases). Nothing was run.")
+    unmatched = [p for p in config.only if not any(matches(c.name, c.package, p) for c in selected)]
+    if unmatched:  # a mistyped pattern beside others that match would narrow the run silently
+        hints = "".join(did_you_mean(p, [c.name for c in cases] + [c.package for c in cases]) for p in unmatched
+                        if not any(ch in p for ch in "*?"))
+        raise SurveyError(f"no case matches --only {' '.join(unmatched)} (the case modules register {len(cases)} "
+                          f"cases).{hints} Nothing was run.")
     if config.shard:
         chosen = {c.name for c in selected}
         matching = len(selected)

@@ -41,14 +41,18 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
                    previous: dict[str, Any] | None,
                    stamps: dict[tuple[str, str], dict[str, str]] | None = None,
                    objects_without_cases: list[dict[str, Any]] = (),
-                   not_carried: set[tuple[str, str]] = frozenset()) -> tuple[dict[str, Any], list[str]]:
+                   not_carried: set[tuple[str, str]] = frozenset(), only: list[str] = (),
+                   selected: set[str] = frozenset()) -> tuple[dict[str, Any], list[str]]:
     """The snapshot dict and notes for the user about what was carried over or dropped.
 
     ``stamps`` holds, per (case, device) of ``measured``, the fingerprint and
     time it was measured; they go into the case's ``measured`` field so a later
     run can reuse the results. ``not_carried``: (case, device) cells whose
     previous results must not be carried over (the case could not be built as
-    described now, so they may describe another case).
+    described now, so they may describe another case). ``only``: the run's
+    ``--only`` patterns, ``selected`` the names they took: a case they left
+    out without results is recorded as left out on purpose (``selection``), so
+    the page says the run was restricted instead of calling it lost.
     """
     stamps = stamps or {}
     notes: list[str] = []
@@ -93,6 +97,9 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
     }
     if missing:
         snapshot["missing"] = missing
+    left_out = [name for name in missing if name not in selected]
+    if only and left_out:
+        snapshot["selection"] = {"only": list(only), "left_out": left_out}
     if objects_without_cases:
         snapshot["objects_without_cases"] = [dict(entry) for entry in objects_without_cases]
     return snapshot, notes
