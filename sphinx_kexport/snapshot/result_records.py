@@ -49,6 +49,25 @@ def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: floa
     return False
 
 
+# how a worker's death or hang before any step began reads in a record's detail ("... during start-up"); probe
+# versions before issue 43 counted building the case as start-up, so such a timeout was the build's, not the
+# operator's (e3nn's o3 suite ran again to build two docstring cases): measured again, never reused
+START_UP = "start-up"
+
+
+def timed_out_in_start_up(results: dict[str, dict[str, Any]]) -> bool:
+    """Whether a case's records hold a timeout "during start-up": the case was never run (its build ran past
+    the limit, which probe versions before issue 43 recorded as every path's timeout). Measured again."""
+    return any(record.get("status") == TIMEOUT and f"during {START_UP}" in str(record.get("detail", ""))
+               for record in results.values())
+
+
+def to_measure_again(results: dict[str, dict[str, Any]], limit: float) -> bool:
+    """Whether a case's records are measured again rather than reused: a timeout under a smaller limit than
+    ``limit``, or one "during start-up" (:func:`timed_out_in_start_up`)."""
+    return measured_under_smaller_limit(results, limit) or timed_out_in_start_up(results)
+
+
 def with_breaks(path: str, record: dict[str, Any]) -> dict[str, Any]:
     """torch.compile's record always says how many graph breaks it had (0 when it never ran)."""
     return dict(record, graph_breaks=record.get("graph_breaks", 0)) if path == COMPILE else record

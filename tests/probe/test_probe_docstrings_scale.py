@@ -248,7 +248,9 @@ def test_a_worker_builds_a_discovered_case_alone_from_the_discovery_cache(tmp_pa
                       dict(second.definition, kwargs="another"))
 
 
-def test_without_the_cache_a_worker_builds_the_case_through_its_module_one_module_at_a_time(tmp_path):
+def test_without_the_cache_a_worker_builds_the_case_from_its_one_example_never_through_its_module(tmp_path):
+    # before issue 43 it imported the case module with all its discovered cases: every example of the package
+    # and, in e3nn's case module, a whole test suite, to build one case
     cases = twin_survey(tmp_path, "twinlib3_kx", "cases3")
     from sphinx_kexport.probe.cases.fingerprint import case_definition
     from sphinx_kexport.probe.cases.loader import resolve_sources
@@ -259,13 +261,57 @@ def test_without_the_cache_a_worker_builds_the_case_through_its_module_one_modul
     for module in ("cases3_a", "cases3_b"):
         sys.modules.pop(module, None)
     builder = CaseBuilder(sources)
-    second = inventory["scale[doc][twinlib3_kx.b]"]
-    spec = builder.build(second.name, second.module, second.local_name, second.discovery, second.definition)
-    assert "cases3_a" not in sys.modules and "cases3_b" in sys.modules
-    assert case_definition(spec) == second.definition
-    first = inventory["scale[doc]"]
-    builder.build(first.name, first.module, first.local_name, first.discovery, first.definition)
-    assert "cases3_b" not in sys.modules and "cases3_a" in sys.modules  # one case module at a time
+    for name, described in inventory.items():
+        spec = builder.build(name, described.module, described.local_name, described.discovery, described.definition)
+        assert case_definition(spec) == described.definition
+        assert "cases3_a" not in sys.modules and "cases3_b" not in sys.modules
+
+
+def test_a_discovered_case_its_module_changes_is_built_through_the_module_with_that_example_alone(tmp_path):
+    """A case module that changes its discovered cases (another atol) gets the case the inventory described;
+    the module's discovery call then runs that one example, not the package's others (a counter shows it)."""
+    counter = tmp_path / "runs.txt"
+    write_library(tmp_path, "focuslib_kx", {"__init__.py": f'''
+        import torch
+
+
+        def scale(x):
+            """Doubles.
+
+            >>> _ = open({str(counter)!r}, "a").write("scale ")
+            >>> scale(torch.ones(2))
+            tensor([2., 2.])
+            """
+            return x * 2
+
+
+        def shift(x):
+            """Adds one.
+
+            >>> _ = open({str(counter)!r}, "a").write("shift ")
+            >>> shift(torch.ones(3))
+            tensor([2., 2., 2.])
+            """
+            return x + 1
+        '''})
+    (tmp_path / "focus_cases.py").write_text(
+        "import dataclasses\n"
+        "from sphinx_kexport.probe import cases_from_docstrings\n"
+        "CASES = [dataclasses.replace(c, atol=1e-3) for c in cases_from_docstrings('focuslib_kx')]\n")
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+    from sphinx_kexport.probe.cases.loader import resolve_sources
+    from sphinx_kexport.probe.run.case_builder import CaseBuilder
+
+    sources = resolve_sources([str(tmp_path / "focus_cases.py")], tmp_path)
+    inventory = {case.name: case for case in _inventory(sources)}
+    assert counter.read_text().split() == ["scale", "shift"]  # the inventory ran each example once
+    sys.modules.pop("focus_cases", None)
+    counter.write_text("")
+    described = inventory["shift[doc]"]
+    spec = CaseBuilder(sources).build("shift[doc]", described.module, described.local_name, described.discovery,
+                                      described.definition)
+    assert case_definition(spec) == described.definition and spec.atol == 1e-3
+    assert set(counter.read_text().split()) == {"shift"}  # only its own example ran, never scale's
 
 
 def coin(x):

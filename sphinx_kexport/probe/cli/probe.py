@@ -41,9 +41,13 @@ def probe_parser() -> argparse.ArgumentParser:
                              "already in the snapshot are kept")
     parser.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: CPU count, max 8)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="the time limit of each step (building and running a case eagerly, each path, "
+                        help="the time limit of each step (running a case eagerly, each path, "
                              "each dynamic-batch pass); a step past it is recorded as timeout, which a run with "
                              "a larger limit measures again (default 300)")
+    parser.add_argument("--build-timeout", type=float, metavar="SECONDS",
+                        help="the time limit of building one case in a worker (from the discovery cache, or its one "
+                             "docstring example or test run again), before its eager run: a case not built in time "
+                             "is not measured, has no status and is tried again by the next run (default 600)")
     parser.add_argument("--only", action="append", metavar="PATTERN",
                         help="probe only cases whose name equals or starts with PATTERN, or whose package is "
                              "PATTERN (repeatable; * and ? are wildcards); the others keep their results")

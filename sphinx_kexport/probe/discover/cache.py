@@ -226,6 +226,19 @@ def cache_key(package: str, include: list[str], exclude: list[str], time_limit: 
     }
 
 
+def megabytes(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
+
+
+def cache_usage() -> dict[str, Any]:
+    """What the discovery cache holds, for --stats: its directory, its files and their bytes (none when off)."""
+    directory = cache_dir()
+    if directory is None:
+        return {}
+    files = [path.stat().st_size for path in directory.glob("*.pickle")] if directory.is_dir() else []
+    return {"directory": str(directory), "files": len(files), "bytes": sum(files)}
+
+
 # --------------------------------------------------------------------------
 # the file
 
@@ -276,6 +289,13 @@ def _digest(value: Any) -> str:
 
 class DiscoveryCache:
     """The cache file of one package and argument set."""
+
+    def size(self) -> str:
+        """The file's size in words ("227.3 MB"), or that it is not there (a cache that could not be written)."""
+        try:
+            return megabytes(self.path.stat().st_size)
+        except OSError:
+            return "not written"
 
     def __init__(self, directory: Path, key: dict[str, Any]):
         self.directory = directory

@@ -32,6 +32,7 @@ from typing import Any, ContextManager, Iterable
 from .call_replay import UnsupportedCall, probed_call
 from .docstring_cases import build_case
 from .docstring_run import run_example
+from .focus import FOCUS
 from .recording import recording
 from .cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
@@ -121,7 +122,7 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
                     else f"not cached: the source of {package.split('.')[0]!r} was not found")
         else:
             again = store.save(reports, failures, seconds, lambda spec: case_base_name(spec.ref))
-            note = f"ran the examples and stored them in the discovery cache {store.path}" + (
+            note = f"ran the examples and stored them in the discovery cache {store.path} ({store.size()})" + (
                 f" ({again} example(s) will run again: their cases do not pickle)" if again else "")
     return _without_repeats(Discovery(package, sorted(failures + reports, key=lambda r: r.ref), seconds, note,
                                       len(reports)))
@@ -171,32 +172,55 @@ def _stamp(reports: list[ObjectReport], package: str, include: list[str], exclud
             spec.discovery = DiscoveryRef(package, tuple(include), tuple(exclude), float(time_limit), report.ref)
 
 
-def discovered_case(ref: DiscoveryRef, name: str) -> CaseSpec | None:
+def discovered_case(ref: DiscoveryRef, name: str, wanted: str = "") -> CaseSpec | None:
     """The case ``name`` that ``ref``'s example made, built alone: unpickled from its discovery cache entry, or
-    by running that one example again. None when the cache holds no discovery for these arguments (or the
-    example no longer makes ``name``): the caller builds it the long way, through its case module."""
+    by running that one example again (its cases do not pickle, the entry cannot be read, or the cache holds no
+    discovery for these arguments). ``wanted``: the digest of the case's definition (cases/fingerprint.py
+    ``definition_digest``): without the cache's header the example run alone may number its cases otherwise, so
+    the case with that definition is taken; when the example run alone gives other values (what ran before it
+    changed them: e3nn's first call of a cached basis draws random numbers), the examples before it in the
+    cache's order run again with it, never a test suite. None when the example no longer makes it."""
     include, exclude = list(ref.include), list(ref.exclude)
     with random_state_kept():
         store = DiscoveryCache.open(ref.package, include, exclude, ref.time_limit)
         stored = last_stored(store)
-        if stored is None:
-            return None
-        used: Counter[str] = Counter()
-        for entry in stored.entries:
-            if entry.name == ref.example:
+        used: Counter[str] = Counter()  # the base names of the examples before it: its cases' numbers
+        before: dict[str, Counter[str]] = {}  # the examples before it, each with the base names before it
+        entry = None
+        for candidate in stored.entries if stored is not None else []:
+            if candidate.name == ref.example:
+                entry = candidate
                 break
-            used.update(entry.bases)
-        else:
-            return None
-        try:
-            if entry.stored:  # this case alone, not the others its example made
+            before[candidate.name] = Counter(used)
+            used.update(candidate.bases)
+        reports = None
+        if store is not None and stored is not None and entry is not None and entry.stored:
+            try:  # this case alone, not the others its example made
                 reports = [store.load_report(stored, entry, only=name)]
-            else:
-                reports = _run(ref.package, include, exclude, ref.time_limit, only={entry.name: used})[0]
-        except Exception:  # a class it names moved or changed: the long way
-            return None
+            except Exception:  # a class it names moved or changed: its example runs again
+                reports = None
+        if reports is None:
+            alone = {ref.example: used if entry is not None else Counter()}
+            reports = _run(ref.package, include, exclude, ref.time_limit, only=alone)[0]
+            if wanted and entry is not None and _with_definition(reports, wanted) is None:
+                reports = _run(ref.package, include, exclude, ref.time_limit, only=dict(before, **alone))[0]
     _stamp(reports, ref.package, include, exclude, ref.time_limit)
-    return next((spec for report in reports for spec in report.cases if spec.name == name), None)
+    return _pick(reports, name, wanted)
+
+
+def _pick(reports: list[ObjectReport], name: str, wanted: str) -> CaseSpec | None:
+    """The case with the definition digest ``wanted`` (whatever its name), else the one named ``name``."""
+    return _with_definition(reports, wanted) or next(
+        (spec for report in reports for spec in report.cases if spec.name == name), None)
+
+
+def _with_definition(reports: list[ObjectReport], wanted: str) -> CaseSpec | None:
+    if not wanted:
+        return None
+    from ..cases.fingerprint import case_definition, definition_digest
+
+    return next((spec for report in reports for spec in report.cases
+                 if definition_digest(case_definition(spec)) == wanted), None)
 
 
 def docstring_cases_left_out() -> ContextManager[None]:
@@ -272,7 +296,7 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, include: li
         return None  # an example that ran before is not found now: run them all
     reports = [loaded[i] if i in loaded else rerun[e.name] for i, e in enumerate(stored.entries)]
     _stamp(reports, package, include, exclude, time_limit)
-    note = (f"loaded from the discovery cache {store.path} (made in {stored.seconds:.1f} s)"
+    note = (f"loaded from the discovery cache {store.path} ({store.size()}, made in {stored.seconds:.1f} s)"
             + (f"; ran again the {len(again)} example(s) whose cases do not pickle" if again else ""))
     return Discovery(package, sorted(failures + reports, key=lambda r: r.ref), time.monotonic() - began, note,
                      len(again))
@@ -351,6 +375,13 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     discover PACKAGE`` to see what each object yields and why some yield nothing.
     """
     if _LEFT_OUT.active:
+        return []
+    if FOCUS.ref is not None:  # a worker rebuilds one case through its module: that case alone (focus.py)
+        ref = FOCUS.ref
+        if isinstance(ref, DiscoveryRef) and ref == DiscoveryRef(package, tuple(include), tuple(exclude),
+                                                                  float(time_limit), ref.example):
+            spec = discovered_case(ref, FOCUS.name)
+            return [spec] if spec is not None else []
         return []
     found = discover(package, include=include, exclude=exclude, time_limit=time_limit, on_example=reporter())
     for report in found.objects:

@@ -32,6 +32,7 @@ from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored,
 from .call_replay import UnsupportedCall, probed_call
 from .recording import Call, recording
 from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
+from .focus import FOCUS
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
                       public_objects, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter
@@ -93,7 +94,9 @@ class SuiteDiscovery:
 def suite_path(tests: str | os.PathLike[str]) -> Path:
     """The tests' path, absolute; DiscoveryError when it does not exist."""
     path = Path(tests).expanduser()
-    absolute = path if path.is_absolute() else Path.cwd() / path
+    # resolved: `tests/o3`, `./tests/o3`, `../e3nn/tests/o3` and the absolute path (through a link or not) are
+    # one suite, with one discovery cache entry
+    absolute = (path if path.is_absolute() else Path.cwd() / path).resolve()
     if not absolute.exists():
         where = "" if path.is_absolute() else f" (a relative path is read from the current directory, {Path.cwd()})"
         raise DiscoveryError(f"the tests path {str(tests)!r} does not exist{where}. Give the folder (or file) of the "
@@ -334,7 +337,7 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
                     else f"not cached: the source of {package.split('.')[0]!r} was not found")
         else:
             again = store.save(reports, failures, seconds, _slot)
-            note = f"ran the tests and stored them in the discovery cache {store.path}" + (
+            note = f"ran the tests and stored them in the discovery cache {store.path} ({store.size()})" + (
                 f" ({again} test(s) will run again: their cases do not pickle)" if again else "")
     ran = sum(1 for r in reports if r.skip not in ("other dtype", "file failed"))
     return SuiteDiscovery(package, str(path), reports, seconds, note, ran, failures)
@@ -357,34 +360,42 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, path: Path,
         rebuild = {node: [(name, ref, occurrence) for name, ref, occurrence, _ in found]
                    for node, found in slots.items()}
         targets = [f"{found[0][3]}{os.sep}{node}" for node, found in slots.items() if found]
-        reports, _ = _run(package, path, include, exclude, time_limit, per_operator, targets=targets, rebuild=rebuild)
+        try:
+            reports, _ = _run(package, path, include, exclude, time_limit, per_operator, targets=targets,
+                              rebuild=rebuild)
+        except DiscoveryError:  # pytest finds one of those tests no more (its node id moved): run them all
+            return None
         rerun = {r.ref: r for r in reports}
         if any(len(rerun.get(e.name, NodeReport("")).cases) != len(e.bases) for e in again):
             return None  # a test that made cases before makes others now: run them all
     reports = [loaded[i] if i in loaded else rerun[e.name] for i, e in enumerate(stored.entries)]
-    note = (f"loaded from the discovery cache {store.path} (made in {stored.seconds:.1f} s)"
+    note = (f"loaded from the discovery cache {store.path} ({store.size()}, made in {stored.seconds:.1f} s)"
             + (f"; ran again the {len(again)} test(s) whose cases do not pickle" if again else ""))
     return SuiteDiscovery(package, str(path), reports, time.monotonic() - began, note, len(again), failures)
 
 
 def suite_case(ref: SuiteRef, name: str) -> CaseSpec | None:
     """The case ``name`` that ``ref``'s test made, built alone: unpickled from its discovery cache entry, or by
-    running that one test again. None when that test no longer makes it: the caller builds it the long way,
-    through its case module."""
-    include, exclude, path = list(ref.include), list(ref.exclude), Path(ref.tests)
+    running that one test again (its cases do not pickle, the entry cannot be read, or the cache holds no
+    discovery for these arguments); never another test. None when that test no longer makes it."""
+    include, exclude, path = list(ref.include), list(ref.exclude), suite_path(ref.tests)
     with random_state_kept():
-        try:
-            store = _open_cache(ref.package, path, include, exclude, ref.time_limit, ref.per_operator)
-            stored = last_stored(store)  # a worker builds the cases of one suite in a row
-            entry = next((e for e in stored.entries if e.name == ref.node), None) if stored is not None else None
-            if entry is not None and entry.stored:  # found only in a header that was read
+        store = _open_cache(ref.package, path, include, exclude, ref.time_limit, ref.per_operator)
+        stored = last_stored(store)  # a worker builds the cases of one suite in a row
+        entry = next((e for e in stored.entries if e.name == ref.node), None) if stored is not None else None
+        reports = None
+        if store is not None and stored is not None and entry is not None and entry.stored:
+            try:
                 reports = [store.load_report(stored, entry, only=name)]
-            else:
+            except Exception:  # a class it names moved or changed: the test runs again
+                reports = None
+        if reports is None:
+            try:
                 reports, _ = _run(ref.package, path, include, exclude, ref.time_limit, ref.per_operator,
                                   targets=[f"{ref.rootdir}{os.sep}{ref.node}"],
                                   rebuild={ref.node: [(name, ref.call_ref, ref.occurrence)]})
-        except Exception:  # the tests moved or changed: the long way
-            return None
+            except DiscoveryError:  # pytest finds no such test now: the tests moved or changed
+                return None
     return next((spec for report in reports for spec in report.cases if spec.name == name), None)
 
 
@@ -409,6 +420,14 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
     yield nothing.
     """
     if discovered_cases_left_out() or _LEFT_OUT.active:
+        return []
+    if FOCUS.ref is not None:  # a worker rebuilds one case through its module: that case alone (focus.py)
+        ref = FOCUS.ref
+        if isinstance(ref, SuiteRef) and (ref.package, ref.tests, ref.include, ref.exclude, ref.time_limit,
+                                          ref.per_operator) == (package, str(suite_path(tests)), tuple(include),
+                                                                tuple(exclude), float(time_limit), per_operator):
+            spec = suite_case(ref, FOCUS.name)
+            return [spec] if spec is not None else []
         return []
     found = discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
                            per_operator=per_operator, on_test=reporter())

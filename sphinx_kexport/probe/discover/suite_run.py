@@ -17,7 +17,11 @@ How the suite runs: the tests' own ini file and conftest files, but none of its
 to its ``assert`` statement, and the repro reads the call from its position), no
 cache, no random order, the network blocked for the whole run, each phase
 (setup, call, teardown) stopped after ``time_limit`` seconds of CPU time, every
-test from the same seed. A parametrisation with a device other than the CPU
+test from the same seed, and every test module imported from the same seed too
+(parameters drawn at import are the same in every process), the parametrisations
+of a test function parametrised over a ``set`` in the order of their ids
+(:func:`in_stable_order`: not in the set's, which PYTHONHASHSEED decides). A
+parametrisation with a device other than the CPU
 (``torch.device("cuda")``, ``"cuda:0"``) or a dtype other than float32
 (``torch.float64``, ``"float16"``) is deselected and reported: discovery runs on
 the CPU in float32, as kornia's own conftest does by default.
@@ -33,6 +37,7 @@ import contextlib
 import inspect
 import io
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -343,6 +348,40 @@ def node_source(item: Any) -> NodeSource:
 OnTest = Callable[[NodeRun, NodeSource, int, int], None]
 
 
+def in_stable_order(items: list[Any]) -> list[Any]:
+    """The tests in pytest's order, but the parametrisations of a test function parametrised over a ``set``
+    sorted by their ids: their order is the set's, which PYTHONHASHSEED decides (e3nn's ``random_params()``),
+    and the first configurations kept of an operator (``per_operator``) would then differ from run to run, and
+    with them the cases and their fingerprints. Those over a list keep the list's order."""
+    ordered: list[Any] = []
+    run: list[Any] = []
+
+    def flush() -> None:
+        ordered.extend(sorted(run, key=_natural) if run and _over_a_set(run[0]) else run)
+        run.clear()
+
+    def function(item: Any) -> tuple[str, str]:
+        return (getattr(item.parent, "nodeid", ""), getattr(item, "originalname", item.name))
+
+    for item in items:
+        if run and function(run[-1]) != function(item):
+            flush()
+        run.append(item)
+    flush()
+    return ordered
+
+
+def _over_a_set(item: Any) -> bool:
+    marks = item.iter_markers("parametrize") if hasattr(item, "iter_markers") else []
+    return any(isinstance(mark.args[1] if len(mark.args) > 1 else mark.kwargs.get("argvalues"), (set, frozenset))
+               for mark in marks)
+
+
+def _natural(item: Any) -> list[Any]:
+    """``test[x2]`` before ``test[x10]``."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", item.nodeid)]
+
+
 class SuitePlugin:
     """Records each test's calls and outcome; ``on_test(run, source, done, total)`` is called as each test ends."""
 
@@ -370,7 +409,15 @@ class SuitePlugin:
                           text[-1] if text else "")
             self.runs.append(NodeRun(report.nodeid, "file failed", detail[:300]))
 
+    def pytest_collectstart(self, collector: Any) -> None:
+        # a test module that draws its parametrisations at import (e3nn's random_params()) draws the same ones
+        # in every process, whichever files were collected before it: a test's node id names the same test in
+        # the worker that runs it alone as in the discovery that found it
+        if type(collector).__name__ == "Module":
+            seed_everything(TEST_SEED)
+
     def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+        items[:] = in_stable_order(items)
         kept, dropped = [], []
         self.order = {item.nodeid: index for index, item in enumerate(items)}
         for item in items:

@@ -1,14 +1,15 @@
 """What a worker's death or hang costs the case it was measuring: the step it was in, recorded, not the case.
 
-A death before any path began (start-up, building the case, the eager run) costs every path still to
-measure; one inside a path costs that path (stage ``process``: ``fail`` for a death, ``timeout`` for the
-limit); one inside a path's dynamic-batch pass costs only that path's ``dynamic`` result. What is left of the
-case runs in a fresh worker.
+A death in the eager run costs every path still to measure; one inside a path costs that path (stage
+``process``: ``fail`` for a death, ``timeout`` for the limit); one inside a path's dynamic-batch pass costs
+only that path's ``dynamic`` result. What is left of the case runs in a fresh worker. A case its worker did not
+build (within the build limit, :func:`not_built_in_time`, or at all) costs nothing recorded: it never ran, so
+no path has a status, and the next run tries again.
 """
 
 from __future__ import annotations
 
-from ...snapshot.result_records import dynamic_pass_lost, process_lost, with_breaks
+from ...snapshot.result_records import START_UP, dynamic_pass_lost, process_lost, with_breaks
 from ...snapshot.vocabulary import COMPILE, EXPORT, ONNX, PATHS, STAGE_EAGER
 from ..cases.step import Step
 from ..measure.busy_with import busy_with
@@ -16,7 +17,7 @@ from ..measure.locate import LibraryRoot, where_text
 from .task import Task
 
 STEP_LABELS = {STAGE_EAGER: "the eager reference", ONNX: "the ONNX export", EXPORT: "torch.export",
-               COMPILE: "torch.compile", None: "start-up"}
+               COMPILE: "torch.compile", None: START_UP}
 
 
 def lose_step(task: Task, step: Step | None, why: str, log: str, root: LibraryRoot,
@@ -43,3 +44,13 @@ def lose_step(task: Task, step: Step | None, why: str, log: str, root: LibraryRo
         task.results[path] = with_breaks(path, dict(failed))
     task.paths = [p for p in pending if p not in lost]
     return detail
+
+
+def not_built_in_time(limit: float, log: str, root: LibraryRoot) -> str:
+    """Why a case was not measured when its worker did not build it within the build limit (``limit``
+    seconds): not a status of the operator, which never ran. ``log``: the worker's log since the case began."""
+    where = where_text(log, root, innermost_first=True)
+    at = f" (it was at {where.splitlines()[0]})" if where else ""
+    return (f"could not be built in time: building the case (from the discovery cache, or its one example or test "
+            f"run again) took more than the build limit of {limit:g} s{at}. No status is recorded and the next "
+            "run tries again; raise --build-timeout if building it takes this long")

@@ -8,7 +8,11 @@ past the time limit is replaced; the path it was in is recorded at stage
 ``process`` (``fail`` for a death, ``timeout`` for the limit: not known, not
 failing) and the case's remaining paths run in the fresh worker, so one crash
 costs one path, not the survey. The limit applies to each step on its own:
-building the case and running it eagerly, each path, each dynamic-batch pass.
+running the case eagerly, each path, each dynamic-batch pass. Building the case
+(from the discovery cache, or its one example or test run again) has a limit of
+its own, ``build_timeout``: a case not built in time is not the operator's
+timeout; like any case its worker cannot build, it is not measured, nothing is
+recorded for it, and the next run tries again.
 
 A case that calls a module with large weights (:data:`FRESH_WORKER_ABOVE`) is
 measured by a worker that has measured nothing before it, so that its peak is
@@ -34,12 +38,13 @@ from typing import Any, Callable
 from ..base.errors import ToolError
 from .feed import FEED_POLL, Feed
 from .messages import CaseDone, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan, WorkerMessage
+from .losses import not_built_in_time
 from .outcomes import Outcomes
 from .pool_stats import PoolStats
 from .settings import WorkerSettings
 from .task import Task
 from .warm_start import worker_context
-from .worker_slot import NEVER, START_TIMEOUT, WorkerSlot
+from .worker_slot import DEFAULT_BUILD_TIMEOUT, NEVER, START_TIMEOUT, WorkerSlot
 
 MAX_EARLY_DEATHS = 2
 FRESH_WORKER_ABOVE = 64 * 1024 * 1024  # bytes of a case's module weights from which it gets a fresh worker
@@ -67,8 +72,8 @@ class Runner:
     and watches the deadlines (what a message, a death or a hang means is :class:`SlotEvents`')."""
 
     def __init__(self, *, settings: WorkerSettings, jobs: int, timeout: float, outcomes: Outcomes,
-                 cuda: bool = False, stop_at: float = float("inf")):
-        self.jobs, self.timeout = jobs, timeout
+                 cuda: bool = False, stop_at: float = float("inf"), build_timeout: float = DEFAULT_BUILD_TIMEOUT):
+        self.jobs, self.timeout, self.build_timeout = jobs, timeout, build_timeout
         # workers forked from a warmed process where possible; spawned when they measure on CUDA
         context = worker_context(settings.threads, cuda=cuda)
         logs = [str(outcomes.work.log_path(i)) for i in range(1, jobs + 1)]
@@ -77,7 +82,7 @@ class Runner:
         self.queue: collections.deque[Task] = collections.deque()
         self.feed = Feed()
         self.stats = PoolStats()
-        self.events = SlotEvents(outcomes, self.stats, self.queue, timeout)
+        self.events = SlotEvents(outcomes, self.stats, self.queue, timeout, build_timeout)
         # bytes of module weights from which a case is measured by a worker that measured nothing before it
         # (read when the runner is made, so that a test or a benchmark may set the module's value)
         self.fresh_above = FRESH_WORKER_ABOVE
@@ -136,7 +141,7 @@ class Runner:
                 else:
                     task = self.queue.popleft()
                     self.events.outcomes.started(task)
-                    slot.assign(task, self.timeout)
+                    slot.assign(task, self.build_timeout)  # then each step gets self.timeout
 
     def _wait(self, live: list[WorkerSlot]) -> None:
         """Until a worker says something or ends, a deadline (a step's, a start-up's, --stop-after) comes, or
@@ -182,8 +187,10 @@ class SlotEvents:
     """What a worker's message, its death or its running past the time limit means for its slot and its task:
     matched by type; a lost task's rest goes first in ``queue``."""
 
-    def __init__(self, outcomes: Outcomes, stats: PoolStats, queue: collections.deque[Task], timeout: float):
+    def __init__(self, outcomes: Outcomes, stats: PoolStats, queue: collections.deque[Task], timeout: float,
+                 build_timeout: float = DEFAULT_BUILD_TIMEOUT):
         self.outcomes, self.stats, self.queue, self.timeout = outcomes, stats, queue, timeout
+        self.build_timeout = build_timeout
 
     def handle(self, slot: WorkerSlot, message: WorkerMessage) -> None:
         task = slot.task
@@ -219,7 +226,10 @@ class SlotEvents:
         self._drain(slot)
         exitcode = slot.exit_code()
         was_ready = slot.ready
-        if slot.task is not None:
+        if slot.task is not None and slot.building:  # the case never ran: no status, the next run tries again
+            why = f"its worker died while building it: {describe_exit(exitcode)}"
+            self.outcomes.not_built(self._release(slot), why)
+        elif slot.task is not None:
             self._lose(slot, describe_exit(exitcode))
         self.retire(slot, kill=True)
         if not was_ready:
@@ -229,10 +239,15 @@ class SlotEvents:
                                 f"Its log ends with:\n{slot.log_tail(limit=3000)}")
 
     def overran(self, slot: WorkerSlot) -> None:
-        """Its task's step ran past the time limit: the worker's stack goes to its log, and it is killed."""
+        """Its task's step ran past the time limit (the worker's stack goes to its log, and it is killed), or
+        its case was not built within the build limit: then no step began, and no status is recorded."""
         slot.stop_hung()
         self._drain(slot)
-        if slot.task is not None:
+        if slot.task is not None and slot.building:
+            self.stats.not_built_in_time += 1
+            why = not_built_in_time(self.build_timeout, slot.log_tail(limit=0), self.outcomes.root)
+            self.outcomes.not_built(self._release(slot), why)
+        elif slot.task is not None:
             self._lose(slot, f"ran past the time limit of {self.timeout:g} s", timed_out_after=self.timeout)
         self.retire(slot, kill=True)
 

@@ -13,6 +13,7 @@ class PoolStats:
     peaks: list[dict[str, Any]] = field(default_factory=list)  # of each worker that stopped, in that order
     recycled: int = 0  # workers that handed their slot to a fresh process after a case
     fresh_for_weights: int = 0  # workers started afresh for a case with large weights
+    not_built_in_time: int = 0  # cases whose worker did not build them within the build limit
     step_seconds: collections.Counter[str] = field(default_factory=collections.Counter)  # by step name
 
     def count(self, step: str, seconds: float) -> None:

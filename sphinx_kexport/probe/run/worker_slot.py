@@ -16,6 +16,10 @@ from .worker import serve
 
 NEVER = float("inf")
 START_TIMEOUT = 600.0  # seconds a worker may take to import torch and the case modules
+# seconds a worker may take to build one case (from the discovery cache, or its one example or test run again):
+# a limit of its own, not a step's; a case not built in time is not measured and has no record (the next run
+# tries again). The probe's --build-timeout
+DEFAULT_BUILD_TIMEOUT = 600.0
 STACK_DUMP_WAIT = 0.5  # seconds a hung worker gets to write its stack before it is killed
 BUILD = "build"  # how --stats names the time a case takes to be built, before its eager run
 
@@ -135,6 +139,11 @@ class WorkerSlot:
         except OSError:
             self.log_offset = 0
         self.conn.send(task.assignment())
+
+    @property
+    def building(self) -> bool:
+        """Its task is being built: no step began yet (the deadline is the build limit)."""
+        return self.task is not None and self.step is None and self.timing[0] == BUILD
 
     def begin(self, step: Step, timeout: float) -> tuple[str, float]:
         """The task began ``step``, with the whole time limit; gives the step that ended and its seconds."""

@@ -30,6 +30,7 @@ from ..base.errors import ProbeError, ToolError, did_you_mean
 from ..cases.fingerprint import reusable_keys
 from ..cases.inventory import InventoryCase, LoadError
 from ..cases.loader import resolve_sources
+from ..discover.cache import cache_usage
 from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
 from ..discover.progress import whole_line
@@ -195,7 +196,8 @@ class _Survey:
         outcomes = Outcomes(self.work, library_root(library),
                             on_start=lambda t: self.progress.started(t.name, t.device), on_finish=self._finished,
                             on_note=self.progress.note, on_unbuilt=self._unbuilt)
-        return Runner(settings=settings, jobs=jobs, timeout=self.config.timeout, outcomes=outcomes,
+        return Runner(settings=settings, jobs=jobs, timeout=self.config.timeout,
+                      build_timeout=self.config.build_timeout, outcomes=outcomes,
                       cuda=CUDA in self.config.devices, stop_at=self._stop_at())
 
     def _stop_at(self) -> float:
@@ -423,6 +425,8 @@ class _Survey:
             "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
             "workers": list(runner.stats.peaks), "workers_recycled": runner.stats.recycled,
             "workers_fresh_for_weights": runner.stats.fresh_for_weights,
+            "cases_not_built_in_time": runner.stats.not_built_in_time,
+            "discovery_cache": cache_usage(),
             "case_seconds": dict(self.seconds), "case_peak_rss_kb": dict(self.case_memory),
             "case_began_rss_kb": dict(self.case_began),
             "step_seconds": {step: round(seconds, 3) for step, seconds in runner.stats.step_seconds.most_common()},

@@ -16,6 +16,7 @@ import tomllib
 
 from ...snapshot.vocabulary import DEFAULT_OPSET, DEVICES
 from ..base.errors import ProbeError
+from ..run.worker_slot import DEFAULT_BUILD_TIMEOUT
 
 TABLE = "tool.sphinx-kexport"
 KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset", "dynamic"}
@@ -52,6 +53,7 @@ class ProbeConfig:
     library: str = ""
     jobs: int = 1  # worker processes (and child processes building the inventory)
     timeout: float = DEFAULT_TIMEOUT
+    build_timeout: float = DEFAULT_BUILD_TIMEOUT  # building one case in a worker (not a step: no status)
     opset: int = DEFAULT_OPSET
     only: list[str] = field(default_factory=list)
     shard: Shard | None = None
@@ -174,6 +176,10 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
         raise ConfigError(f"jobs must be at least 1, found {jobs}")
     if timeout <= 0:
         raise ConfigError(f"timeout must be a positive number of seconds, found {timeout}")
+    build_timeout = getattr(args, "build_timeout", None)
+    build_timeout = DEFAULT_BUILD_TIMEOUT if build_timeout is None else build_timeout
+    if build_timeout <= 0:
+        raise ConfigError(f"--build-timeout must be a positive number of seconds, found {build_timeout:g}")
 
     shard = parse_shard(args.shard) if args.shard else None
     base_out = out
@@ -181,7 +187,8 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
         # a shard never overwrites the project's snapshot: it writes a part next to it
         out = out.with_name(f"{out.stem}.shard-{shard.index}-of-{shard.count}{out.suffix}")
     return ProbeConfig(root=root, cases=list(cases), out=out, devices=devices, library=library, jobs=jobs,
-                       timeout=float(timeout), opset=opset, only=list(args.only or []), shard=shard,
+                       timeout=float(timeout), build_timeout=float(build_timeout), opset=opset,
+                       only=list(args.only or []), shard=shard,
                        keep_work=args.keep_work, fresh=args.fresh, rediscover=args.rediscover,
                        stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
                        base_out=base_out, dynamic=dynamic,

@@ -4,8 +4,9 @@ A result is reused when its fingerprint is one this run accepts
 (:func:`~..cases.fingerprint.reusable_keys`): first from the work directory of
 an interrupted run (the resume journal), then from the previous snapshot (an
 unchanged case measures nothing), unless a path ran past a smaller time limit
-than this run's. Plain data in, plain data out: the parent
-plans from the inventory, never from a built case.
+than this run's, or timed out "during start-up" (an older probe's record of a case
+whose build ran past the limit: the operator never ran). Plain data in, plain data
+out: the parent plans from the inventory, never from a built case.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...snapshot.result_records import measured_under_smaller_limit, skipped_results
+from ...snapshot.result_records import to_measure_again, skipped_results
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
 from ..cases.inventory import InventoryCase
@@ -67,7 +68,7 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 continue
             record = None if work is None else next(
                 filter(None, (work.finished_record(case.name, device, k) for k in accepted)), None)
-            if record is not None and measured_under_smaller_limit(record["results"], time_limit):
+            if record is not None and to_measure_again(record["results"], time_limit):
                 record = None
             hit = cached.get(case.name)
             if record is not None:

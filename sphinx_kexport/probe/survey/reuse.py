@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...snapshot.result_records import measured_under_smaller_limit
+from ...snapshot.result_records import to_measure_again
 from .assemble import same_tools
 
 
@@ -40,6 +40,6 @@ def reusable_results(previous: dict[str, Any] | None, device: str, tools: dict[s
     for entry in previous["cases"]:
         stamp = entry.get("measured", {}).get(device)
         results = entry["results"].get(device)
-        if stamp and results and not measured_under_smaller_limit(results, time_limit):
+        if stamp and results and not to_measure_again(results, time_limit):
             found[entry["name"]] = Reusable(stamp["fingerprint"], stamp["measured_at"], results)
     return found
