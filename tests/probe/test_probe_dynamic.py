@@ -263,3 +263,23 @@ def test_docstring_discovered_cases_get_the_default_batch_dimension():
     assert (found["scale[doc]"].batch.dims, found["scale[doc]"].batch.size) == ((0,), 2)  # x is (2, 3)
     for spec in found.values():
         assert spec.batch == resolve(AUTO, spec.inputs, spec.name, CaseError), spec.name
+
+
+def test_config_reads_the_build_timeout_key_and_the_flag(tmp_path):
+    """The build limit is set like the step limit: in [tool.sphinx-kexport], replaced by --build-timeout."""
+    from types import SimpleNamespace
+
+    from sphinx_kexport.probe.survey.config import DEFAULT_BUILD_TIMEOUT, ConfigError, build_config
+
+    def args(**given):
+        names = ("config", "cases", "out", "device", "library", "jobs", "timeout", "build_timeout", "opset",
+                 "shard", "only", "keep_work", "fresh", "rediscover", "stats", "no_dynamic")
+        return SimpleNamespace(**{n: given.get(n) for n in names})
+
+    assert build_config(args(), project(tmp_path)).build_timeout == DEFAULT_BUILD_TIMEOUT
+    assert build_config(args(), project(tmp_path, "build_timeout = 30\n")).build_timeout == 30.0
+    assert build_config(args(build_timeout=5.0), project(tmp_path, "build_timeout = 30\n")).build_timeout == 5.0
+    with pytest.raises(ConfigError, match=r"key build_timeout: expected seconds, a positive number.*found 'long'"):
+        build_config(args(), project(tmp_path, 'build_timeout = "long"\n'))
+    with pytest.raises(ConfigError, match=r"build_timeout \(--build-timeout\) must be a positive number"):
+        build_config(args(), project(tmp_path, "build_timeout = 0\n"))

@@ -19,7 +19,7 @@ from ..base.errors import ProbeError
 from ..run.worker_slot import DEFAULT_BUILD_TIMEOUT
 
 TABLE = "tool.sphinx-kexport"
-KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "opset", "dynamic"}
+KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "build_timeout", "opset", "dynamic"}
 DEFAULT_TIMEOUT = 300.0
 MAX_DEFAULT_JOBS = 8
 
@@ -177,9 +177,12 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
     if timeout <= 0:
         raise ConfigError(f"timeout must be a positive number of seconds, found {timeout}")
     build_timeout = getattr(args, "build_timeout", None)
-    build_timeout = DEFAULT_BUILD_TIMEOUT if build_timeout is None else build_timeout
+    if build_timeout is None:
+        build_timeout = table.get("build_timeout", DEFAULT_BUILD_TIMEOUT)
+        _expect(build_timeout, (int, float), f"{where} key build_timeout", "seconds, a positive number")
     if build_timeout <= 0:
-        raise ConfigError(f"--build-timeout must be a positive number of seconds, found {build_timeout:g}")
+        raise ConfigError(f"build_timeout (--build-timeout) must be a positive number of seconds, found "
+                          f"{build_timeout:g}")
 
     shard = parse_shard(args.shard) if args.shard else None
     base_out = out
