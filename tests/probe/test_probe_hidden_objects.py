@@ -141,3 +141,15 @@ def test_dynamos_bare_internal_error_without_a_telling_traceback_is_still_words(
     reason = explain_exception(InternalTorchDynamoError("NotImplementedError: "))
     assert reason == ("torch.compile's tracer (dynamo) failed inside itself with a NotImplementedError that carries "
                       "no message; the same call runs eagerly")
+
+
+def test_a_repro_text_that_prints_an_address_keeps_one_definition():
+    """e3nn's Activation[test]: its snippet's message printed ``<built-in method abs ... at 0x7f...>``, another
+    address in every process, so every rerun measured it again."""
+    def with_code(address: str):
+        spec = case("neg[test]", torch.neg, [torch.ones(2)], package="p")
+        spec.code = f"raise NotImplementedError('acts = [<built-in method abs of type object at {address}>]')\n"
+        return case_definition(spec)
+
+    assert with_code("0x7f24056cea40") == with_code("0x7f54426cea40")
+    assert "0x" not in with_code("0x7f24056cea40")["code"] and "built-in method abs" in with_code("0x1234567")["code"]

@@ -61,6 +61,12 @@ def _reachable_ids(value: Any) -> set[int]:
     return seen
 
 
+def without_addresses(text: str) -> str:
+    """``text`` without memory addresses: a repro's source or message may print an object
+    (``<built-in method abs of type object at 0x7f24...>``), and its address differs in every process."""
+    return _HEX_ADDRESS.sub("", text)
+
+
 def address_free_repr(value: Any) -> str:
     """``repr(value)`` without addresses (``at 0x7f...``) and without the ``id()`` of anything ``value`` holds; a
     repr that raises is named by its type (the same text every time)."""
@@ -68,7 +74,7 @@ def address_free_repr(value: Any) -> str:
         text = repr(value)
     except Exception as exc:
         return f"<{type(value).__module__}.{type(value).__qualname__} whose repr raises {type(exc).__name__}>"
-    text = _HEX_ADDRESS.sub("", text)
+    text = without_addresses(text)
     if _DECIMAL.search(text):
         ids = _reachable_ids(value)
         text = _DECIMAL.sub(lambda m: "<id>" if int(m.group()) in ids else m.group(), text)
