@@ -31,12 +31,22 @@ def process_lost(detail: str, where: str, timed_out_after: float = 0.0) -> dict[
     return result(FAIL, detail, STAGE_PROCESS, where)
 
 
+def dynamic_result(status: str, detail: str = "", where: str = "", traced: int = 0, other: int = 0,
+                   **extra: Any) -> dict[str, Any]:
+    """A supported path's ``dynamic`` record: what its dynamic-batch pass found, with the batch sizes it traced
+    and ran at when it got that far."""
+    out: dict[str, Any] = {"status": status, "detail": detail, "where": where}
+    if traced:
+        out.update(traced_batch=traced, run_batch=other)
+    return {**out, **extra}
+
+
 def dynamic_pass_lost(detail: str, where: str, timed_out_after: float = 0.0) -> dict[str, Any]:
     """The ``dynamic`` result of a path whose dynamic-batch pass its worker died in (``fail``) or ran past
     the time limit of ``timed_out_after`` seconds in (``timeout``); the path keeps its static result."""
     if timed_out_after:
-        return {"status": DYNAMIC_TIMEOUT, "detail": detail, "where": where, "time_limit": timed_out_after}
-    return {"status": DYNAMIC_FAIL, "detail": detail, "where": where}
+        return dynamic_result(DYNAMIC_TIMEOUT, detail, where, time_limit=timed_out_after)
+    return dynamic_result(DYNAMIC_FAIL, detail, where)
 
 
 def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: float) -> bool:
@@ -49,15 +59,15 @@ def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: floa
     return False
 
 
-# how a worker's death or hang before any step began reads in a record's detail ("... during start-up"); probe
-# versions before issue 43 counted building the case as start-up, so such a timeout was the build's, not the
-# operator's (e3nn's o3 suite ran again to build two docstring cases): measured again, never reused
+# how a worker's death or hang before any step began reads in a record's detail ("... during start-up"); older
+# probe versions counted building the case as start-up, so such a timeout was the build's, not the operator's:
+# measured again, never reused
 START_UP = "start-up"
 
 
 def timed_out_in_start_up(results: dict[str, dict[str, Any]]) -> bool:
     """Whether a case's records hold a timeout "during start-up": the case was never run (its build ran past
-    the limit, which probe versions before issue 43 recorded as every path's timeout). Measured again."""
+    the limit, which older probe versions recorded as every path's timeout). Measured again."""
     return any(record.get("status") == TIMEOUT and f"during {START_UP}" in str(record.get("detail", ""))
                for record in results.values())
 

@@ -96,12 +96,10 @@ ONNX = Path("onnx", label="ONNX")
 EXPORT = Path("export", label="torch.export")
 COMPILE = Path("compile", label="torch.compile")
 PATHS = (ONNX, EXPORT, COMPILE)
-PATH = {p: p for p in PATHS}
 
 CPU = Device("cpu", label="CPU")
 CUDA = Device("cuda", label="CUDA")
 DEVICES = (CPU, CUDA)
-DEVICE = {d: d for d in DEVICES}
 
 # -- statuses
 
@@ -174,8 +172,7 @@ STAGES = (STAGE_NONE, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_CAPTURE, STAGE_TRANSLA
           STAGE_RUN, STAGE_COMPARE, STAGE_PROCESS, STAGE_SKIP)
 STAGE = {s: s for s in STAGES}
 
-# Compatibility names (read by older code and the docs).
-STATUS_TIMEOUT = TIMEOUT
+# The labels by word (the page's column headers).
 PATH_LABELS = {p: p.label for p in PATHS}
 DEVICE_LABELS = {d: d.label for d in DEVICES}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from ...snapshot.vocabulary import STATUS_TIMEOUT
+from ...snapshot.vocabulary import TIMEOUT
 from ..builders import reading_for_html
 from ..model.page_model import PageModel
 from ..model.payloads import column_payload
@@ -156,7 +156,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         controls["reasons"] = True  # the script can filter by reason
     if model.counts.static:
         controls["traced_batch_only"] = True  # adds the "works only at the traced batch size" filter
-    if any(c.result.status == STATUS_TIMEOUT for row in model.rows for c in row.cells):
+    if any(c.result.status == TIMEOUT for row in model.rows for c in row.cells):
         controls["timeouts"] = True  # adds the "ran past the time limit" filter
     page += controls
     page.extend(package_sections)

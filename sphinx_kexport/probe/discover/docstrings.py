@@ -32,7 +32,7 @@ from typing import Any, ContextManager, Iterable
 from .call_replay import UnsupportedCall, probed_call
 from .docstring_cases import build_case
 from .docstring_run import run_example
-from .focus import FOCUS
+from .focus import focused_cases
 from .recording import recording
 from .cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
 from ..cases.inventory import DiscoveryRef, repeat_key
@@ -376,13 +376,11 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     """
     if _LEFT_OUT.active:
         return []
-    if FOCUS.ref is not None:  # a worker rebuilds one case through its module: that case alone (focus.py)
-        ref = FOCUS.ref
-        if isinstance(ref, DiscoveryRef) and ref == DiscoveryRef(package, tuple(include), tuple(exclude),
-                                                                  float(time_limit), ref.example):
-            spec = discovered_case(ref, FOCUS.name)
-            return [spec] if spec is not None else []
-        return []
+    focused = focused_cases(  # a worker rebuilds one case through its module: that case alone
+        DiscoveryRef, lambda ref: ref == DiscoveryRef(package, tuple(include), tuple(exclude), float(time_limit),
+                                                      ref.example), discovered_case)
+    if focused is not None:
+        return focused
     found = discover(package, include=include, exclude=exclude, time_limit=time_limit, on_example=reporter())
     for report in found.objects:
         if report.skip in NO_CASE_KINDS:  # listed in the snapshot with why (run/inventory takes them)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 from ..cases.inventory import DiscoveryRef, SuiteRef
+from ..cases.registry import CaseSpec
 
 
 @dataclass
@@ -35,3 +36,17 @@ def focused_on(ref: DiscoveryRef | SuiteRef, name: str) -> Iterator[None]:
         yield
     finally:
         FOCUS.ref, FOCUS.name = None, ""
+
+
+def focused_cases(kind: type, made_here: Callable[[Any], bool],
+                  build: Callable[[Any, str], CaseSpec | None]) -> list[CaseSpec] | None:
+    """What a discovery call of ``kind`` (DiscoveryRef or SuiteRef) gives while a worker is focused: the
+    asked-for case (``build(ref, name)``) when ``made_here(ref)`` says the case came from this call, else
+    nothing. None when no worker is focused: the call discovers as usual."""
+    ref = FOCUS.ref
+    if ref is None:
+        return None
+    if isinstance(ref, kind) and made_here(ref):
+        spec = build(ref, FOCUS.name)
+        return [spec] if spec is not None else []
+    return []

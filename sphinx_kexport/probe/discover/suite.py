@@ -32,7 +32,7 @@ from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored,
 from .call_replay import UnsupportedCall, probed_call
 from .recording import Call, recording
 from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
-from .focus import FOCUS
+from .focus import focused_cases
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
                       public_objects, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter
@@ -421,14 +421,12 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
     """
     if discovered_cases_left_out() or _LEFT_OUT.active:
         return []
-    if FOCUS.ref is not None:  # a worker rebuilds one case through its module: that case alone (focus.py)
-        ref = FOCUS.ref
-        if isinstance(ref, SuiteRef) and (ref.package, ref.tests, ref.include, ref.exclude, ref.time_limit,
-                                          ref.per_operator) == (package, str(suite_path(tests)), tuple(include),
-                                                                tuple(exclude), float(time_limit), per_operator):
-            spec = suite_case(ref, FOCUS.name)
-            return [spec] if spec is not None else []
-        return []
+    focused = focused_cases(  # a worker rebuilds one case through its module: that case alone
+        SuiteRef, lambda ref: (ref.package, ref.tests, ref.include, ref.exclude, ref.time_limit, ref.per_operator)
+        == (package, str(suite_path(tests)), tuple(include), tuple(exclude), float(time_limit), per_operator),
+        suite_case)
+    if focused is not None:
+        return focused
     found = discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
                            per_operator=per_operator, on_test=reporter())
     for failure in found.import_failures:  # a module left out is listed in the snapshot with why

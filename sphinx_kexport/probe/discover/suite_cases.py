@@ -48,7 +48,7 @@ from ..cases.literals import literal_source
 from ..cases.case_slice import run_fresh, top_level_slice
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec, case
-from ...snapshot.vocabulary import ORIGIN_TEST
+from ...snapshot.vocabulary import CPU, ORIGIN_TEST
 
 TEST_NOTE_PREFIX = "from the test"
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -88,7 +88,7 @@ def outside_its_test(spec: CaseSpec, limit: float) -> str:
     target, fresh inputs); else why not (a call that works only in a mode the test set and reset)."""
     from ..measure.case_run import CaseRun
 
-    case_run = CaseRun(spec, "cpu")
+    case_run = CaseRun(spec, CPU)
     try:
         with time_limit(limit):
             case_run.wrapper()(*case_run.inputs())

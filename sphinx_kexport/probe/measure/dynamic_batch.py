@@ -47,6 +47,7 @@ from typing import Any
 
 import torch
 
+from ...snapshot.result_records import dynamic_result
 from ...snapshot.vocabulary import (
     DYNAMIC_FAIL,
     DYNAMIC_NOT_APPLICABLE,
@@ -76,15 +77,8 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _PROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # the whole probe package
 
 
-def outcome(status: DynamicStatus, detail: str = "", where: str = "", traced: int = 0, other: int = 0) -> dict[str, Any]:
-    out: dict[str, Any] = {"status": status, "detail": detail, "where": where}
-    if traced:
-        out.update(traced_batch=traced, run_batch=other)
-    return out
-
-
 def not_applicable(spec: CaseSpec) -> dict[str, Any]:
-    return outcome(DYNAMIC_NOT_APPLICABLE, spec.batch.why)
+    return dynamic_result(DYNAMIC_NOT_APPLICABLE, spec.batch.why)
 
 
 def batch_sizes(size: int) -> tuple[int, int]:
@@ -233,7 +227,7 @@ class DynamicBatch:
         return map_leaves(self.run.inputs(), self.dims, lambda _, d: {d: dim} if d is not None else None)
 
     def _result(self, status: DynamicStatus, detail: str = "", where: str = "") -> dict[str, Any]:
-        return outcome(status, detail, where, self.traced, self.other)
+        return dynamic_result(status, detail, where, self.traced, self.other)
 
     def _eager(self) -> str:
         """Eager at both sizes (once per case): "" or why the operator itself does not take them.
@@ -411,7 +405,7 @@ class DynamicBatch:
             return not_applicable(self.spec)
         problem = self._eager()
         if problem:
-            return outcome(DYNAMIC_NOT_APPLICABLE, problem, traced=self.traced, other=self.other)
+            return dynamic_result(DYNAMIC_NOT_APPLICABLE, problem, traced=self.traced, other=self.other)
         try:
             result = getattr(self, path)()
         except Exception as exc:  # a bug outside the staged steps; still a fact about this case

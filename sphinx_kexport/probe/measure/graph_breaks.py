@@ -190,8 +190,8 @@ def reason_of(exc: BaseException) -> str:
 
 def skipped_functions(first: BaseException | None, record: CompileRecord) -> list[str]:
     """The functions dynamo skipped, the one ``fullgraph=True`` stopped at first."""
-    names = [_skip_of(first)] if _skip_of(first) else []
-    return names + [name for name in record.skipped if name not in names]
+    at_first = _skip_of(first)
+    return ([at_first] if at_first else []) + [name for name in record.skipped if name != at_first]
 
 
 def skipped_summary(skipped: list[str], breaks: int) -> str:

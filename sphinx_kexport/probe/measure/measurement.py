@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import torch
 
-from ...snapshot.result_records import result, skipped_results, with_breaks
+from ...snapshot.result_records import dynamic_result, result, skipped_results, with_breaks
 from ...snapshot.vocabulary import (
     COMPILE,
     DYNAMIC_FAIL,
@@ -42,7 +42,7 @@ from ..cases.step import EAGER_STEP, Step
 from ..cases.registry import CaseSpec
 from . import compare_outputs, graph_breaks, output_leaves
 from .case_run import CaseRun, seeded
-from .dynamic_batch import DynamicBatch, outcome
+from .dynamic_batch import DynamicBatch
 from .explain import clean_line, exception_chain, explain_exception
 from .global_hooks import global_hooks_kept
 from .locate import LibraryRoot, deepest_frame, where_call, where_exception
@@ -326,7 +326,7 @@ class Measurement:
             with global_hooks_kept():
                 static["dynamic"] = self._dynamic.probe(path)
         except Exception as exc:  # a bug in the pass: said in the dynamic result, the static one stays as is
-            static["dynamic"] = outcome(DYNAMIC_FAIL, f"the dynamic-batch pass failed: {explain_exception(exc)}")
+            static["dynamic"] = dynamic_result(DYNAMIC_FAIL, f"the dynamic-batch pass failed: {explain_exception(exc)}")
         finished(path, static)
 
 def compile_stage(exc: BaseException) -> Stage:

@@ -226,7 +226,7 @@ class SlotEvents:
         self._drain(slot)
         exitcode = slot.exit_code()
         was_ready = slot.ready
-        if slot.task is not None and slot.building:  # the case never ran: no status, the next run tries again
+        if slot.building:  # the case never ran: no status, the next run tries again
             why = f"its worker died while building it: {describe_exit(exitcode)}"
             self.outcomes.not_built(self._release(slot), why)
         elif slot.task is not None:
@@ -243,7 +243,7 @@ class SlotEvents:
         its case was not built within the build limit: then no step began, and no status is recorded."""
         slot.stop_hung()
         self._drain(slot)
-        if slot.task is not None and slot.building:
+        if slot.building:
             self.stats.not_built_in_time += 1
             why = not_built_in_time(self.build_timeout, slot.log_tail(limit=0), self.outcomes.root)
             self.outcomes.not_built(self._release(slot), why)
