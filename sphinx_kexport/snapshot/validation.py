@@ -161,6 +161,11 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
                          f"a name no other case uses (case #{seen[name]} is also {name!r})",
                          f"duplicate name {name!r}", cases)
         seen[name] = i
+        for device, stamp in case.get("measured", {}).items():
+            if "code" in stamp and stamp["code"] not in data.get("code", {}):
+                raise field_error(source, ["cases", f"[{i}]", "measured", device, "code"],
+                                  "the key of an entry of the top-level code table",
+                                  f"{stamp['code']!r}, which the table does not hold", cases)
         for device, paths in case["results"].items():
             if device not in envs:
                 raise field_error(source, ["cases", f"[{i}]", "results", device],

@@ -76,6 +76,11 @@ def probe_parser() -> argparse.ArgumentParser:
                              "complete: false, the rest listed as missing; the same command again measures the "
                              f"rest (exit status {EXIT_STOPPED} says there is more to do). For a CI job or a lent "
                              "machine with a time limit: leave a few minutes for writing the snapshot")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="say which cases this run would measure and why (new case, the code it ran changed, "
+                             "its definition changed, a new environment, a timeout under a smaller limit) and how "
+                             "long each took the last time, then stop: nothing is measured or written (the "
+                             "inventory is still built: docstring examples and tests not in the discovery cache run)")
     parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
     return parser
 
@@ -120,6 +125,9 @@ def run_probe(args: argparse.Namespace) -> int:
         print(f"\ninterrupted: rerun the same command to resume (finished cases are kept{kept})", file=sys.stderr)
         return EXIT_INTERRUPTED
     snapshot, counts = result.snapshot, result.counts
+    if config.dry_run:
+        print("\n".join(result.plan))
+        return EXIT_OK
     for note in result.notes:
         print(f"note: {note}")
     print()

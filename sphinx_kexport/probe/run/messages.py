@@ -55,6 +55,16 @@ class PathResult:
 
 
 @dataclass(frozen=True)
+class CodeRan:
+    """The library's and the project's code the case has run so far (``{ref: digest}``, :mod:`..measure.code_watch`),
+    sent after each path: a rerun reuses its records only while that code is unchanged."""
+
+    name: str
+    device: str
+    code: dict[str, str]
+
+
+@dataclass(frozen=True)
 class NotBuilt:
     """The case cannot be built as the inventory described it: nothing measured; the worker goes on."""
 
@@ -76,4 +86,4 @@ class CaseDone:
     began_kb: int  # what it held when the case began (left by earlier cases)
 
 
-WorkerMessage = Union[Ready, CouldNotStart, Environment, StepBegan, PathResult, NotBuilt, CaseDone]
+WorkerMessage = Union[Ready, CouldNotStart, Environment, StepBegan, PathResult, CodeRan, NotBuilt, CaseDone]

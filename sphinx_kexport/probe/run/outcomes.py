@@ -30,7 +30,8 @@ class Outcomes:
         ordered = {path: task.results[path] for path in PATHS}
         # its time and memory travel with the record, so an interrupted run still says which case cost what
         self.work.save(task.name, task.device, task.fingerprint, ordered, seconds=round(task.seconds, 3),
-                       peak_rss_kb=task.peak_rss_kb, began_rss_kb=task.began_rss_kb, measured_at=utc_now())
+                       peak_rss_kb=task.peak_rss_kb, began_rss_kb=task.began_rss_kb, measured_at=utc_now(),
+                       **({"code": task.code} if task.code is not None else {}))
         self.on_finish(task)
 
     def lost(self, task: Task, step: Step | None, why: str, log: str, timed_out_after: float = 0.0) -> bool:

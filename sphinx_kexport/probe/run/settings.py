@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.code_digest import CodePlaces
 from ..cases.inventory import DiscoveryRef, Source, SuiteRef
 from .parent_state import ParentState
 
@@ -44,6 +45,10 @@ class WorkerSettings:
     parent: ParentState = field(default_factory=ParentState)  # the survey's environment
     # a worker whose memory has grown past this after a case hands its slot to a fresh process (0: never)
     recycle_rss_kb: int = 3 * 1024 * 1024
+    # what the code refs of the records are relative to, and the folders whose code a case's record names (the
+    # library's, the case modules'); None: no code is watched
+    code_places: CodePlaces | None = None
+    code_folders: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

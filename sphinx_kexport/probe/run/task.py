@@ -20,6 +20,8 @@ class Task:
     discovery: DiscoveryRef | SuiteRef | None = None  # a discovered case is rebuilt from its example or test alone
     definition: dict[str, Any] | None = None  # as the inventory described it: the worker checks what it built
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # the code it ran ({ref: digest}), from every worker it had; None: no worker said (no record of it is kept)
+    code: dict[str, str] | None = None
     seconds: float = 0.0
     peak_rss_kb: int = 0  # the most resident memory its worker used while measuring it
     began_rss_kb: int = 0  # what its worker held when it began (left by earlier cases): part of that peak

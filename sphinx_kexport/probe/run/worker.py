@@ -27,7 +27,8 @@ from ..cases.inventory import LoadError
 from ..cases.step import Step
 from .lifetime import die_with_parent
 from .memory import peak_rss_kb, reset_peak, rss_kb
-from .messages import CaseDone, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan
+from ..cases.inventory import SuiteRef
+from .messages import CaseDone, CodeRan, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan
 from .settings import WorkerSettings, limit_threads
 
 
@@ -76,12 +77,14 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         from ..measure.locate import library_root
         from ..measure.case_run import trim_heap
         from .speedups import reuse_onnx_registry
+        from ..measure.code_watch import CodeWatch
 
         onnx_runtime.ORT_THREADS = threads
         reuse_onnx_registry()
         refresh(False)  # a fresh survey refreshed the discovery cache while it built the inventory
         cases = CaseBuilder(settings.sources)
         root = library_root(settings.library)
+        watch = CodeWatch(settings.code_places, settings.code_folders) if settings.code_places else None
     except LoadError as exc:
         conn.send(CouldNotStart(str(exc)))
         return
@@ -92,6 +95,9 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     conn.send(Ready(os.getpid()))
     opset = settings.opset
     described: set[str] = set()
+    # what importing each hand-written case module ran (its module-level case() calls build the cases): it is
+    # imported once for all of its cases, and each of them depends on it
+    imported_code: dict[str, dict[str, str]] = {}
     lifetime_peak = peak_rss_kb()  # start-up; each case's peak is counted afresh (memory.reset_peak)
     while True:
         try:
@@ -106,18 +112,32 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             described.add(device)
         print(f"=== case {name!r} on {device}: {', '.join(paths)}", flush=True)
 
+        def code_so_far(name: str = name, device: str = device, module: str = task.module) -> None:
+            # before each step too: a step lost to a timeout or a crash leaves the code that ran until it began
+            if watch is not None:
+                conn.send(CodeRan(name, device, {**imported_code.get(module, {}), **watch.code()}))
+
         def started(step: Step, name: str = name, device: str = device) -> None:
             print(f"--- {step.name}", flush=True)
+            code_so_far()
             conn.send(StepBegan(name, device, step))
 
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
             conn.send(PathResult(name, device, path, result))
+            code_so_far()
 
         began_kb = rss_kb()  # what earlier cases left behind: the case's own cost is its peak less this
         reset_peak()
+        loaded = cases.modules.loaded
+        if watch is not None:
+            watch.start(_test_folders(task.discovery))
         try:
             spec = cases.build(name, task.module, task.local_name, task.discovery, task.definition)
+            if watch is not None and cases.modules.loaded != loaded and task.discovery is None:
+                imported_code = {task.module: watch.code()}  # only the module loaded now is kept
         except Exception as exc:  # a case the worker cannot rebuild is the probe's problem, never the operator's
+            if watch is not None:
+                watch.stop()
             traceback.print_exc()
             log.flush()
             why = str(exc) if isinstance(exc, LoadError) else f"{type(exc).__name__}: {exc}"
@@ -125,7 +145,11 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             continue
         _quiet()  # importing a case module may have configured logging again
         measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic)
-        measurement.measure(paths, started, finished)
+        try:
+            measurement.measure(paths, started, finished)
+        finally:
+            if watch is not None:
+                watch.stop()
         del measurement, spec
         gc.collect()  # the case's graphs sit in reference cycles; then the C heap's free pages go back
         trim_heap()
@@ -138,3 +162,10 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         conn.send(CaseDone(name, device, lifetime_peak, case_peak, retiring, began_kb))
         if retiring:
             return
+
+
+def _test_folders(discovery: Any) -> list[str]:
+    """The folder of the tests a case was recorded from: its code counts too."""
+    if isinstance(discovery, SuiteRef):
+        return [discovery.tests if os.path.isdir(discovery.tests) else os.path.dirname(discovery.tests)]
+    return []

@@ -26,6 +26,7 @@ from typing import Any, Iterator, TextIO
 from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import CUDA, PATHS
+from ..base.code_digest import CodeCheck, CodePlaces, code_set_id
 from ..base.errors import ProbeError, ToolError, did_you_mean
 from ..cases.fingerprint import reusable_keys
 from ..cases.inventory import InventoryCase, LoadError
@@ -44,8 +45,8 @@ from ..run.settings import WorkerSettings, thread_share
 from ..run.workdir import WorkDir, work_dir_for
 from .assemble import build_snapshot
 from .config import ProbeConfig
-from .plan import Plan, plan_survey
-from .reuse import reusable_results
+from .plan import Plan, plan_survey, planned_lines
+from .reuse import reusable_results, unusable_environment
 from .select import matches, pick_library
 from .streaming_inventory import StreamingInventory
 
@@ -80,6 +81,7 @@ class SurveyResult:
     # "name [device]: why" for each case its worker could not build: the probe's error, not the operator's;
     # such a case has no results in the snapshot (it is listed as missing), and the CLI exits with EXIT_TOOL
     not_built: list[str] = field(default_factory=list)
+    plan: list[str] = field(default_factory=list)  # --dry-run: what the run would measure and why, in lines
 
 
 def run_survey(config: ProbeConfig, *, stream: TextIO | None = None) -> SurveyResult:
@@ -117,7 +119,8 @@ def _survey(config: ProbeConfig, sources: list[Any], out: TextIO, began: float) 
     if library and library_root(library) is NO_LIBRARY:
         raise SurveyError(f"library {library!r} (set by `library` or --library) cannot be imported; install it, or "
                           "fix the import name. Nothing was run.")
-    return _Survey(config, sources, out, began).run()
+    survey = _Survey(config, sources, out, began)
+    return survey.dry_run() if config.dry_run else survey.run()
 
 
 class _Survey:
@@ -157,6 +160,10 @@ class _Survey:
         self.previous: dict[str, Any] | None = None  # the snapshot there is (a shard's: None)
         self.carried: dict[str, Any] | None = None  # what the written snapshot keeps for cases not measured now
         self.reusable: dict[str, Any] = {}  # device -> the results that may be reused instead of measuring
+        self.places = CodePlaces(root=str(config.root))  # where the refs of the code the cases ran point
+        self.code: CodeCheck | None = None  # whether that code is still the code there is
+        self.code_sets: dict[str, dict[str, str]] = {}  # set id -> {ref: digest}: the snapshot's code table
+        self.why_not: dict[str, str] = {}  # device -> why none of the snapshot's results apply ("": they may)
 
     @property
     def streaming(self) -> bool:
@@ -170,11 +177,13 @@ class _Survey:
     def _library(self, cases: list[InventoryCase]) -> tuple[str, dict[str, str]]:
         library = self.config.library or pick_library(cases)
         root = library_root(library)
-        return library, library_info(library, root.directory if root is not NO_LIBRARY else "")
+        directory = root.directory if root is not NO_LIBRARY else ""
+        self.places = CodePlaces(library if directory else "", directory, str(self.config.root))
+        return library, library_info(library, directory)
 
     def _prepare(self, info: dict[str, str]) -> None:
         config = self.config
-        if config.fresh:
+        if config.fresh and not config.dry_run:
             self.work.remove()
         self.previous = None if config.shard else _previous_snapshot(config.out, self.notes)
         # what a shard's part keeps for its cases this run does not measure (--only): its own earlier part
@@ -184,15 +193,24 @@ class _Survey:
         self.reusable = {device: reusable_results(cache, device, self.tools, config.opset, info["version"],
                                                    config.timeout)
                          for device in config.devices}
+        self.why_not = {device: "--fresh" if config.fresh and self.carried else
+                        unusable_environment(cache, device, self.tools, config.opset, info["version"])
+                        for device in config.devices}
+        self.code = CodeCheck(self.places)
+        if self.carried:  # the code sets of the results the written snapshot keeps
+            self.code_sets.update(self.carried.get("code") or {})
 
     def _keys(self, case: InventoryCase, device: str) -> tuple[str, ...]:
         return reusable_keys(case.definition, device, self.config.opset, self.info["version"], self.tools,
                              self.config.dynamic)
 
     def _runner(self, library: str, jobs: int) -> Runner:
+        folders = [self.places.library_dir] + [source.path_entry for source in self.sources]
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
-                                  threads=thread_share(jobs), parent=self.parent)
+                                  threads=thread_share(jobs), parent=self.parent,
+                                  code_places=self.places if self.config.watch_code else None,
+                                  code_folders=[folder for folder in folders if folder])
         outcomes = Outcomes(self.work, library_root(library),
                             on_start=lambda t: self.progress.started(t.name, t.device), on_finish=self._finished,
                             on_note=self.progress.note, on_unbuilt=self._unbuilt)
@@ -211,10 +229,14 @@ class _Survey:
         ``final``: no case comes after these."""
         fresh = [case for case in cases if case.name not in self.planned]
         self.planned.update(case.name for case in fresh)
-        part = plan_survey(fresh, self.config.devices, self._keys, self.work, self.reusable, self.config.timeout)
+        part = plan_survey(fresh, self.config.devices, self._keys, self.work, self.reusable, self.config.timeout,
+                           code=self.code, why_not=self.why_not, snapshot_cases=self._snapshot_cases())
         self.plan.extend(part)
         self.measured_cells.update(part.measured)
         self.stamps.update(part.stamps)
+        for cell, stamp in part.stamps.items():  # a record resumed from the work directory carries its code
+            if isinstance(stamp.get("code"), dict):
+                stamp["code"] = self._code_set(stamp["code"])
         self.progress.total += part.total
         self.progress.resumed(len(part.resumed), part.resumed)
         self.progress.reused(len(part.cached), part.cached,
@@ -227,12 +249,28 @@ class _Survey:
     def _finished(self, task: Task) -> None:
         results = {path: task.results[path] for path in PATHS}
         self.measured_cells[(task.name, task.device)] = results
-        self.stamps[(task.name, task.device)] = {"fingerprint": task.fingerprint, "measured_at": utc_now()}
+        stamp: dict[str, Any] = {"fingerprint": task.fingerprint, "measured_at": utc_now(),
+                                 "seconds": round(task.seconds, 1)}
+        if task.code is not None:
+            stamp["code"] = self._code_set(task.code)
+        self.stamps[(task.name, task.device)] = stamp
         key = f"{task.name} [{task.device}]"  # how --stats names a case on a device
         self.seconds[key] = round(task.seconds, 3)
         self.case_memory[key] = task.peak_rss_kb
         self.case_began[key] = task.began_rss_kb
         self.progress.finished(task.name, task.device, results, task.seconds)
+
+    def _code_set(self, code: dict[str, str]) -> str:
+        """The id of ``code`` in the snapshot's code table (added when new)."""
+        key = code_set_id(code)
+        self.code_sets.setdefault(key, dict(sorted(code.items())))
+        return key
+
+    def _snapshot_cases(self) -> dict[str, set[str]]:
+        """Device -> the cases the snapshot this run may reuse has results for."""
+        previous = None if self.config.fresh else self.carried
+        return {device: {c["name"] for c in (previous or {}).get("cases", []) if device in c.get("results", {})}
+                for device in self.config.devices}
 
     def _unbuilt(self, task: Task, why: str) -> None:
         self.unbuilt[(task.name, task.device)] = why
@@ -256,6 +294,22 @@ class _Survey:
                               f"{inventory.torch_version} sees no GPU). Probe cuda on a GPU machine and merge, or "
                               "drop cuda from `devices`. Nothing was written.")
         return inventory
+
+    def dry_run(self) -> SurveyResult:
+        """Build the inventory and plan, then stop: what a run would measure, and why."""
+        try:
+            self.inventory = self._build_inventory()
+        except LoadError as exc:
+            raise SurveyError(f"{exc}\nNothing was run.") from None
+        library, info = self._library(self.inventory.cases)
+        self._prepare(info)
+        self.selected = _select(self.config, self.inventory.cases, self.say)
+        plan = plan_survey(self.selected, self.config.devices, self._keys, self.work, self.reusable,
+                           self.config.timeout, code=self.code, why_not=self.why_not,
+                           snapshot_cases=self._snapshot_cases())
+        counts = SurveyCounts(reused_snapshot=len(plan.cached), reused_work=len(plan.resumed), skipped=len(plan.skips))
+        return SurveyResult(snapshot=self.previous or {}, written=False, out=self.config.out, counts=counts,
+                            notes=self.notes, plan=planned_lines(plan, self.config.out.name))
 
     def run(self) -> SurveyResult:
         config = self.config
@@ -375,7 +429,8 @@ class _Survey:
                                             not_carried=set(self.unbuilt) | self.stopped,
                                             # a shard's part leaves the other shards' cases out, --only or not
                                             only=[] if config.shard else config.only,
-                                            selected={case.name for case in self.selected})
+                                            selected={case.name for case in self.selected},
+                                            code_sets=self.code_sets)
         except SnapshotError as exc:  # a bug in the probe, not in the user's cases
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         self.notes += more

@@ -42,7 +42,8 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
                    stamps: dict[tuple[str, str], dict[str, str]] | None = None,
                    objects_without_cases: list[dict[str, Any]] = (),
                    not_carried: set[tuple[str, str]] = frozenset(), only: list[str] = (),
-                   selected: set[str] = frozenset()) -> tuple[dict[str, Any], list[str]]:
+                   selected: set[str] = frozenset(),
+                   code_sets: dict[str, dict[str, str]] | None = None) -> tuple[dict[str, Any], list[str]]:
     """The snapshot dict and notes for the user about what was carried over or dropped.
 
     ``stamps`` holds, per (case, device) of ``measured``, the fingerprint and
@@ -52,7 +53,9 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
     described now, so they may describe another case). ``only``: the run's
     ``--only`` patterns, ``selected`` the names they took: a case they left
     out without results is recorded as left out on purpose (``selection``), so
-    the page says the run was restricted instead of calling it lost.
+    the page says the run was restricted instead of calling it lost. ``code_sets``
+    maps each stamp's ``code`` id to the code it names; the snapshot's ``code``
+    table keeps the sets its stamps name.
     """
     stamps = stamps or {}
     notes: list[str] = []
@@ -102,4 +105,13 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
         snapshot["selection"] = {"only": list(only), "left_out": left_out}
     if objects_without_cases:
         snapshot["objects_without_cases"] = [dict(entry) for entry in objects_without_cases]
+    named = sorted({stamp["code"] for entry in entries for stamp in entry.get("measured", {}).values()
+                    if isinstance(stamp.get("code"), str)})
+    if named:
+        sets = code_sets or {}
+        snapshot["code"] = {key: sets[key] for key in named if key in sets}
+        for entry in entries:  # a stamp whose set is lost (a hand-edited snapshot) is measured again
+            for stamp in entry.get("measured", {}).values():
+                if stamp.get("code") not in snapshot["code"]:
+                    stamp.pop("code", None)
     return snapshot, notes

@@ -67,6 +67,10 @@ class ProbeConfig:
     # seconds after the survey began at which measuring stops and the snapshot is written with what is done
     # (--stop-after; None: no limit)
     stop_after: float | None = None
+    dry_run: bool = False  # say what a run would measure and why, then stop: nothing measured, nothing written
+    # record the code each case runs (what reuse is keyed on); off only to measure what watching costs
+    # (benchmarks/code_watch_cost.py): records without it are measured again by the next run
+    watch_code: bool = True
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -194,5 +198,5 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
                        only=list(args.only or []), shard=shard,
                        keep_work=args.keep_work, fresh=args.fresh, rediscover=args.rediscover,
                        stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
-                       base_out=base_out, dynamic=dynamic,
+                       base_out=base_out, dynamic=dynamic, dry_run=bool(getattr(args, "dry_run", False)),
                        stop_after=parse_duration(args.stop_after) if getattr(args, "stop_after", None) else None)

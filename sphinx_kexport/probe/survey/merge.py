@@ -98,7 +98,7 @@ def merge_parts(paths: list[Path], allow_incomplete: bool = False) -> MergeResul
     for index, name in enumerate(names):
         entries = [(path, data["cases"][index]) for path, data in parts]
         base = next((e for _, e in entries if e["results"]), entries[0][1])
-        merged = {k: v for k, v in base.items() if k != "results"} | {"results": {}}
+        merged = {k: v for k, v in base.items() if k not in ("results", "measured")} | {"results": {}}
         owner: dict[str, Path] = {}
         for path, entry in entries:
             for device, results in entry["results"].items():
@@ -106,6 +106,11 @@ def merge_parts(paths: list[Path], allow_incomplete: bool = False) -> MergeResul
                     notes.append(f"{name} on {device} is in {owner[device].name} and {path.name}; "
                                  f"using {path.name}")
                 merged["results"][device], owner[device] = results, path
+                stamp = entry.get("measured", {}).get(device)
+                if stamp:  # the fingerprint and code of the results taken, from the part they came from
+                    merged.setdefault("measured", {})[device] = stamp
+                else:
+                    merged.get("measured", {}).pop(device, None)
         cases.append(merged)
     missing = missing_cases(cases, list(environments))
     if missing and not allow_incomplete:
@@ -117,6 +122,10 @@ def merge_parts(paths: list[Path], allow_incomplete: bool = False) -> MergeResul
                                 "library": library, "environments": environments, "cases": cases}
     if missing:
         snapshot["missing"] = missing
+    code = {key: refs for _, data in parts for key, refs in (data.get("code") or {}).items()}
+    named = sorted({s["code"] for c in cases for s in c.get("measured", {}).values() if "code" in s})
+    if named:  # a set's key is a digest of it: the parts agree on every key they share
+        snapshot["code"] = {key: code[key] for key in named}
     without = {o["ref"]: o for _, data in reversed(parts) for o in data.get("objects_without_cases", ())}
     if without:  # the parts share the inventory: the same objects, each said once (the first part's wording)
         snapshot["objects_without_cases"] = [without[ref] for ref in sorted(without)]

@@ -3,10 +3,11 @@
 A result is reused when its fingerprint is one this run accepts
 (:func:`~..cases.fingerprint.reusable_keys`): first from the work directory of
 an interrupted run (the resume journal), then from the previous snapshot (an
-unchanged case measures nothing), unless a path ran past a smaller time limit
+unchanged case measures nothing), unless the code it ran changed since (:mod:`.reuse`), a path ran past a smaller time limit
 than this run's, or timed out "during start-up" (an older probe's record of a case
-whose build ran past the limit: the operator never ran). Plain data in, plain data
-out: the parent plans from the inventory, never from a built case.
+whose build ran past the limit: the operator never ran). Each case it measures gets the
+reason why (what ``--dry-run`` prints). Plain data in, plain data out: the parent plans
+from the inventory, never from a built case.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
 from ..cases.inventory import InventoryCase
 from ..run.pool import Task
+from ..base.code_digest import CodeCheck
 from ..run.workdir import WorkDir
-from .reuse import Reusable
+from .reuse import Reusable, changed_code
 
 CellKey = tuple[str, str]  # (case name, device)
 
@@ -33,6 +35,8 @@ class Plan:
     resumed: list[dict[str, Any]] = field(default_factory=list)  # results from the interrupted run's records
     cached: list[dict[str, Any]] = field(default_factory=list)  # results from the previous snapshot
     skips: list[tuple[InventoryCase, str]] = field(default_factory=list)  # (case, device) with skip=
+    reasons: dict[CellKey, str] = field(default_factory=dict)  # why each task is measured
+    last_seconds: dict[CellKey, float] = field(default_factory=dict)  # what measuring it took the last time
 
     @property
     def total(self) -> int:
@@ -46,15 +50,22 @@ class Plan:
         self.resumed += part.resumed
         self.cached += part.cached
         self.skips += part.skips
+        self.reasons.update(part.reasons)
+        self.last_seconds.update(part.last_seconds)
 
 
 def plan_survey(selected: list[InventoryCase], devices: list[str],
                 keys: Callable[[InventoryCase, str], tuple[str, ...]], work: WorkDir | None,
-                reusable: dict[str, dict[str, Reusable]], time_limit: float = float("inf")) -> Plan:
+                reusable: dict[str, dict[str, Reusable]], time_limit: float = float("inf"),
+                code: CodeCheck | None = None, why_not: dict[str, str] | None = None,
+                snapshot_cases: dict[str, set[str]] | None = None) -> Plan:
     """What to do with each (case, device). ``keys`` gives the fingerprints a case's results may carry (the
     first is the one this run stamps); ``reusable`` maps device -> case name -> what the snapshot holds
     (already without the timeouts of a smaller limit). An interrupted run's record with a path that ran
-    past a smaller limit than ``time_limit`` is measured again too, as the snapshot's would be."""
+    past a smaller limit than ``time_limit`` is measured again too, as the snapshot's would be. ``code``
+    checks the code a record ran (None: it is not checked, as for a record it does not list); ``why_not``
+    says per device why none of the snapshot's results apply, ``snapshot_cases`` which cases the snapshot
+    has results for on each device: both only word the reasons."""
     plan = Plan()
     for device in devices:
         cached = reusable.get(device, {})
@@ -68,20 +79,82 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 continue
             record = None if work is None else next(
                 filter(None, (work.finished_record(case.name, device, k) for k in accepted)), None)
-            if record is not None and to_measure_again(record["results"], time_limit):
+            if record is not None and (to_measure_again(record["results"], time_limit)
+                                       or _code_moved(record.get("code"), code)):
                 record = None
             hit = cached.get(case.name)
+            reason = ""
+            if hit is not None:
+                reason = _why_measured(hit, accepted, code)
+                if hit.seconds is not None:
+                    plan.last_seconds[cell] = hit.seconds
             if record is not None:
                 plan.measured[cell] = record["results"]
-                plan.stamps[cell] = {"fingerprint": record["fingerprint"],
-                                     "measured_at": str(record.get("measured_at") or utc_now())}
+                plan.stamps[cell] = _stamp(record["fingerprint"], str(record.get("measured_at") or utc_now()),
+                                           record.get("code"), record.get("seconds"))
                 plan.resumed.append(record["results"])
-            elif hit is not None and hit.fingerprint in accepted:
+            elif hit is not None and not reason:
                 plan.measured[cell] = hit.results
-                plan.stamps[cell] = {"fingerprint": hit.fingerprint, "measured_at": hit.measured_at}
+                plan.stamps[cell] = _stamp(hit.fingerprint, hit.measured_at, hit.code, hit.seconds)
                 plan.cached.append(hit.results)
             else:
+                plan.reasons[cell] = reason or _not_in_snapshot(case.name, device, why_not, snapshot_cases,
+                                                                time_limit)
                 plan.tasks.append(Task(case.name, case.module, case.local_name, device, accepted[0], list(PATHS),
                                        discovery=case.discovery, definition=case.definition,
                                        weight_bytes=case.weight_bytes))
     return plan
+
+
+def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any) -> dict[str, Any]:
+    """A reused result's stamp: the code it ran goes in as the dict (the survey files it in its code table)."""
+    stamp: dict[str, Any] = {"fingerprint": fingerprint, "measured_at": measured_at}
+    if isinstance(seconds, (int, float)):
+        stamp["seconds"] = round(float(seconds), 1)
+    if isinstance(code, dict):
+        stamp["code"] = code
+    return stamp
+
+
+def _code_moved(code: dict[str, str] | None, check: CodeCheck | None) -> bool:
+    return check is not None and changed_code(code, check) != []
+
+
+def _why_measured(hit: Reusable, accepted: tuple[str, ...], check: CodeCheck | None) -> str:
+    """Why the snapshot's results of a case are not reused ("" when they are)."""
+    if hit.fingerprint not in accepted:
+        return "its definition changed (inputs, arguments, target or checks)"
+    if check is None:
+        return ""
+    changed = changed_code(hit.code, check)
+    if changed is None:
+        return "its record does not list the code it ran (an older probe measured it)"
+    if changed:
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        return f"code it ran changed: {shown}"
+    return ""
+
+
+def _not_in_snapshot(name: str, device: str, why_not: dict[str, str] | None,
+                     snapshot_cases: dict[str, set[str]] | None, time_limit: float) -> str:
+    if why_not and why_not.get(device):
+        return why_not[device]
+    if snapshot_cases is not None and name in snapshot_cases.get(device, set()):
+        return (f"a path ran past a smaller time limit than this run's {time_limit:g} s, or the case was not "
+                "built in time")
+    return "new case"
+
+
+def planned_lines(plan: Plan, snapshot_name: str) -> list[str]:
+    """What ``--dry-run`` prints: each case the run would measure, why, and what it took the last time."""
+    known = [plan.last_seconds[(t.name, t.device)] for t in plan.tasks if (t.name, t.device) in plan.last_seconds]
+    took = f"; {sum(known):.0f} s of worker time the last time for the {len(known)} measured before" if known else ""
+    lines = [f"would measure {len(plan.tasks)} of {plan.total} (case, device) cells{took}:"]
+    for task in plan.tasks:
+        cell = (task.name, task.device)
+        last = f" ({plan.last_seconds[cell]:.1f} s the last time)" if cell in plan.last_seconds else ""
+        lines.append(f"  {task.name} [{task.device}]: {plan.reasons.get(cell, 'new case')}{last}")
+    lines.append(f"would reuse {len(plan.cached)} unchanged since {snapshot_name} and {len(plan.resumed)} from the "
+                 f"interrupted run, skip {len(plan.skips)}")
+    lines.append("nothing was measured or written (--dry-run)")
+    return lines

@@ -1,0 +1,204 @@
+"""Digests of the Python code a case runs, function by function, blind to what cannot change behaviour.
+
+A case's record names the code it ran as ``{ref: digest}`` (:mod:`..measure.code_watch` finds it). A ref is a
+file and, after ``::``, one of its functions (``kornia/filters/gaussian.py::gaussian_blur2d``,
+``kornia/augmentation/base.py::_BasicAugmentationBase.forward``); a ref without ``::`` is the file's top level:
+its imports, constants, class bodies and function signatures, every function body left out. A function's
+digest covers its whole ``def`` (decorators, defaults, nested functions and lambdas included).
+
+Digests are of the syntax tree, not the text: comments, docstrings, blank lines and formatting do not move
+them. A ref whose file or function is gone digests as :data:`GONE`, so it never equals a recorded digest.
+
+Files of the surveyed library are named from the library's import root (``kornia/...``); any other file (a
+case module, its helpers, a test) from the project's root, with a leading ``./`` (``./example_docs/cases/x.py``,
+``./../lib/tests/test_x.py``): the refs read the same on every machine that has the same layout.
+Standard library only: the probe's parent checks what a rerun may reuse without importing torch.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import hashlib
+import os
+from dataclasses import dataclass, field
+from typing import Iterable
+
+GONE = "gone"  # the digest of a ref whose file or function no longer exists
+PROJECT = "./"  # what a ref to a file outside the library starts with
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _digest(node: ast.AST) -> str:
+    return hashlib.sha256(ast.dump(node, annotate_fields=False).encode()).hexdigest()[:16]
+
+
+def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return body[1:]
+    return body
+
+
+class _TopLevel(ast.NodeTransformer):
+    """The file without its function bodies and docstrings: what changes when a signature, an import, a
+    constant or a class attribute does."""
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.body = [ast.Pass()]
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        node.body = _without_docstring(node.body) or [ast.Pass()]
+        self.generic_visit(node)
+        return node
+
+
+class _StripDocstrings(ast.NodeTransformer):
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.body = _without_docstring(node.body) or [ast.Pass()]
+        self.generic_visit(node)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_ClassDef = visit_FunctionDef  # type: ignore[assignment]
+
+
+@dataclass
+class FileDigests:
+    """One source file's digests and which function each of its lines belongs to."""
+
+    top: str  # the top level's digest
+    functions: dict[str, str] = field(default_factory=dict)  # qualname -> digest (all defs of that name)
+    # sorted (first body line, last line, qualname) of each outermost function: what is nested in it belongs to it
+    spans: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def function_at(self, line: int) -> str | None:
+        """The qualname of the outermost function whose body holds ``line`` (None: the top level)."""
+        # spans of outermost functions never overlap (one function nested in another is part of it)
+        i = bisect.bisect_right(self.spans, (line, float("inf"), "")) - 1
+        if i >= 0 and self.spans[i][0] <= line <= self.spans[i][1]:
+            return self.spans[i][2]
+        return None
+
+    def function_named(self, qualname: str) -> str | None:
+        """The outermost function a code object's ``co_qualname`` belongs to (``f.<locals>.g`` is ``f``'s), or
+        None when it is the top level (``<module>``, a class body)."""
+        outer = qualname.split(".<locals>", 1)[0]
+        return outer if outer in self.functions else None
+
+
+def _functions(body: list[ast.stmt], prefix: str) -> Iterable[tuple[str, ast.AST]]:
+    """(qualname, def) of each function that is not nested in another function, through classes and the
+    branches of ``if``/``try``/``with`` at the top level (a def under ``if TYPE_CHECKING:`` or ``try:``)."""
+    for node in body:
+        if isinstance(node, _FUNCTIONS):
+            yield prefix + node.name, node
+        elif isinstance(node, ast.ClassDef):
+            yield from _functions(node.body, f"{prefix}{node.name}.")
+        elif isinstance(node, (ast.If, ast.Try, ast.With)) or type(node).__name__ == "TryStar":
+            for branch in ("body", "orelse", "finalbody"):
+                yield from _functions(getattr(node, branch, []) or [], prefix)
+            for handler in getattr(node, "handlers", []):
+                yield from _functions(handler.body, prefix)
+
+
+def file_digests(source: str) -> FileDigests:
+    """The digests of one file's source text; a file that does not parse digests as one opaque text."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return FileDigests(top=hashlib.sha256(source.encode()).hexdigest()[:16])
+    parts: dict[str, list[str]] = {}
+    spans = []
+    for qualname, node in _functions(tree.body, ""):
+        # from its body's first line: the def line runs when the function is defined (at import), not called
+        spans.append((node.body[0].lineno, node.end_lineno or node.lineno, qualname))
+        parts.setdefault(qualname, []).append(_digest(_StripDocstrings().visit(node)))
+    tree.body = _without_docstring(tree.body)
+    top = _digest(_TopLevel().visit(tree))
+    functions = {name: digests[0] if len(digests) == 1 else hashlib.sha256("".join(digests).encode()).hexdigest()[:16]
+                 for name, digests in parts.items()}
+    return FileDigests(top=top, functions=functions, spans=sorted(spans))
+
+
+class SourceDigests:
+    """Digests of the files one process reads, each parsed once (again when the file changes)."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, tuple[tuple[int, int], FileDigests | None]] = {}
+
+    def of_file(self, path: str) -> FileDigests | None:
+        """``path``'s digests, or None when it cannot be read."""
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        key = (stat.st_mtime_ns, stat.st_size)
+        known = self._files.get(path)
+        if known is not None and known[0] == key:
+            return known[1]
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                digests: FileDigests | None = file_digests(fh.read())
+        except OSError:
+            digests = None
+        self._files[path] = (key, digests)
+        return digests
+
+
+@dataclass(frozen=True)
+class CodePlaces:
+    """Where the refs of one survey point: the surveyed library's package folder and the project's root."""
+
+    library: str = ""  # import name ("kornia"; "" when the survey names none)
+    library_dir: str = ""  # the package's folder (``.../kornia``)
+    root: str = "."  # the project: the folder of its pyproject.toml
+
+    def ref_for(self, path: str) -> str:
+        """The file ref of ``path`` (absolute)."""
+        path = os.path.realpath(path)
+        if self.library_dir and (path == self.library_dir or path.startswith(self.library_dir + os.sep)):
+            inner = os.path.relpath(path, self.library_dir)
+            return f"{self.library}/{inner}".replace(os.sep, "/")
+        return PROJECT + os.path.relpath(path, os.path.realpath(self.root)).replace(os.sep, "/")
+
+    def path_for(self, ref: str) -> str | None:
+        """The file a ref names here, or None when it names the library and none is set."""
+        file = ref.split("::", 1)[0]
+        if file.startswith(PROJECT):
+            return os.path.normpath(os.path.join(self.root, file[len(PROJECT):]))
+        name, _, inner = file.partition("/")
+        if not self.library_dir or name != self.library:
+            return None
+        return os.path.join(self.library_dir, inner)
+
+
+class CodeCheck:
+    """Whether recorded code is still the code there is: which refs now digest differently."""
+
+    def __init__(self, places: CodePlaces, digests: SourceDigests | None = None):
+        self.places = places
+        self.digests = digests or SourceDigests()
+
+    def current(self, ref: str) -> str:
+        path = self.places.path_for(ref)
+        found = self.digests.of_file(path) if path else None
+        if found is None:
+            return GONE
+        _, _, function = ref.partition("::")
+        return found.functions.get(function, GONE) if function else found.top
+
+    def changed(self, code: dict[str, str]) -> list[str]:
+        """The refs of ``code`` whose digest is not the recorded one, in order."""
+        return [ref for ref, digest in sorted(code.items()) if self.current(ref) != digest]
+
+
+def code_set_id(code: dict[str, str]) -> str:
+    """The name of one case's set of refs and digests in the snapshot's ``code`` table: a digest of the set,
+    so cases that ran the same code share one entry, and a set is never changed in place."""
+    text = "\n".join(f"{ref} {digest}" for ref, digest in sorted(code.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,133 @@
+"""Which code of the library and the project one case runs, while a worker builds and measures it.
+
+Two sources, because one cannot see everything:
+
+- coverage.py's tracer sees every line Python runs: building the case, the eager run, ``torch.export`` and the
+  ONNX exporter (both run the library's Python code, with fake tensors), and whatever runs outside a graph;
+- dynamo does not run the code it compiles, it reads it: the functions it traced (inlined ones included, and
+  the branches taken only under ``torch.compiler.is_compiling()``) are in each compile's ``TracingContext``.
+  A private attribute of torch's; where a torch lacks it, compile-only code is not seen (the rest still is).
+
+Only the library's folder and the project's folders are traced (the case modules' folders, the tests'), never
+torch or the standard library: those are keyed by their versions. The result is ``{ref: digest}``
+(:mod:`..base.code_digest`): each function that ran, and the top level of each file it is in.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from typing import Any, Iterable
+
+from ..base.code_digest import CodePlaces, SourceDigests
+
+_OWN_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # sphinx_kexport/
+_traced_code: list[list[Any]] = []  # the traced_code list of every TracingContext made while a watch is on
+_watching = False
+
+
+def _observe_dynamo() -> None:
+    """Keep each new TracingContext's list of traced code objects (not the context: it holds the graph)."""
+    try:
+        from torch._guards import TracingContext
+    except ImportError:
+        return
+    original = TracingContext.__init__
+    if getattr(original, "_kexport_observed", False):
+        return
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        traced = getattr(self, "traced_code", None)
+        if _watching and isinstance(traced, list):
+            _traced_code.append(traced)
+
+    init._kexport_observed = True  # type: ignore[attr-defined]
+    TracingContext.__init__ = init  # type: ignore[method-assign]
+
+
+class CodeWatch:
+    """Record the library's and the project's code one case runs: :meth:`start` before building it,
+    :meth:`code` whenever its record is sent, :meth:`stop` when it is done."""
+
+    def __init__(self, places: CodePlaces, folders: Iterable[str], digests: SourceDigests | None = None):
+        try:
+            import coverage  # noqa: F401
+        except ImportError:
+            raise ImportError("the probe records the code each case runs with coverage.py, which is not installed: "
+                              "pip install 'sphinx-kexport[probe]' (or pip install coverage)") from None
+        self.places = places
+        self.base_folders = list(folders)
+        self.folders: list[str] = []
+        self._omit: list[str] = []
+        self.digests = digests or SourceDigests()
+        self._coverage: Any = None
+        self._seen: dict[str, str] = {}
+        _observe_dynamo()
+
+    def start(self, more_folders: Iterable[str] = ()) -> None:
+        """Watch from now on, the base folders and ``more_folders`` (a test case's tests)."""
+        import coverage
+
+        global _watching
+        folders = sorted({os.path.realpath(f) for f in [*self.base_folders, *more_folders] if f})
+        if self._coverage is None or folders != self.folders:
+            self.folders, self._omit = folders, self._omitted(folders)
+            self._coverage = coverage.Coverage(
+                data_file=None, config_file=False, branch=False,
+                include=[os.path.join(folder, "*") for folder in folders], omit=self._omit)
+            # a case that runs none of the watched code is no news; a module imported before the watch, neither
+            self._coverage.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured",
+                                                               "already-imported", "module-not-imported"])
+        _traced_code.clear()
+        self._seen = {}
+        self._coverage.erase()
+        _watching = True
+        self._coverage.start()
+
+    def stop(self) -> None:
+        global _watching
+        _watching = False
+        self._coverage.stop()
+
+    def code(self) -> dict[str, str]:
+        """``{ref: digest}`` of what ran since :meth:`start`."""
+        data = self._coverage.get_data()
+        for path in data.measured_files():
+            digests = self.digests.of_file(path)
+            if digests is None:
+                continue
+            functions = {digests.function_at(line) for line in data.lines(path) or ()}
+            self._add(path, digests, functions)
+        for traced in _traced_code:
+            for code in list(traced):
+                path = os.path.realpath(code.co_filename)
+                if not self._watched(path):
+                    continue
+                digests = self.digests.of_file(path)
+                if digests is not None:
+                    self._add(path, digests, {digests.function_named(getattr(code, "co_qualname", code.co_name))})
+        return dict(sorted(self._seen.items()))
+
+    def _omitted(self, folders: list[str]) -> list[str]:
+        """The probe's own code, and installed packages under a watched folder (a case module beside the
+        project's virtual environment must not watch torch), unless the library itself is installed there."""
+        patterns = [os.path.join(_OWN_PACKAGE, "*")]
+        library = self.places.library_dir + os.sep
+        for folder in folders:
+            for installed in ("site-packages", "dist-packages"):
+                pattern = os.path.join(folder, "*", installed, "*")
+                if not fnmatch.fnmatch(library, pattern):
+                    patterns.append(pattern)
+        return patterns
+
+    def _watched(self, path: str) -> bool:
+        return any(path.startswith(folder + os.sep) for folder in self.folders) and \
+            not any(fnmatch.fnmatch(path, pattern) for pattern in self._omit)
+
+    def _add(self, path: str, digests: Any, functions: set[str | None]) -> None:
+        ref = self.places.ref_for(path)
+        self._seen[ref] = digests.top  # a function depends on the imports and constants of its file
+        for name in functions:
+            if name is not None:
+                self._seen[f"{ref}::{name}"] = digests.functions[name]

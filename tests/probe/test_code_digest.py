@@ -1,0 +1,109 @@
+"""Digests of the code a case runs: they move with behaviour, not with comments, docstrings or formatting."""
+
+from __future__ import annotations
+
+import textwrap
+
+from sphinx_kexport.probe.base.code_digest import GONE, CodeCheck, CodePlaces, code_set_id, file_digests
+
+SOURCE = textwrap.dedent('''
+    """A module."""
+    import torch
+
+    EPS = 1e-6
+
+
+    def helper(x):
+        """Scale x."""
+        return x / (x.abs().max() + EPS)
+
+
+    class Box:
+        """A box."""
+        scale = 2.0
+
+        @staticmethod
+        def area(x):
+            def inner(y):
+                return y * 2
+            return inner(x) + (lambda z: z)(x)
+
+        @property
+        def side(self):
+            return 1
+
+        @side.setter
+        def side(self, value):
+            pass
+''')
+
+
+def digests(text: str):
+    return file_digests(textwrap.dedent(text))
+
+
+def test_comments_docstrings_and_formatting_do_not_move_a_digest():
+    base = file_digests(SOURCE)
+    edited = file_digests(SOURCE.replace('"""Scale x."""', '"""Scale x by its largest magnitude."""')
+                          .replace("return x / (x.abs().max() + EPS)",
+                                   "# never divide by zero\n    return x / (\n        x.abs().max() + EPS\n    )")
+                          .replace('"""A module."""', "").replace("    scale = 2.0\n", "    scale = 2.0  # why\n"))
+    assert edited.top == base.top and edited.functions == base.functions
+
+
+def test_a_body_edit_moves_that_function_only_and_a_signature_edit_the_top_level():
+    base = file_digests(SOURCE)
+    body = file_digests(SOURCE.replace("return y * 2", "return y * 3"))
+    assert body.functions["Box.area"] != base.functions["Box.area"]  # a nested function belongs to its outer one
+    assert {k: v for k, v in body.functions.items() if k != "Box.area"} == \
+        {k: v for k, v in base.functions.items() if k != "Box.area"}
+    assert body.top == base.top
+    constant = file_digests(SOURCE.replace("EPS = 1e-6", "EPS = 1e-5"))
+    assert constant.top != base.top and constant.functions == base.functions
+    signature = file_digests(SOURCE.replace("def helper(x):", "def helper(x, eps=0.0):"))
+    assert signature.top != base.top and signature.functions["helper"] != base.functions["helper"]
+
+
+def test_lines_and_code_objects_map_to_their_outermost_function():
+    found = file_digests(SOURCE)
+    lines = SOURCE.splitlines()
+    at = {text.strip(): i + 1 for i, text in enumerate(lines)}
+    assert found.function_at(at["return x / (x.abs().max() + EPS)"]) == "helper"
+    assert found.function_at(at["return y * 2"]) == "Box.area"
+    assert found.function_at(at["def helper(x):"]) is None  # runs when the module is imported, not when called
+    assert found.function_at(at["EPS = 1e-6"]) is None
+    assert found.function_named("Box.area.<locals>.inner") == "Box.area"
+    assert found.function_named("Box") is None and found.function_named("<module>") is None
+    assert "Box.side" in found.functions  # a property and its setter: one ref
+
+
+def test_a_check_names_what_changed_and_what_is_gone(tmp_path):
+    library = tmp_path / "lib"
+    library.mkdir()
+    (library / "ops.py").write_text(SOURCE)
+    places = CodePlaces("lib", str(library), str(tmp_path))
+    check = CodeCheck(places)
+    found = file_digests(SOURCE)
+    code = {"lib/ops.py": found.top, "lib/ops.py::helper": found.functions["helper"],
+            "lib/ops.py::Box.area": found.functions["Box.area"]}
+    assert places.ref_for(str(library / "ops.py")) == "lib/ops.py"
+    assert places.ref_for(str(tmp_path / "cases" / "c.py")) == "./cases/c.py"
+    assert places.path_for("./cases/c.py::f") == str(tmp_path / "cases" / "c.py")
+    assert check.changed(code) == []
+    (library / "ops.py").write_text(SOURCE.replace("return y * 2", "return y * 4"))
+    assert check.changed(code) == ["lib/ops.py::Box.area"]
+    (library / "ops.py").write_text(SOURCE.replace("def helper(x):", "def renamed(x):"))
+    assert check.current("lib/ops.py::helper") == GONE
+    assert "lib/ops.py::helper" in check.changed(code)
+    (library / "ops.py").unlink()
+    assert check.changed(code) == sorted(code)
+
+
+def test_a_set_id_is_a_digest_of_the_set():
+    assert code_set_id({"a": "1", "b": "2"}) == code_set_id({"b": "2", "a": "1"})
+    assert code_set_id({"a": "1"}) != code_set_id({"a": "2"})
+
+
+def test_a_file_that_does_not_parse_is_one_opaque_text():
+    broken = digests("def f(:\n")
+    assert broken.functions == {} and broken.top == digests("def f(:\n").top != digests("def f(:  \n").top

@@ -1,0 +1,148 @@
+"""The probe follows the library's code: a rerun measures exactly the cases that ran what changed, and
+``diff`` is the gate that sees it (tests/probe/probe_cases/gateproject, a library whose three operators share one
+helper, copied into a git repository and edited between real probe runs, as a maintainer's CI would)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from probe_cli import probe_cli
+
+pytestmark = [pytest.mark.probe, pytest.mark.slow]
+pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+pytest.importorskip("coverage")
+
+REPO = Path(__file__).resolve().parents[2]
+PROJECT = REPO / "tests" / "probe" / "probe_cases" / "gateproject"
+SHARED = ("brighten", "darken", "contrast")
+BRANCH = "    if x.abs().amax() > 1.0:\n        x = x / 2\n    return x /"
+
+
+def git(where: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=ci@example.org", "-c", "user.name=ci", *args], cwd=where, check=True,
+                   capture_output=True)
+
+
+def probe(where: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(where), str(REPO)]))
+    return probe_cli(*args, cwd=where, env=env)
+
+
+def survey(where: Path) -> tuple[str, dict]:
+    done = probe(where)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout, json.loads((where / "support.json").read_text())
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def statuses(snapshot: dict, path: str) -> dict[str, str]:
+    return {c["name"]: c["results"]["cpu"][path]["status"] for c in snapshot["cases"]}
+
+
+@pytest.fixture(scope="module")
+def gate(tmp_path_factory):
+    """Commit, survey; a comment-only edit; a data-dependent branch in the shared helper; the revert."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    where = tmp_path_factory.mktemp("gate") / "project"
+    shutil.copytree(PROJECT, where)
+    git(where, "init", "-q")
+    git(where, "add", "-A")
+    git(where, "commit", "-qm", "the library as surveyed")
+    runs = {"first": survey(where)}
+    shutil.copy(where / "support.json", where / "base.json")
+    helper = where / "gatelib" / "_common.py"
+    edit(helper, '    """Scale ``x`` into [-1, 1]."""\n',
+         '    """Scale ``x`` into [-1, 1], never dividing by zero."""\n    # one reduction over |x|\n')
+    edit(helper, "return x / (x.abs().max() + 1e-6)", "return x / (\n        x.abs().max() + 1e-6\n    )")
+    runs["comment"] = survey(where)
+    git(where, "checkout", "-q", "--", "gatelib")
+    edit(helper, "    return x /", BRANCH)
+    runs["plan"] = probe(where, "--dry-run")
+    runs["broken"] = survey(where)
+    shutil.copy(where / "support.json", where / "broken.json")
+    runs["regressions"] = probe(where, "diff", "base.json", "support.json")
+    git(where, "checkout", "-q", "--", "gatelib")
+    runs["reverted"] = survey(where)
+    runs["fixes"] = probe(where, "diff", "broken.json", "support.json")
+    edit(where / "gatelib" / "_compiled.py", "return torch.neg(x)", "return x * -1")
+    runs["compile_only"] = probe(where, "--dry-run")
+    return runs
+
+
+def test_each_record_names_the_code_its_case_ran(gate):
+    _, snapshot = gate["first"]
+    table = snapshot["code"]
+    code = {c["name"]: table[c["measured"]["cpu"]["code"]] for c in snapshot["cases"]}
+    for name in SHARED:
+        assert "gatelib/_common.py::normalize" in code[name] and f"gatelib/ops.py::{name}" in code[name]
+        assert "gatelib/_common.py" in code[name]  # the file's top level: its imports and constants
+    assert "gatelib/_common.py::normalize" not in code["negate"]
+    # the branch only compilers take, reached through dynamo's tracing and torch.export's run
+    assert "gatelib/_compiled.py::negated_for_compilers" in code["negate"]
+    assert "./cases/cases_gatelib.py" in code["negate"]  # the case module is code the case runs too
+    assert all(len(digest) == 16 for refs in table.values() for digest in refs.values())
+
+
+def test_a_comment_docstring_or_formatting_edit_measures_nothing(gate):
+    stdout, snapshot = gate["comment"]
+    assert "measured 0, reused 4" in stdout
+    # the same records and code (the header's revision says the checkout is dirty now)
+    assert snapshot["cases"] == gate["first"][1]["cases"] and snapshot["code"] == gate["first"][1]["code"]
+
+
+def test_dry_run_names_the_cases_that_ran_the_changed_helper_and_why(gate):
+    plan = gate["plan"]
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    lines = plan.stdout.splitlines()
+    planned = [line for line in lines if line.startswith("  ") and "[cpu]:" in line]
+    assert sorted(line.split()[0] for line in planned) == sorted(SHARED)
+    for line in planned:
+        assert "code it ran changed: gatelib/_common.py::normalize" in line and "s the last time)" in line
+    assert "would reuse 1 unchanged since support.json" in plan.stdout
+    assert "nothing was measured or written (--dry-run)" in plan.stdout
+
+
+def test_a_broken_helper_remeasures_exactly_its_callers_and_the_gate_fails(gate):
+    stdout, snapshot = gate["broken"]
+    assert "measured 3, reused 1" in stdout
+    before = gate["first"][1]
+    negate = next(c for c in snapshot["cases"] if c["name"] == "negate")
+    assert negate["measured"] == next(c for c in before["cases"] if c["name"] == "negate")["measured"]
+    for name in SHARED:
+        assert statuses(before, "export")[name] == "ok" and statuses(snapshot, "export")[name] == "fail"
+    diff = gate["regressions"]
+    assert diff.returncode == 1, diff.stdout + diff.stderr
+    regressed = diff.stdout.split("regressed")[1].split("changed")[0]
+    for name in SHARED:
+        assert f"{name} [cpu] torch.export: ok -> fail" in regressed
+    assert "negate" not in diff.stdout
+
+
+def test_the_revert_is_measured_again_and_the_gate_says_fixed(gate):
+    stdout, snapshot = gate["reverted"]
+    assert "measured 3, reused 1" in stdout
+    assert statuses(snapshot, "export") == statuses(gate["first"][1], "export")
+    fixes = gate["fixes"]
+    assert fixes.returncode == 0 and "0 regressed" in fixes.stdout
+    for name in SHARED:
+        assert f"{name} [cpu] torch.export: fail -> ok" in fixes.stdout.split("fixed")[1]
+
+
+def test_code_that_only_compilers_run_is_followed_too(gate):
+    plan = gate["compile_only"].stdout
+    planned = [line.split()[0] for line in plan.splitlines() if line.startswith("  ") and "[cpu]:" in line]
+    assert planned == ["negate"]
+    assert "gatelib/_compiled.py::negated_for_compilers" in plan
