@@ -230,14 +230,28 @@ def test_examples_whose_cases_do_not_pickle_run_again_alone_with_the_same_names(
     assert cases["blend[doc]"]["target"] == "KeywordCall"
 
 
-def test_an_edit_to_the_library_runs_the_examples_again_and_replaces_the_entry(tmp_path):
+def test_an_edit_to_the_library_runs_again_only_the_examples_that_ran_what_changed(tmp_path):
     lib = write_library(tmp_path / "lib", "editlib_kx", LIBRARY)
     cache = tmp_path / "cache"
-    discover_in_process("editlib_kx", str(cache), lib)
+    first = discover_in_process("editlib_kx", str(cache), lib)
+    always = ["editlib_kx.apply", "editlib_kx.tune"]  # their cases do not pickle: they run on every load
     (lib / "editlib_kx" / "helpers.py").write_text("# a new file in the library\n")
+    new_file = discover_in_process("editlib_kx", str(cache), lib)
+    assert new_file["cache"].startswith("the library's code changed: ran again the 2 example(s)")
+    assert new_file["ran"] == always
+    same_result(first, new_file)
+    init = lib / "editlib_kx" / "__init__.py"
+    init.write_text(init.read_text().replace('    """Two calls, named after the ones before.',
+                                             '    # a comment\n    """Two calls, named after those before.'))
+    assert discover_in_process("editlib_kx", str(cache), lib)["ran"] == always  # a comment and a docstring
+    init.write_text(init.read_text().replace("    return 2 * x", "    return x + x"))
     edited = discover_in_process("editlib_kx", str(cache), lib)
-    assert edited["cache"].startswith("ran the examples") and len(edited["ran"]) == 7
-    assert len(list(cache.glob("editlib_kx-*.pickle"))) == 1  # the old key's file is gone
+    # twice's example runs twice(); apply's example never does, nor any other example
+    assert sorted(edited["ran"]) == sorted(always + ["editlib_kx.twice"])
+    same_result(first, edited)
+    fresh = discover_in_process("editlib_kx", str(tmp_path / "fresh-cache"), lib)
+    same_result(fresh, edited)  # what a discovery from nothing finds
+    assert len(list(cache.glob("editlib_kx-*.pickle"))) == 1  # one file per package and arguments
     other_limit = discover_in_process("editlib_kx", str(cache), lib, limit=7.0)
     assert other_limit["cache"].startswith("ran the examples")  # the arguments are part of the key
     assert len(list(cache.glob("editlib_kx-*.pickle"))) == 2
@@ -256,7 +270,7 @@ def test_the_key_covers_the_discovery_code_and_the_versions(monkeypatch, tmp_pat
     assert {"suite_cases.py", "literals.py", "case_slice.py"} <= tests_names and "call_source.py" not in tests_names
     key = discovery_cache.cache_key("probe_cases.doclib", [], ["x"], 2.0)
     assert key["exclude"] == ["x"] and key["time_limit"] == 2.0 and key["versions"]["torch"] == torch.__version__
-    assert key["versions"]["python"] == sys.version and key["library_source"]
+    assert key["versions"]["python"] == sys.version and key["library_source"]  # in the file, for docstrings
     assert discovery_cache.cache_key("no_such_library_kx", [], [], 2.0) is None  # nothing to hash: not cached
     monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", "OFF")
     assert discovery_cache.cache_dir() is None

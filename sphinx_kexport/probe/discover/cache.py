@@ -3,12 +3,19 @@
 ``cases_from_docstrings`` (and ``discover``) run every docstring example of a
 package, which for all of Kornia takes minutes and gigabytes, on every import
 of the case modules. Their result only depends on what is in :func:`cache_key`:
-the package and the arguments, the source of the library (every ``.py`` file
-of its top-level package, so an edit anywhere in the library invalidates), the
-versions of Python, torch, numpy, the library and its direct requirements, and
-the source of the probe's discovery code (``docstrings.py`` and every probe
-module it imports, directly or not). One file per package and arguments is
-kept in :func:`cache_dir`; writing a new key removes the file of the old one.
+the package and the arguments, the versions of Python, torch, numpy, the library
+and its direct requirements, the source of the probe's discovery code
+(``docstrings.py`` and every probe module it imports, directly or not), and the
+source of the library (every ``.py`` file of its top-level package). One file
+per package and arguments is kept in :func:`cache_dir`; writing a new key
+removes the file of the old one.
+
+For docstring examples the library's source is not in the key but in the file
+(``Stored.library_source``), and each example's entry names the library code it
+ran and a digest of its text: when the library changed, only the examples whose
+code or text changed run again (and new ones), the others are loaded
+(:mod:`.docstrings`). The cases recorded from tests keep the source in the key:
+an edit to the library runs the tests again.
 
 Each object's report (why it has no case, and the rest of what it says) is pickled
 on its own, and each of its cases apart from it, then unpickled once to check that it
@@ -49,7 +56,8 @@ from .case_pickle import BlobIndex, CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
-CACHE_FORMAT = 3  # bump when what a cache file holds changes (2: each report read alone; 3: each case)
+CACHE_FORMAT = 4  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
+# and text of each docstring example, the library's source in the file)
 _REFRESH = {"on": False}
 _PROBE_DIR = Path(__file__).resolve().parent.parent
 _PACKAGE_DIR = _PROBE_DIR.parent  # sphinx_kexport/
@@ -259,6 +267,8 @@ class Entry:
     offset: int = 0  # from the end of the header
     length: int = -1
     cases: list[tuple[str, int, int]] = field(default_factory=list)  # (case name, offset, length), in order
+    example: str = ""  # a digest of its example's text
+    code: dict[str, str] | None = None  # the library code its example ran ({ref: digest}; None: not known)
 
     @property
     def stored(self) -> bool:
@@ -277,6 +287,7 @@ class Stored:
     failures: bytes = b""  # the pickled "import failed" reports
     blobs_start: int = 0  # where the cases' large tensors begin, from data_start (case_pickle.py)
     data_start: int = 0  # where the reports' bytes begin in the file (set when read)
+    library_source: str = ""  # the library's source digest when it is not in the key (docstring examples)
 
 
 def _safe(text: str) -> str:
@@ -297,23 +308,31 @@ class DiscoveryCache:
         except OSError:
             return "not written"
 
-    def __init__(self, directory: Path, key: dict[str, Any]):
+    def __init__(self, directory: Path, key: dict[str, Any], library_source: str = ""):
         self.directory = directory
         self.key = key
+        self.library_source = library_source  # when it is kept in the file, not in the key
         arguments = {k: key[k] for k in ARGUMENTS if k in key}
         self.stem = f"{_safe(key['package'])}-{_digest(arguments)[:12]}"
         self.path = directory / f"{self.stem}-{_digest(key)[:20]}.pickle"
 
     @classmethod
     def open(cls, package: str, include: list[str], exclude: list[str], time_limit: float,
-             entry: str = "docstrings.py", extra: dict[str, Any] | None = None) -> DiscoveryCache | None:
+             entry: str = "docstrings.py", extra: dict[str, Any] | None = None,
+             per_example: bool = False) -> DiscoveryCache | None:
         """The cache for these arguments; None when caching is off or the library's source cannot be found.
-        ``extra``: more of the key (the tests' path and sources, for the cases recorded from the tests)."""
+        ``extra``: more of the key (the tests' path and sources, for the cases recorded from the tests).
+        ``per_example``: the library's source goes in the file, not the key (each entry says what it ran)."""
         directory = cache_dir()
         if directory is None:
             return None
         key = cache_key(package, include, exclude, time_limit, entry)
-        return None if key is None else cls(directory, dict(key, **(extra or {})))
+        if key is None:
+            return None
+        if per_example:
+            return cls(directory, {k: v for k, v in dict(key, **(extra or {})).items() if k != "library_source"},
+                       key["library_source"])
+        return cls(directory, dict(key, **(extra or {})))
 
     def load(self) -> Stored | None:
         """The stored discovery's header, or None when there is none for this key (or it cannot be read)."""
@@ -368,7 +387,7 @@ class DiscoveryCache:
                 entries = [_write_report(body, blobs, report, base_name) for report in reports]
                 stored = Stored(self.key, time.time(), seconds, entries,
                                 pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL),
-                                blobs_start=body.seek(0, os.SEEK_END))
+                                blobs_start=body.seek(0, os.SEEK_END), library_source=self.library_source)
                 header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
                 handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
                 try:
@@ -420,7 +439,9 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
     come back equal (a class whose pickling drops state) is cut off again: the entry says its example runs
     again on load."""
     start, blobs_start = body.seek(0, os.SEEK_END), blobs.seek(0, os.SEEK_END)
-    entry = Entry(report.ref, [base_name(spec) for spec in report.cases], start)
+    # a docstring example's report says what its example ran; a test's (suite.py) does not
+    example, code = getattr(report, "example", ""), getattr(report, "code", None)
+    entry = Entry(report.ref, [base_name(spec) for spec in report.cases], start, example=example, code=code)
     shared = BlobIndex()  # a storage two cases of the example share is written once
     try:
         pickle.dump(dataclasses.replace(report, cases=[]), body, protocol=pickle.HIGHEST_PROTOCOL)
@@ -444,5 +465,5 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
         body.truncate()
         blobs.seek(blobs_start)
         blobs.truncate()
-        return Entry(report.ref, entry.bases)
+        return Entry(report.ref, entry.bases, example=example, code=code)
     return entry

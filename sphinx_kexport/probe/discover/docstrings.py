@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import doctest
 import gc
+import hashlib
+import os
 import importlib
 import importlib.util
 import pickle
@@ -35,6 +37,9 @@ from .docstring_run import run_example
 from .focus import focused_cases
 from .recording import recording
 from .cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
+from ..base.code_digest import CodeCheck, CodePlaces
+from ..measure.code_watch import CodeWatch
+from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec
 from .library import (ObjectReport, as_written, case_base_name, find_aliases, place, selected,
@@ -108,13 +113,17 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
     began = time.monotonic()
     include, exclude = list(include), list(exclude)
     with random_state_kept():
-        store = DiscoveryCache.open(package, include, exclude, time_limit)
+        store = DiscoveryCache.open(package, include, exclude, time_limit, per_example=True)
+        loaded: dict[str, ObjectReport] = {}
         if store is not None and not refreshing():
             stored = store.load()
-            found = _from_cache(store, stored, package, include, exclude, time_limit, began) if stored else None
-            if found is not None:
-                return _without_repeats(found)
-        reports, failures = _run(package, include, exclude, time_limit, on_example=on_example)
+            if stored is not None and stored.library_source == store.library_source:
+                found = _from_cache(store, stored, package, include, exclude, time_limit, began)
+                if found is not None:
+                    return _without_repeats(found)
+            elif stored is not None:  # the library changed: the examples that ran none of what changed are kept
+                loaded = _unchanged_examples(store, stored, package.split(".")[0])
+        reports, failures = _run(package, include, exclude, time_limit, on_example=on_example, loaded=loaded)
         _stamp(reports, package, include, exclude, time_limit)
         seconds = time.monotonic() - began
         if store is None:
@@ -122,7 +131,10 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
                     else f"not cached: the source of {package.split('.')[0]!r} was not found")
         else:
             again = store.save(reports, failures, seconds, lambda spec: case_base_name(spec.ref))
-            note = f"ran the examples and stored them in the discovery cache {store.path} ({store.size()})" + (
+            ran = (f"the library's code changed: ran again the {len(reports) - len(loaded)} example(s) that ran "
+                   f"what changed (or are new), loaded {len(loaded)} from" if loaded else "ran the examples and stored "
+                   "them in")
+            note = f"{ran} the discovery cache {store.path} ({store.size()})" + (
                 f" ({again} example(s) will run again: their cases do not pickle)" if again else "")
     return _without_repeats(Discovery(package, sorted(failures + reports, key=lambda r: r.ref), seconds, note,
                                       len(reports)))
@@ -182,7 +194,7 @@ def discovered_case(ref: DiscoveryRef, name: str, wanted: str = "") -> CaseSpec 
     cache's order run again with it, never a test suite. None when the example no longer makes it."""
     include, exclude = list(ref.include), list(ref.exclude)
     with random_state_kept():
-        store = DiscoveryCache.open(ref.package, include, exclude, ref.time_limit)
+        store = DiscoveryCache.open(ref.package, include, exclude, ref.time_limit, per_example=True)
         stored = last_stored(store)
         used: Counter[str] = Counter()  # the base names of the examples before it: its cases' numbers
         before: dict[str, Counter[str]] = {}  # the examples before it, each with the base names before it
@@ -238,12 +250,15 @@ def discovered_cases_left_out() -> bool:
 
 
 def _run(package: str, include: list[str], exclude: list[str], time_limit: float,
-         only: dict[str, Counter[str]] | None = None, on_example: OnExample | None = None
-         ) -> tuple[list[ObjectReport], list[ObjectReport]]:
+         only: dict[str, Counter[str]] | None = None, on_example: OnExample | None = None,
+         loaded: dict[str, ObjectReport] | None = None) -> tuple[list[ObjectReport], list[ObjectReport]]:
     """(reports in the order the examples ran, modules that failed to import).
 
     ``only`` maps the names of the examples to run to the case base names used
-    before each (so its cases get the names a full run gives them).
+    before each (so its cases get the names a full run gives them). ``loaded``:
+    reports of examples that need not run again (from the discovery cache), taken
+    in their place in the order, so the cases after them are named as a full run
+    names them.
     """
     top = package.split(".")[0]
     modules, failures = public_modules(package, exclude)
@@ -262,12 +277,19 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
         tests = [t for t in tests if t.name in only]
     used: Counter[str] = Counter()
     reports: list[ObjectReport] = []
+    loaded = loaded or {}
+    watch = example_watch(top)
     with recording(functions, module_classes, top, method_classes):
         for done, test in enumerate(tests, 1):
+            kept = loaded.get(test.name)
+            if kept is not None and kept.example == example_digest(test):
+                reports.append(kept)
+                used.update(case_base_name(spec.ref) for spec in kept.cases)
+                continue
             began = time.monotonic()
             try:
                 counter = Counter(only[test.name]) if only is not None else used
-                reports.append(_survey_one(test, package, top, time_limit, counter, aliases))
+                reports.append(_survey_one(test, package, top, time_limit, counter, aliases, watch))
             finally:
                 release(test)
             if on_example is not None:
@@ -302,6 +324,44 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, include: li
                      len(again))
 
 
+def example_digest(test: doctest.DocTest) -> str:
+    """A digest of an example's text: its statements and the outputs it expects."""
+    text = "\n".join(f"{example.source}\0{example.want}" for example in test.examples)
+    return hashlib.sha256(f"{test.name}\0{text}".encode()).hexdigest()[:16]
+
+
+def example_watch(top: str) -> CodeWatch | None:
+    """A watch on the library's code (what each example ran, for the discovery cache); None when the library's
+    folder is not found or coverage.py is not installed (then a change to the library runs every example)."""
+    root = library_root(top)
+    if root is NO_LIBRARY:
+        return None
+    try:
+        return CodeWatch(CodePlaces(top, root.directory, os.getcwd()), [root.directory])
+    except ImportError:
+        return None
+
+
+def _unchanged_examples(store: DiscoveryCache, stored: Stored, top: str) -> dict[str, ObjectReport]:
+    """The reports of the stored examples whose library code did not change (their text is compared when they
+    are about to run): read before the recorder replaces the library's callables, which unpickling looks up."""
+    root = library_root(top)
+    if root is NO_LIBRARY:
+        return {}
+    check = CodeCheck(CodePlaces(top, root.directory, os.getcwd()))
+    kept: dict[str, ObjectReport] = {}
+    for entry in stored.entries:
+        if not entry.stored or entry.code is None or check.changed(entry.code):
+            continue
+        try:
+            report = store.load_report(stored, entry)
+        except Exception:  # a class it names moved or changed: its example runs again
+            continue
+        report.example, report.code = entry.example, entry.code
+        kept[entry.name] = report
+    return kept
+
+
 def release(test: doctest.DocTest) -> None:
     """Free what an example built (its images, its models) before the next one runs.
 
@@ -319,10 +379,17 @@ _DEFINED = object()  # what stands for an example's value once the example has r
 
 
 def _survey_one(test: doctest.DocTest, package: str, top: str, limit: float, used: Counter[str],
-                aliases: dict[str, list[str]]) -> ObjectReport:
-    report = ObjectReport(test.name)
+                aliases: dict[str, list[str]], watch: CodeWatch | None = None) -> ObjectReport:
+    report = ObjectReport(test.name, example=example_digest(test))
     began = time.monotonic()
-    run = run_example(test, _globals(test, top), limit)
+    if watch is not None:
+        watch.start()
+    try:
+        run = run_example(test, _globals(test, top), limit)
+    finally:
+        if watch is not None:
+            report.code = watch.code()
+            watch.stop()
     # the example's own objects go before its cases are checked (a 1.5 GB model would otherwise sit beside
     # the case's copy and the copy each check runs); a case holds copies of its target and inputs, and
     # writing its repro reads only which names are modules

@@ -42,6 +42,8 @@ class ObjectReport:
     detail: str = ""
     dropped: list[str] = field(default_factory=list)  # calls that could not become cases, with why
     seconds: float = 0.0
+    example: str = ""  # a digest of the example's text (docstrings: what the discovery cache compares)
+    code: dict[str, str] | None = None  # the library code the example ran ({ref: digest}; None: not watched)
 
 
 def matches(ref: str, patterns: Iterable[str]) -> bool:
