@@ -47,6 +47,7 @@ def installed(tmp_path_factory) -> Path:
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
          "-w", str(work / "dist"), str(REPO), cwd=work)
     wheel = next((work / "dist").glob("sphinx_kexport-*.whl"))
+    (work / "wheel-name").write_text(str(wheel))
 
     venv = work / "venv"
     _run(sys.executable, "-m", "venv", "--without-pip", str(venv), cwd=work)
@@ -85,3 +86,22 @@ def test_installed_wheel_builds_a_page_with_its_assets(installed, tmp_path):
     for asset in assets:
         copied = out / asset.split("?")[0]
         assert copied.read_bytes() == (REPO / "static" / copied.name).read_bytes()
+
+
+def test_the_wheel_carries_the_license_the_typing_marker_and_a_console_script(installed, tmp_path):
+    import zipfile
+
+    wheel = Path((installed.parent.parent.parent / "wheel-name").read_text())
+    names = zipfile.ZipFile(wheel).namelist()
+    licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
+    assert zipfile.ZipFile(wheel).read(licence) == (REPO / "LICENSE").read_bytes()
+    assert "sphinx_kexport/py.typed" in names
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: BSD-3-Clause" in metadata and "Classifier: Programming Language :: Python :: 3.11" \
+        in metadata and "Keywords:" in metadata
+    script = installed.parent / "sphinx-kexport-probe"
+    helped = _run(str(script), "--help", cwd=tmp_path, env=_clean_env())
+    assert "Probe every registered case" in helped.stdout
+    wrong = subprocess.run([str(script), "diff", "missing.json", "other.json"], cwd=tmp_path, env=_clean_env(),
+                           capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 2 and "missing.json" in wrong.stderr and "Traceback" not in wrong.stderr

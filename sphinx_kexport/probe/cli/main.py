@@ -1,4 +1,5 @@
-"""``python -m sphinx_kexport.probe [SUBCOMMAND]``: one module per subcommand, dispatched here.
+"""``python -m sphinx_kexport.probe [SUBCOMMAND]`` (or ``sphinx-kexport-probe``): one module per subcommand,
+dispatched here.
 
 No subcommand refreshes the snapshot (:mod:`.probe`); ``merge``, ``diff``, ``repro`` and ``discover``
 are the others. Each module imports what it needs when it runs, so ``--help`` answers at once.
@@ -37,3 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_probe(probe_parser().parse_args(argv))
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+
+
+def entry_point() -> None:
+    """The ``sphinx-kexport-probe`` console script."""
+    sys.exit(main())
