@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sphinx_builds import children_cpu  # every waited-for descendant, g++ included
+from process_tree import run_counted  # every process of the run, the probe's workers included
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -33,13 +33,14 @@ TARGET_RATIO = 1.5
 
 
 def timed(command: list[str], cache: Path) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the whole process tree)."""
+    """(wall seconds, CPU seconds of the whole process tree: the probe's parent, its fork server, inventory
+    children, workers and inductor's compilers)."""
     env = dict(os.environ, PYTHONPATH=str(REPO), TORCHINDUCTOR_CACHE_DIR=str(cache))
-    cpu, began = children_cpu(), time.monotonic()
-    done = subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done, wall, cpu = run_counted(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  text=True)
     if done.returncode:
         raise SystemExit(f"{' '.join(command[:3])} ... failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return time.monotonic() - began, children_cpu() - cpu
+    return wall, cpu
 
 
 def probe_statuses(snapshot: dict) -> dict:
