@@ -61,7 +61,11 @@ def test_a_body_edit_moves_that_function_only_and_a_signature_edit_the_top_level
     constant = file_digests(SOURCE.replace("EPS = 1e-6", "EPS = 1e-5"))
     assert constant.top != base.top and constant.functions == base.functions
     signature = file_digests(SOURCE.replace("def helper(x):", "def helper(x, eps=0.0):"))
-    assert signature.top != base.top and signature.functions["helper"] != base.functions["helper"]
+    assert signature.top == base.top and signature.functions["helper"] != base.functions["helper"]
+    added = file_digests(SOURCE + "\n\ndef another(x):\n    return x\n")
+    assert added.top == base.top and {k: v for k, v in added.functions.items() if k != "another"} == base.functions
+    attribute = file_digests(SOURCE.replace("scale = 2.0", "scale = 3.0"))
+    assert attribute.top != base.top and attribute.functions == base.functions
 
 
 def test_lines_and_code_objects_map_to_their_outermost_function():

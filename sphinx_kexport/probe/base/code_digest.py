@@ -3,8 +3,9 @@
 A case's record names the code it ran as ``{ref: digest}`` (:mod:`..measure.code_watch` finds it). A ref is a
 file and, after ``::``, one of its functions (``kornia/filters/gaussian.py::gaussian_blur2d``,
 ``kornia/augmentation/base.py::_BasicAugmentationBase.forward``); a ref without ``::`` is the file's top level:
-its imports, constants, class bodies and function signatures, every function body left out. A function's
-digest covers its whole ``def`` (decorators, defaults, nested functions and lambdas included).
+its imports, constants and class attributes, every function left out. A function's digest covers its whole
+``def`` (signature, decorators, defaults, nested functions and lambdas included), so adding a function to a
+file moves no other ref of it.
 
 Digests are of the syntax tree, not the text: comments, docstrings, blank lines and formatting do not move
 them. A ref whose file or function is gone digests as :data:`GONE`, so it never equals a recorded digest.
@@ -41,19 +42,18 @@ def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 class _TopLevel(ast.NodeTransformer):
-    """The file without its function bodies and docstrings: what changes when a signature, an import, a
-    constant or a class attribute does."""
+    """The file without its functions and docstrings: what changes when an import, a constant or a class
+    attribute does (each function, its signature included, has its own digest)."""
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        node.body = [ast.Pass()]
-        node.decorator_list = [self.visit(d) for d in node.decorator_list]
-        return node
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        return None
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        node.body = _without_docstring(node.body) or [ast.Pass()]
+        node.body = _without_docstring(node.body)
         self.generic_visit(node)
+        node.body = node.body or [ast.Pass()]
         return node
 
 

@@ -10,7 +10,9 @@ Two sources, because one cannot see everything:
 
 Only the library's folder and the project's folders are traced (the case modules' folders, the tests'), never
 torch or the standard library: those are keyed by their versions. The result is ``{ref: digest}``
-(:mod:`..base.code_digest`): each function that ran, and the top level of each file it is in.
+(:mod:`..base.code_digest`): each function that ran, and the top level of each file it is in. A file whose
+top level ran but none of its functions (a module imported) is left out: importing a library runs the top
+level of every file, and each case would depend on all of them.
 """
 
 from __future__ import annotations
@@ -126,8 +128,10 @@ class CodeWatch:
             not any(fnmatch.fnmatch(path, pattern) for pattern in self._omit)
 
     def _add(self, path: str, digests: Any, functions: set[str | None]) -> None:
+        ran = {name for name in functions if name is not None}
+        if not ran:  # only its top level ran: importing it (importing kornia runs every file's) is no dependency
+            return
         ref = self.places.ref_for(path)
         self._seen[ref] = digests.top  # a function depends on the imports and constants of its file
-        for name in functions:
-            if name is not None:
-                self._seen[f"{ref}::{name}"] = digests.functions[name]
+        for name in ran:
+            self._seen[f"{ref}::{name}"] = digests.functions[name]
