@@ -1,9 +1,12 @@
-"""Which code of the library and the project one case runs, while a worker builds and measures it.
+"""Which code of the library and the project one case runs, while a worker measures it.
 
-Two sources, because one cannot see everything:
+What building the case ran is not watched: its result is the case's definition (the module's structure and
+weights, the inputs, the arguments), which the case's fingerprint holds; and a case module's top level builds
+all of its cases at once, so its code is no one case's. From the eager run on, two sources, because one
+cannot see everything:
 
-- coverage.py's tracer sees every line Python runs: building the case, the eager run, ``torch.export`` and the
-  ONNX exporter (both run the library's Python code, with fake tensors), and whatever runs outside a graph;
+- coverage.py's tracer sees every line Python runs: the eager run, ``torch.export`` and the ONNX exporter
+  (both run the library's Python code, with fake tensors), and whatever runs outside a graph;
 - dynamo does not run the code it compiles, it reads it: the functions it traced (inlined ones included, and
   the branches taken only under ``torch.compiler.is_compiling()``) are in each compile's ``TracingContext``.
   A private attribute of torch's; where a torch lacks it, compile-only code is not seen (the rest still is).
@@ -49,7 +52,7 @@ def _observe_dynamo() -> None:
 
 
 class CodeWatch:
-    """Record the library's and the project's code one case runs: :meth:`start` before building it,
+    """Record the library's and the project's code one case runs: :meth:`start` before its eager run,
     :meth:`code` whenever its record is sent, :meth:`stop` when it is done."""
 
     def __init__(self, places: CodePlaces, folders: Iterable[str], digests: SourceDigests | None = None):

@@ -95,9 +95,6 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     conn.send(Ready(os.getpid()))
     opset = settings.opset
     described: set[str] = set()
-    # what importing each hand-written case module ran (its module-level case() calls build the cases): it is
-    # imported once for all of its cases, and each of them depends on it
-    imported_code: dict[str, dict[str, str]] = {}
     lifetime_peak = peak_rss_kb()  # start-up; each case's peak is counted afresh (memory.reset_peak)
     while True:
         try:
@@ -112,10 +109,10 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             described.add(device)
         print(f"=== case {name!r} on {device}: {', '.join(paths)}", flush=True)
 
-        def code_so_far(name: str = name, device: str = device, module: str = task.module) -> None:
+        def code_so_far(name: str = name, device: str = device) -> None:
             # before each step too: a step lost to a timeout or a crash leaves the code that ran until it began
             if watch is not None:
-                conn.send(CodeRan(name, device, {**imported_code.get(module, {}), **watch.code()}))
+                conn.send(CodeRan(name, device, watch.code()))
 
         def started(step: Step, name: str = name, device: str = device) -> None:
             print(f"--- {step.name}", flush=True)
@@ -128,16 +125,9 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
 
         began_kb = rss_kb()  # what earlier cases left behind: the case's own cost is its peak less this
         reset_peak()
-        loaded = cases.modules.loaded
-        if watch is not None:
-            watch.start(_test_folders(task.discovery))
         try:
             spec = cases.build(name, task.module, task.local_name, task.discovery, task.definition)
-            if watch is not None and cases.modules.loaded != loaded and task.discovery is None:
-                imported_code = {task.module: watch.code()}  # only the module loaded now is kept
         except Exception as exc:  # a case the worker cannot rebuild is the probe's problem, never the operator's
-            if watch is not None:
-                watch.stop()
             traceback.print_exc()
             log.flush()
             why = str(exc) if isinstance(exc, LoadError) else f"{type(exc).__name__}: {exc}"
@@ -145,6 +135,10 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             continue
         _quiet()  # importing a case module may have configured logging again
         measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic)
+        # from here: what building the case ran made its definition, which its fingerprint holds (a case module's
+        # top level builds all of its cases at once: its code is no one case's)
+        if watch is not None:
+            watch.start(_test_folders(task.discovery))
         try:
             measurement.measure(paths, started, finished)
         finally:
