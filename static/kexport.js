@@ -5,7 +5,7 @@
  * dependencies, scoped to each `.kexport` container, safe to load twice.
  *
  * What rows are filtered and counted by comes from attributes written by
- * sphinx_kexport/html.py, never from cell markup: div.kexport[data-cols],
+ * sphinx_kexport/page/writers/html.py, never from cell markup: div.kexport[data-cols],
  * table[data-p][data-q], tr[data-s][data-o][data-y] (data-y: a dynamic-batch
  * code per cell, o any batch, s batch N only, f dynamic fails, - none). Search reads the visible text
  * of a row's first and last cells: what the reader sees is what a search
@@ -61,7 +61,7 @@
 
   /* Searches compare normalised text: lower-case, every run of characters
      other than letters and digits turned into "-" (as search_key() in
-     html.py does for the data attributes), so "warp_perspective" matches
+     page/writers/html.py does for the data attributes), so "warp_perspective" matches
      "warp-perspective" and "linalg.svd" matches "linalg_svd". */
   function normalise(text) {
     return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "");
@@ -654,7 +654,7 @@
     if (box.__kexportFilled) return;
     box.__kexportFilled = true;
     if (this.reproTemplates === undefined) {
-      // <template class="kx-repro-tpl"><pre data-k="onnx-cpu">code</pre>...</template> (repro_page.py)
+      // <template class="kx-repro-tpl"><pre data-k="onnx-cpu">code</pre>...</template> (templates/repro.html.jinja)
       var holder = this.root.querySelector("template.kx-repro-tpl"), found = null;
       if (holder) {
         found = {};
