@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sphinx_kexport.probe.base.code_digest import file_digests  # noqa: E402
+from sphinx_kexport.snapshot.code_table import unpack  # noqa: E402
 
 
 def git(checkout: Path, *args: str) -> str:
@@ -75,7 +76,7 @@ def main() -> int:
     parser.add_argument("--library", default="kornia")
     args = parser.parse_args()
     snapshot = json.loads(args.snapshot.read_text())
-    table = snapshot.get("code") or {}
+    table = unpack(snapshot.get("code"))
     sets = {c["name"]: set(table[s["code"]]) for c in snapshot["cases"]
             for s in c.get("measured", {}).values() if s.get("code") in table}
     if not sets:

@@ -162,7 +162,7 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
                          f"duplicate name {name!r}", cases)
         seen[name] = i
         for device, stamp in case.get("measured", {}).items():
-            if "code" in stamp and stamp["code"] not in data.get("code", {}):
+            if "code" in stamp and stamp["code"] not in data.get("code", {}).get("sets", {}):
                 raise field_error(source, ["cases", f"[{i}]", "measured", device, "code"],
                                   "the key of an entry of the top-level code table",
                                   f"{stamp['code']!r}, which the table does not hold", cases)

@@ -111,3 +111,13 @@ def test_a_set_id_is_a_digest_of_the_set():
 def test_a_file_that_does_not_parse_is_one_opaque_text():
     broken = digests("def f(:\n")
     assert broken.functions == {} and broken.top == digests("def f(:\n").top != digests("def f(:  \n").top
+
+
+def test_the_snapshot_table_holds_each_pair_once_and_unpacks_to_the_sets():
+    from sphinx_kexport.snapshot.code_table import pack, unpack
+
+    sets = {"a": {"lib/x.py": "1", "lib/x.py::f": "2"}, "b": {"lib/x.py": "1", "lib/x.py::g": "3"}}
+    table = pack(sets)
+    assert len(table["refs"]) == 3 and unpack(table) == sets
+    assert pack(dict(reversed(list(sets.items())))) == table  # the same sets, the same bytes
+    assert unpack(None) == {} and unpack({"refs": {}, "sets": {"c": ["missing"]}}) == {"c": {}}

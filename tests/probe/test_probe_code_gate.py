@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from probe_cli import probe_cli
+from sphinx_kexport.snapshot.code_table import pack, unpack
 
 pytestmark = [pytest.mark.probe, pytest.mark.slow]
 pytest.importorskip("torch")
@@ -84,8 +85,10 @@ def gate(tmp_path_factory):
 
 def test_each_record_names_the_code_its_case_ran(gate):
     _, snapshot = gate["first"]
-    table = snapshot["code"]
+    table = unpack(snapshot["code"])
     code = {c["name"]: table[c["measured"]["cpu"]["code"]] for c in snapshot["cases"]}
+    # each (ref, digest) pair once: the three shared-helper cases name normalize's by one id
+    assert len(snapshot["code"]["refs"]) == len({pair for refs in table.values() for pair in refs.items()})
     for name in SHARED:
         assert "gatelib/_common.py::normalize" in code[name] and f"gatelib/ops.py::{name}" in code[name]
         assert "gatelib/_common.py" in code[name]  # the file's top level: its imports and constants
@@ -95,6 +98,7 @@ def test_each_record_names_the_code_its_case_ran(gate):
     assert "./cases/cases_gatelib.py::negated" in code["negate"]  # the case module's code is the case's too
     assert "gatelib/__init__.py" not in code["negate"]  # importing a module is no dependency on it
     assert all(len(digest) == 16 for refs in table.values() for digest in refs.values())
+    assert pack(table) == snapshot["code"]  # the table is what packing the sets gives
 
 
 def test_a_comment_docstring_or_formatting_edit_measures_nothing(gate):

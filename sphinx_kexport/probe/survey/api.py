@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator, TextIO
 
 from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
+from ...snapshot.code_table import unpack
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import CUDA, PATHS
 from ..base.code_digest import CodeCheck, CodePlaces, code_set_id
@@ -198,7 +199,7 @@ class _Survey:
                         for device in config.devices}
         self.code = CodeCheck(self.places)
         if self.carried:  # the code sets of the results the written snapshot keeps
-            self.code_sets.update(self.carried.get("code") or {})
+            self.code_sets.update(unpack(self.carried.get("code")))
 
     def _keys(self, case: InventoryCase, device: str) -> tuple[str, ...]:
         return reusable_keys(case.definition, device, self.config.opset, self.info["version"], self.tools,

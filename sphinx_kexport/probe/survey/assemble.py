@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...snapshot import SCHEMA_VERSION
+from ...snapshot.code_table import pack
 from ...snapshot.vocabulary import DEVICES
 from ..cases.inventory import InventoryCase
 from ...snapshot.timestamps import utc_now
@@ -55,7 +56,7 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
     out without results is recorded as left out on purpose (``selection``), so
     the page says the run was restricted instead of calling it lost. ``code_sets``
     maps each stamp's ``code`` id to the code it names; the snapshot's ``code``
-    table keeps the sets its stamps name.
+    table keeps the sets its stamps name (snapshot/code_table.py).
     """
     stamps = stamps or {}
     notes: list[str] = []
@@ -109,9 +110,10 @@ def build_snapshot(*, cases: list[InventoryCase], measured: dict[tuple[str, str]
                     if isinstance(stamp.get("code"), str)})
     if named:
         sets = code_sets or {}
-        snapshot["code"] = {key: sets[key] for key in named if key in sets}
+        kept = {key: sets[key] for key in named if key in sets}
+        snapshot["code"] = pack(kept)
         for entry in entries:  # a stamp whose set is lost (a hand-edited snapshot) is measured again
             for stamp in entry.get("measured", {}).values():
-                if stamp.get("code") not in snapshot["code"]:
+                if "code" in stamp and stamp["code"] not in kept:
                     stamp.pop("code", None)
     return snapshot, notes

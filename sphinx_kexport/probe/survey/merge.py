@@ -122,10 +122,10 @@ def merge_parts(paths: list[Path], allow_incomplete: bool = False) -> MergeResul
                                 "library": library, "environments": environments, "cases": cases}
     if missing:
         snapshot["missing"] = missing
-    code = {key: refs for _, data in parts for key, refs in (data.get("code") or {}).items()}
+    code = {key: refs for _, data in parts for key, refs in unpack(data.get("code")).items()}
     named = sorted({s["code"] for c in cases for s in c.get("measured", {}).values() if "code" in s})
     if named:  # a set's key is a digest of it: the parts agree on every key they share
-        snapshot["code"] = {key: code[key] for key in named}
+        snapshot["code"] = pack({key: code[key] for key in named if key in code})
     without = {o["ref"]: o for _, data in reversed(parts) for o in data.get("objects_without_cases", ())}
     if without:  # the parts share the inventory: the same objects, each said once (the first part's wording)
         snapshot["objects_without_cases"] = [without[ref] for ref in sorted(without)]

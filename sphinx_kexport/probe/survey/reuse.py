@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...snapshot.code_table import unpack
 from ...snapshot.result_records import to_measure_again
 from ..base.code_digest import CodeCheck
 from .assemble import same_tools
@@ -60,7 +61,7 @@ def reusable_results(previous: dict[str, Any] | None, device: str, tools: dict[s
     if unusable_environment(previous, device, tools, opset, library_version):
         return {}
     assert previous is not None
-    table = previous.get("code") or {}
+    table = unpack(previous.get("code"))
     found = {}
     for entry in previous["cases"]:
         stamp = entry.get("measured", {}).get(device)
