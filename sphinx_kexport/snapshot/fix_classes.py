@@ -196,7 +196,7 @@ _RULES = (
           r"needs an operator argument \(such as a convolution's groups\) as a constant|"
           r"the call bakes .* with tensors sized for batch|"
           r"^(?:the exported program|the exported model|the compiled function) fails at batch \d+|"
-          r"^at batch \d+ the result differs from eager", BATCH_SPECIALISED),
+          r"^at batch \d+ the result differs from eager|^random operator, and at batch \d+", BATCH_SPECIALISED),
     _rule(r"a Python branch \(if / while\) tests tensor values at run time", TENSOR_BRANCH, GUARD),
     _rule(r"a Python integer \(an index, loop count or size\) is computed from tensor values", REDESIGN, GUARD),
     _rule(r"the output shape depends on tensor values", REDESIGN),
@@ -208,7 +208,7 @@ _RULES = (
     _rule(r"a constant buffer is mutated in place", CONSTANT_MUTATION),
     _rule(r"^no ONNX lowering for|the ONNX exporter finds no ONNX overload|"
           r"the exporter cannot resolve the torch overload", NO_LOWERING),
-    _rule(r"^onnxruntime has no kernel for|^ONNX \w+ (?:fails|does not accept)|cannot allocate .* for ONNX",
+    _rule(r"^onnxruntime has no kernel for|^ONNX \w+ fails|cannot allocate .* for ONNX",
           RUNTIME_KERNEL),
     _rule(r"the result differs from eager|even the output count, shapes or finiteness differ", RESULT_DIFFERS),
     _rule(r"a torch\.Generator argument cannot be captured|creates an object dynamo cannot trace|"
