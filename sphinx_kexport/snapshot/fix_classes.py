@@ -21,7 +21,8 @@ from .vocabulary import COMPILE, Word
 
 class FixClass(Word):
     """A failure class. ``fix``: what to change, in words; ``before`` / ``after``: the code shape;
-    ``docs``: (intersphinx role, target) pairs in torch's documentation; ``workflow``: the group it belongs to."""
+    ``docs``: (role, target) pairs in torch's documentation (``py:func``, ``py:class``, ``py:meth``,
+    ``std:doc``), resolved through intersphinx; ``workflow``: the group it belongs to."""
 
     title: str
     workflow: str
@@ -63,7 +64,7 @@ EARLY_EXIT = _record(
     fix="remove the early exit once it is shown to be a no-op (the remaining iterations change nothing)",
     before="for _ in range(n):\n    if not mask.any():\n        break\n    x = step(x, mask)",
     after="for _ in range(n):\n    x = step(x, mask)  # a no-op where mask is all False",
-    docs=(("std:doc", "torch.compiler_troubleshooting"),))
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
 EARLY_RETURN = _record(
     "early-return", title="an early return of another type", workflow=GRAPH_BREAKS,
     fix="always return the value (the same type on every path); let the caller test it",
@@ -81,7 +82,7 @@ PYTHON_SCALAR_BRANCH = _record(
     fix="nothing to do: a branch on a Python number or flag is resolved when dynamo traces, and breaks nothing",
     before="if self.p == 1.0:\n    return f(x)",
     after="if self.p == 1.0:  # fine: traced once per value\n    return f(x)",
-    docs=(("std:doc", "torch.compiler_troubleshooting"),))
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
 REDESIGN = _record(
     "redesign", title="a redesign", workflow=GRAPH_BREAKS,
     fix="no one-line fix: an unbounded while, shapes read from .item(), a random permutation that dispatches "
@@ -89,7 +90,7 @@ REDESIGN = _record(
         "shapes (masks instead of selections, a bounded loop, a fixed upper size)",
     before="idx = torch.nonzero(mask)\nout = x[idx]",
     after="out = torch.where(mask[..., None], x, 0)  # fixed shape; the mask carries the selection",
-    docs=(("std:doc", "torch.compiler_troubleshooting"),))
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
 
 # -- torch.export and ONNX
 
@@ -129,21 +130,21 @@ BATCH_SPECIALISED = _record(
         "capture with the batch dynamic (a Dim hint for torch.export and ONNX, mark_dynamic for torch.compile)",
     before="out = x.view(2, -1)\nfor i in range(x.shape[0]): ...",
     after="out = x.view(x.shape[0], -1)  # vectorised over the batch",
-    docs=(("py:class", "torch.export.Dim"), ("py:func", "torch._dynamo.mark_dynamic")))
+    docs=(("py:class", "torch.export.Dim"),))
 UNTRACEABLE_PYTHON = _record(
     "untraceable-python", title="Python the tracer cannot follow", workflow=ANY_PATH,
     fix="keep the construct out of the traced forward (build objects, generators, copies, random generators "
         "and skipped helpers once, outside), or replace it by torch operations",
     before="for m in (c for c in self.children()):\n    x = m(x)",
     after="for m in self.layers:  # an nn.ModuleList built once\n    x = m(x)",
-    docs=(("std:doc", "torch.compiler_troubleshooting"),))
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
 TOOL_BUG = _record(
     "torch-bug", title="a bug of torch in this version", workflow=ANY_PATH,
     fix="nothing to change in the library: the eager result is right and torch's tracer, exporter or inductor "
         "fails; report it to torch with the repro, or work around it until a torch version fixes it",
     before="torch.compile(fn, fullgraph=True)(x)  # fails inside torch",
     after="# a torch issue with the repro; pin or skip this torch version",
-    docs=(("std:doc", "torch.compiler_troubleshooting"),))
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
 RUNTIME_KERNEL = _record(
     "runtime-kernel", title="no onnxruntime kernel for the types", workflow=EXPORT_AND_ONNX,
     fix="run the operator in a type the runtime has kernels for (float32), casting around it",
@@ -161,7 +162,7 @@ UNCLASSIFIED = _record(
     "unclassified", title="unclassified", workflow=ANY_PATH,
     fix="the words do not say which class it is: read the library line the cell names and the repro's full "
         "error, then pick the class on the reference page",
-    before="", after="", docs=(("std:doc", "torch.compiler_troubleshooting"),))
+    before="", after="", docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
 
 FIX_CLASSES = (VALUE_CHECK, TENSOR_BRANCH, EARLY_EXIT, EARLY_RETURN, GATE, PYTHON_SCALAR_BRANCH, REDESIGN,
                GUARD, NO_LOWERING, CONSTANT_MUTATION, PYTHON_NUMBER, RUNTIME_KERNEL,
