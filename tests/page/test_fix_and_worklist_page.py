@@ -142,3 +142,44 @@ def test_other_builders_get_the_worklist_as_a_table(tmp_path, make_app):
     assert warnings(app) == ""
     text = output(app, "index.txt")
     assert "Where to fix first" in text and "lib/jiggle.py:98" in text and "With torch 2.11.0:" in text
+
+
+def _reference_root(tmp_path: Path, intersphinx: bool) -> Path:
+    src = copy_root("injection", tmp_path)
+    (src / "index.rst").write_text("Classes\n=======\n\n.. kexport-fix-classes::\n", encoding="utf-8")
+    if intersphinx:
+        inventory = Path(__file__).resolve().parents[2] / "example_docs" / "_inventories" / "torch.inv"
+        with open(src / "conf.py", "a", encoding="utf-8") as conf:
+            conf.write('\nextensions.append("sphinx.ext.intersphinx")\n'
+                       f'intersphinx_mapping = {{"pt": ("https://docs.example/torch/", {str(inventory)!r})}}\n')
+    return src
+
+
+def test_the_reference_page_lists_every_class_with_its_fix_and_code_shape(tmp_path, make_app):
+    from sphinx_kexport.snapshot.fix_classes import FIX_CLASSES
+
+    app = make_app("html", srcdir=_reference_root(tmp_path, intersphinx=True), freshenv=True)
+    build(app)
+    assert warnings(app) == ""
+    page = soup(app)
+    for fix in FIX_CLASSES:
+        title = page.select_one(f"#kexport-fix-{fix}")
+        assert title is not None and title.get_text() == fix.title
+    codes = [pre.get_text() for pre in page.select("pre")]
+    assert "torch._assert_async((t >= 0).all(), \"negative\")\n" in codes
+    assert len(codes) == 2 * (len(FIX_CLASSES) - 1)  # before and after, but for "unclassified"
+    assert "the words do not say which class it is: read the library line the cell names" in page.get_text()
+    # torch's names link into torch's docs through the (offline) intersphinx inventory, documents too
+    links = {a.get_text(): a["href"] for a in page.select("a.reference.external")}
+    assert links["torch.where"] == "https://docs.example/torch/generated/torch.where.html"
+    assert links["torch._check"] == "https://docs.example/torch/generated/torch._check.html"
+    assert links["common graph breaks"].endswith("compile/programming_model.common_graph_breaks.html")
+
+
+def test_without_an_inventory_the_reference_page_keeps_the_names_as_code(tmp_path, make_app):
+    app = make_app("html", srcdir=_reference_root(tmp_path, intersphinx=False), freshenv=True)
+    build(app)
+    assert warnings(app) == ""
+    page = soup(app)
+    assert not page.select("a.reference.external")
+    assert "torch.where" in [c.get_text() for c in page.select("code")]
