@@ -52,9 +52,13 @@ class Line:
     where: str
     path: str
     operators: dict[tuple[str, str], Case] = field(default_factory=dict)  # (package, operator) -> its first case
-    cells: int = 0
+    cell_keys: set = field(default_factory=set)  # (case, device): a cell red for two reasons at one line counts once
     classes: Counter = field(default_factory=Counter)
     texts: Counter = field(default_factory=Counter)
+
+    @property
+    def cells(self) -> int:
+        return len(self.cell_keys)
 
     @property
     def fix_class(self) -> FixClass:
@@ -120,7 +124,7 @@ def rank(snapshot: Snapshot, torch: str = "") -> Ranking:
             continue
         line = lines.setdefault((cell.where, cell.path), Line(cell.where, cell.path))
         line.operators.setdefault(cell.operator, cell.case)
-        line.cells += 1
+        line.cell_keys.add((cell.case.name, cell.device))
         line.classes[cell.fix_class] += 1
         line.texts[cell.text] += 1
     path_order = {p: i for i, p in enumerate(PATHS)}
