@@ -2,7 +2,8 @@
 
 ``index.rst`` and ``guide/`` document the project; ``_ext/schema_doc.py``
 renders the snapshot format from the package's JSON schema, ``_ext/probe_stages.py``
-the probe's stages and modules from the package's source.
+the probe's stages and modules from the package's source; ``_inventories/torch.inv`` is the small
+intersphinx inventory of torch's docs the fix-class reference links to (``tools/torch_inventory.py``).
 ``export-support.rst`` renders the snapshot the probe writes
 (``python -m sphinx_kexport.probe`` from the repository root, configured by
 ``[tool.sphinx-kexport]`` in pyproject.toml); ``api/`` holds the autodoc
@@ -27,6 +28,7 @@ copyright = "2025, sphinx-kexport contributors"
 
 extensions = [
     "sphinx.ext.autodoc",
+    "sphinx.ext.intersphinx",
     "sphinx_kexport",
     "schema_doc",
     "probe_stages",
@@ -35,7 +37,16 @@ needs_sphinx = "7.4"  # the guide documents configuration values with the `confv
 
 # _kornia: the checkout of Kornia's source the case modules read its tests from (guide/kornia.rst); its own docs
 # are not part of this site
-exclude_patterns = ["_build", "_ext", "_kornia", "cases", "tools"]
+exclude_patterns = ["_build", "_ext", "_inventories", "_kornia", "cases", "tools"]
+
+# -- intersphinx ---------------------------------------------------------------
+# The fix-class reference (guide/fix-classes.rst) links to torch's documentation. The build works offline:
+# intersphinx reads a local inventory of the few entries it links to (tools/torch_inventory.py writes it),
+# never the network.
+
+intersphinx_mapping = {
+    "torch": ("https://docs.pytorch.org/docs/stable/", str(HERE / "_inventories" / "torch.inv")),
+}
 
 if importlib.util.find_spec("pydata_sphinx_theme") is not None:
     html_theme = "pydata_sphinx_theme"

@@ -28,6 +28,7 @@ from .parts import badges, downloads, failure_reasons, xrefs
 from .parts.badges import setup_api_badges
 from .parts.directive import ExportSupportDirective
 from .parts.downloads import setup_downloads
+from .parts.fix_reference import setup_fix_reference
 from .parts.toc import setup_toc
 from .parts.xrefs import setup_xref
 from .sphinx_env.assets import setup_assets
@@ -82,6 +83,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_xref(app)
     setup_env_state(app)
     setup_toc(app)
+    setup_fix_reference(app)
     return {
         "version": __version__,
         "env_version": ENV_VERSION,

@@ -21,7 +21,8 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_CHARS = frozenset(_FORMULA_START)
 
 
-def _safe(value: str) -> str:
+def spreadsheet_safe(value: str) -> str:
+    """A cell a spreadsheet program shows as text, never runs as a formula."""
     return "'" + value if value and value[0] in _FORMULA_CHARS else value
 
 
@@ -31,19 +32,20 @@ def snapshot_csv(snapshot: Snapshot) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     devices = snapshot.devices
+    safe = spreadsheet_safe
     rows = []
     for case in snapshot.cases:
-        head = [_safe(case.name), _safe(case.package), _safe(case.section), _safe(case.operator),
-                _safe(case.variant), _safe(case.ref)]
+        head = [safe(case.name), safe(case.package), safe(case.section), safe(case.operator), safe(case.variant),
+                safe(case.ref)]
         for device in devices:
             if device not in case.results:
                 continue
             for path in PATHS:
                 r = case.result(device, path)
                 dyn = r.dynamic
-                rows.append(head + [device, path, r.status, _safe(r.detail), _safe(r.stage), _safe(r.where),
+                rows.append(head + [device, path, r.status, safe(r.detail), safe(r.stage), safe(r.where),
                                     r.graph_breaks if path == "compile" else ""]
-                            + ([dyn.status, _safe(dyn.detail), _safe(dyn.where),
+                            + ([dyn.status, safe(dyn.detail), safe(dyn.where),
                                 "" if dyn.traced_batch is None else dyn.traced_batch,
                                 "" if dyn.run_batch is None else dyn.run_batch] if dyn else [""] * 5))
     writer.writerows(rows)

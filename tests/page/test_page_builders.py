@@ -35,7 +35,7 @@ def test_text_builder_writes_aligned_rows_and_reasons(build_once):
     text = output(app, "index.txt")
     assert "Operator     ONNX  torch.export  torch.compile" in text
     assert "hsv_to_rgb   no    yes           yes, 2 breaks" in text
-    assert "    ONNX: no ONNX lowering for aten::atan2 (at mylib/color/hsv.py:40)" in text
+    assert "    ONNX: no ONNX lowering for aten::atan2 (fix: no ONNX lowering for an\n    operator) (at mylib/color/hsv.py:40)" in text
     assert "warp_affine [fill]  mismatch  yes           yes" in text
     # the search controls are for browsers only
     assert "Search" not in text and "every configuration" not in text
@@ -48,7 +48,7 @@ def test_latex_builder_writes_one_longtable_per_table(build_once):
     tex = output(app, "mylib.tex")
     assert tex.count(r"\begin{longtable}") == 5  # one per row table; legend and summary are small tables
     assert r"{\hyperref[\detokenize{api:mylib.color.hsv_to_rgb}]{\sphinxcode{\sphinxupquote{hsv\_to\_rgb}}}} & \textbf{no} & yes & yes, 2 breaks \\" in tex
-    assert r"\textbf{ONNX:} no ONNX lowering for aten::atan2 (at \sphinxcode{\sphinxupquote{mylib/color/hsv.py:40}})" in tex
+    assert r"\textbf{ONNX:} no ONNX lowering for aten::atan2 (fix: no ONNX lowering for an operator) (at \sphinxcode{\sphinxupquote{mylib/color/hsv.py:40}})" in tex
     # an operator without a target is plain code, not a broken link
     assert r"\sphinxcode{\sphinxupquote{project\_points}} & \textbf{no}" in tex
     assert "kexport-controls" not in tex and "Search" not in tex

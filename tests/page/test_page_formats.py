@@ -131,7 +131,7 @@ def test_two_device_text_rendition(build_once):
     assert lines[header + 1] == "             CPU   CPU           CPU            CUDA  CUDA          CUDA"
     assert "rgb_to_gray  yes   yes           yes            yes   yes           no" in lines
     text = " ".join(line.strip() for line in lines)
-    assert "torch.compile (CUDA): triton: no kernel for uint8 (at mylib/color/gray.py:3)" in text
+    assert "torch.compile (CUDA): triton: no kernel for uint8 (fix: unclassified) (at mylib/color/gray.py:3)" in text
 
 
 def test_two_pages_in_one_document_keep_ids_unique(make_app, tmp_path):

@@ -1,8 +1,10 @@
 """The reason index: every distinct failure reason, how often, where.
 
 Reasons that differ only in names, numbers or shapes ("no ONNX lowering for
-torch.linalg.svd" / "... for torch.histc") are one entry; the concrete text
-stays on each row. Pure Python over the page model, shared by every builder.
+torch.linalg.svd" / "... for torch.histc") are one entry, worded by its most
+frequent concrete text and one instance of it (operator and library line), with
+its fix class (``snapshot.fix_classes``); the concrete text stays on each row.
+Pure Python over the page model, shared by every builder.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
+from ...snapshot.fix_classes import FixClass, classify
 from . import dynamic_batch
-from .page_model import PageModel, Row
+from .page_model import Cell, PageModel, Row
 
 # Order matters: quoted text and paths first, so their insides are not
 # rewritten piecemeal by the later rules.
@@ -76,23 +79,40 @@ class ReasonEntry:
     per_column: Counter = field(default_factory=Counter)  # cell key -> count
     rows: list[str] = field(default_factory=list)  # row ids, page order
     row_labels: dict[str, str] = field(default_factory=dict)  # row id -> "operator [variant]"
+    instances: dict[str, str] = field(default_factory=dict)  # concrete text -> "operator (library line)", first met
+    classes: Counter = field(default_factory=Counter)  # FixClass -> cells
     _example_counts: Counter = field(default_factory=Counter, repr=False)
 
     @property
     def total(self) -> int:
         return sum(self.per_column.values())
 
+    @property
+    def example(self) -> str:
+        """The most frequent concrete text: what the index shows instead of the placeholders."""
+        return self.examples[0] if self.examples else self.text
 
-def failing_reasons(row: Row) -> Iterable[tuple[str, str]]:
-    """(cell key, concrete reason) for each failing cell of a row that says why, and for each
+    @property
+    def instance(self) -> str:
+        """One concrete instance of the most frequent text: its operator and library line."""
+        return self.instances.get(self.example, "")
+
+    @property
+    def fix_classes(self) -> list[FixClass]:
+        """Its classes, most cells first (one, unless the same words need another fix on another path)."""
+        return [c for c, _ in sorted(self.classes.items(), key=lambda kv: -kv[1])]
+
+
+def failing_reasons(row: Row) -> Iterable[tuple[Cell, str, str]]:
+    """(cell, concrete reason, its library line) for each failing cell of a row that says why, and for each
     supported cell that works only at the traced batch size or whose dynamic capture fails."""
     for cell in row.cells:
         if cell.result.failing and cell.result.detail.strip():
-            yield cell.key, cell.result.detail.strip()
+            yield cell, cell.result.detail.strip(), cell.result.where
         else:
             batch = dynamic_batch.reason(cell.result)
             if batch:
-                yield cell.key, batch
+                yield cell, batch, cell.result.dynamic.where if cell.result.dynamic else ""
 
 
 def build_index(model: PageModel) -> list[ReasonEntry]:
@@ -101,16 +121,19 @@ def build_index(model: PageModel) -> list[ReasonEntry]:
     for row in model.rows:
         if row.case.name in model.uncounted:  # another torch version's case: not in these figures
             continue
-        for key, concrete in failing_reasons(row):
+        label = row.case.operator + (f" [{row.case.variant}]" if row.case.variant else "")
+        for cell, concrete, where in failing_reasons(row):
             norm = normalise(concrete)
             entry = entries.get(norm)
             if entry is None:
                 entry = entries[norm] = ReasonEntry(reason_id(norm), norm)
-            entry.per_column[key] += 1
+            entry.per_column[cell.key] += 1
             entry._example_counts[concrete] += 1
+            entry.classes[classify(cell.path, concrete)] += 1
+            if concrete not in entry.instances:
+                entry.instances[concrete] = label + (f" ({where})" if where else "")
             if row.id not in entry.row_labels:
                 entry.rows.append(row.id)
-                label = row.case.operator + (f" [{row.case.variant}]" if row.case.variant else "")
                 entry.row_labels[row.id] = label
     for entry in entries.values():
         entry.examples = [text for text, _ in sorted(entry._example_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
@@ -123,6 +146,6 @@ def row_reason_ids(model: PageModel) -> dict[str, dict[str, str]]:
     for row in model.rows:
         if row.case.name in model.uncounted:  # another torch version's case: not in these figures
             continue
-        for _, concrete in failing_reasons(row):
+        for _, concrete, _ in failing_reasons(row):
             links.setdefault(row.id, {})[concrete] = reason_id(normalise(concrete))
     return links

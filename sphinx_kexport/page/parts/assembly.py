@@ -31,6 +31,7 @@ from .repro import build_repro
 from .sections import SECTION_ID_PREFIX, SectionBuilder
 from .summary import build_summary
 from .versions import build_regressions
+from .worklist import build_worklist
 
 
 def _rubric(document: nodes.document, text: str, slug: str) -> nodes.rubric:
@@ -75,11 +76,12 @@ def _decorator(reason_links: dict[str, dict[str, str]], comparison, history=None
 
 
 def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = True, comparison=None,
-               downloads: dict | None = None, history=None, older_models=()) -> kexport_page:
+               downloads: dict | None = None, history=None, older_models=(), worklist=((), 0)) -> kexport_page:
     """``reasons``: add the reason index; ``comparison``: a ``model.comparison.Comparison``;
     ``downloads``: what ``downloads.note_snapshot`` returned (None: no links); ``history``: a
     ``model.version_history.History`` (a page across torch versions); ``older_models``: (torch version,
-    that version's ``PageModel``) for each older version, whose reason indexes HTML lets the reader choose."""
+    that version's ``PageModel``) for each older version, whose reason indexes HTML lets the reader choose;
+    ``worklist``: (``snapshot.worklist`` rankings, newest first; lines shown per version), 0 lines: no part."""
     document = directive.state.document
     page = kexport_page()
     directive.set_source_info(page)
@@ -130,8 +132,9 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         page += _rubric(document, "Failure reasons", "reasons")
         page += nodes.paragraph("", "Every distinct reason a configuration fails, most frequent first, with "
                                 "the number of failing cells per path and device. Reasons that differ only "
-                                "in names, numbers or shapes are one entry (shown with placeholders); each "
-                                "row keeps its own concrete text."
+                                "in names, numbers or shapes are one entry, shown by its most frequent text "
+                                "with one operator and library line it comes from, the class of the failure "
+                                "and its fix; each row keeps its own concrete text."
                                 + (" Supported cells that work only at the traced batch size, or whose "
                                    "capture with a dynamic batch fails, are listed too, with why."
                                    if model.has_dynamic else ""),
@@ -139,6 +142,11 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         if reason_node is not None:
             page += reason_node
         page.extend(older_reasons)  # hidden until the reader chooses that torch version
+    rankings, lines = worklist
+    worklist_part = build_worklist(list(rankings), model, lines, suffix) if lines else []
+    if worklist_part:
+        page += _rubric(document, "Where to fix first", "worklist")
+        page.extend(worklist_part)
     page += _not_probed(document, model)
     repro = build_repro(model)
     if repro is not None:

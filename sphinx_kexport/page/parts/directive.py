@@ -7,6 +7,7 @@
       :devices: cpu
       :reasons: on
       :compare: _data/export_support-0.8.json
+      :worklist: 10
 
    .. export-support:: _data/torch-2.11.json _data/torch-2.13.json _data/torch-2.15.json
 
@@ -30,6 +31,8 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ...snapshot import DEVICES, Snapshot, SnapshotError, build, read_snapshot
+from ...snapshot.torch_versions import torch_version
+from ...snapshot.worklist import rank_versions
 from .. import gc_pause
 from ..model.comparison import Comparison, load_comparison
 from ..model.page_model import build_model
@@ -38,6 +41,7 @@ from ..model.versions import order_versions
 from ..sphinx_env import env_state
 from .assembly import build_page
 from .downloads import note_snapshot
+from .worklist import DEFAULT_LINES
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +55,14 @@ def names(argument: str | None) -> list[str]:
     return found
 
 
+def _torch_label(snapshot: Snapshot, source: str) -> str:
+    """A page of one snapshot needs no torch version; the worklist names it when the snapshot has one."""
+    try:
+        return torch_version(snapshot, source)
+    except SnapshotError:
+        return ""
+
+
 class ExportSupportDirective(SphinxDirective):
     required_arguments = 1
     final_argument_whitespace = True
@@ -62,6 +74,7 @@ class ExportSupportDirective(SphinxDirective):
         "devices": directives.unchanged,
         "reasons": directives.unchanged,
         "compare": directives.unchanged,
+        "worklist": directives.unchanged,
     }
 
     def run(self) -> list[nodes.Node]:
@@ -82,6 +95,7 @@ class ExportSupportDirective(SphinxDirective):
             packages, devices = self._selection(snapshot, relative)
             reasons = self._reasons_option(relative)
             old = self._compare_option(relative)
+            worklist = self._worklist_option(relative)
         except SnapshotError as exc:
             return self._fail(str(exc))
         config = self.config
@@ -103,8 +117,13 @@ class ExportSupportDirective(SphinxDirective):
         published = history.newest.snapshot if history is not None else snapshot
         downloads = note_snapshot(self.env, absolute, published) if config.kexport_downloads else None
         env_state.note_page(self.env, self.env.docname, relative, self.lineno)
+        rankings = []
+        if worklist:
+            versions = ([(v.label, v.snapshot) for v in reversed(history.versions)] if history is not None
+                        else [(_torch_label(snapshot, relative), snapshot)])
+            rankings = rank_versions(versions)
         return [build_page(self, model, reasons=reasons, comparison=comparison, downloads=downloads,
-                           history=history, older_models=older_models)]
+                           history=history, older_models=older_models, worklist=(rankings, worklist))]
 
     def _paths(self) -> list[str]:
         """The snapshot paths, separated by whitespace; one path with spaces in it still reads as one."""
@@ -132,6 +151,20 @@ class ExportSupportDirective(SphinxDirective):
         if value in ("off", "no", "false"):
             return False
         raise SnapshotError(f"{source}: option :reasons:: expected on or off, found {value or 'nothing'!r}.")
+
+    def _worklist_option(self, source: str) -> int:
+        """``:worklist: on|off|N``: the number of library lines shown per torch version (default off; on: 10)."""
+        if "worklist" not in self.options:
+            return 0
+        value = (self.options["worklist"] or "").strip().lower()
+        if value in ("on", "yes", "true", ""):
+            return DEFAULT_LINES
+        if value in ("off", "no", "false"):
+            return 0
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+        raise SnapshotError(f"{source}: option :worklist:: expected on, off or a number of lines (1 or more), "
+                            f"found {value!r}.")
 
     def _compare_option(self, source: str) -> tuple[dict, str] | None:
         """``:compare: PATH``: the older snapshot, read and checked like the main one."""

@@ -1,7 +1,8 @@
 """The "Failure reasons" part of the page (the directive's ``:reasons:`` option).
 
 One entry per distinct normalised reason (``model.reason_groups``), most frequent
-first, with its count per path and device and in total. Each entry's id is
+first, worded by one concrete instance (its text, operator and library line), with
+its fix class and the fix, and its count per path and device and in total. Each entry's id is
 ``kx-reason-<hash of the normalised text>`` (``-N`` on the N-th page of a
 document), stable across builds; each row's reason links back to it (the
 row payload's ``reasons``: {detail text: entry id}).
@@ -24,6 +25,7 @@ from sphinx.application import Sphinx
 from ..builders import is_html
 from ..model.page_model import PageModel, slugify
 from ..model.payloads import column_payload, display_columns
+from ..model.fixes import fix_payload
 from ..model.reason_groups import build_index, row_reason_ids
 from ..nodes import kexport_reasons
 from .ids import reserve_id
@@ -51,6 +53,9 @@ def build_reasons(document: nodes.document, model: PageModel, row_suffix: str = 
         entries.append({
             "id": actual[entry.id],
             "text": entry.text,
+            "example": entry.example,
+            "instance": entry.instance,
+            "fixes": [fix_payload(f) for f in entry.fix_classes],
             "examples": entry.examples[:EXAMPLES_SHOWN],
             "more": max(0, len(entry.examples) - EXAMPLES_SHOWN),
             "counts": dict(entry.per_column),
@@ -93,7 +98,9 @@ def plain_table(node: kexport_reasons) -> nodes.table:
     header = ["Reason"] + [_plain_label(c, node["columns"]) for c in columns] + ["Total"]
     rows = []
     for entry in node["entries"]:
-        cells: list = [entry["text"]]
+        fixes = "; ".join(f"{f['title']}: {f['fix']}" for f in entry["fixes"])
+        instance = f" (e.g. {entry['instance']})" if entry["instance"] else ""
+        cells: list = [f"{entry['example']}{instance}. Fix: {fixes}."]
         cells += [str(entry["counts"].get(c["key"], 0) or "") for c in columns]
         cells.append(str(entry["total"]))
         rows.append((["kexport-reason"], cells))

@@ -69,6 +69,7 @@ from .. import gc_pause
 from ..model.badge_summary import Summary
 from ..model.comparison import MARKER_TEXT, cell_marker, marker_title
 from ..model.dynamic_batch import NO_MARK_CODE
+from ..model.fixes import detail_fixes
 from ..model.payloads import display_columns
 from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_repro
 from .html_templates import render
@@ -233,7 +234,7 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "variant": row["variant"],
         "note": row["note"],
         "cells": status_cells,
-        "details": row["details"],
+        "details": [dict(d, fixes=detail_fixes(d, cells)) for d in row["details"]],
         "reasons": row.get("reasons") or {},
         "stage": _stage_text(row),
         "where": row["where"],

@@ -13,7 +13,7 @@ from docutils import nodes
 
 from ...snapshot.vocabulary import FAILING
 from ..nodes import kexport_table
-from .plain_words import cell_text, one_line, status_text, version_lines, version_words
+from .plain_words import cell_text, fix_words, one_line, status_text, version_lines, version_words
 
 
 def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
@@ -44,7 +44,7 @@ def _latex_status(self: Any, cell: dict, row: dict | None = None) -> str:
 
 
 def _latex_reason(self: Any, row: dict, columns: list[dict]) -> str:
-    parts = [r"\textbf{%s:} %s" % (self.encode(d["labels"]), self.encode(one_line(d["text"])))
+    parts = [r"\textbf{%s:} %s" % (self.encode(d["labels"]), self.encode(one_line(d["text"]) + fix_words(row, d)))
              for d in row["details"] if d["text"].strip()]
     text = "; ".join(parts)
     if row["where"]:

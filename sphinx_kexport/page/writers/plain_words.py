@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ..model.fixes import detail_fixes
+
 _SPACES = re.compile(r"\s+")
 
 
@@ -15,9 +17,15 @@ def operator_label(row: dict) -> str:
     return row["operator"] + (f" [{row['variant']}]" if row["variant"] else "")
 
 
+def fix_words(row: dict, detail: dict) -> str:
+    """" (fix: a data-dependent guard)" for a red detail: its classes (``model.fixes``), else ""."""
+    titles = [f["title"] for f in detail_fixes(detail, {c["key"]: c for c in row["cells"]})]
+    return f" (fix: {'; '.join(titles)})" if titles else ""
+
+
 def reason_text(row: dict) -> str:
-    """"ONNX, torch.export: reason; torch.compile: other reason (at lib/x.py:12)"."""
-    parts = [f"{d['labels']}: {one_line(d['text'])}" for d in row["details"] if d["text"].strip()]
+    """"ONNX, torch.export: reason (fix: its class); torch.compile: other reason (at lib/x.py:12)"."""
+    parts = [f"{d['labels']}: {one_line(d['text'])}{fix_words(row, d)}" for d in row["details"] if d["text"].strip()]
     text = "; ".join(parts)
     if row["where"]:
         text += (" " if text else "") + "(at " + ", ".join(row["where"]) + ")"

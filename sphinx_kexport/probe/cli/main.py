@@ -1,7 +1,7 @@
 """``python -m sphinx_kexport.probe [SUBCOMMAND]`` (or ``sphinx-kexport-probe``): one module per subcommand,
 dispatched here.
 
-No subcommand refreshes the snapshot (:mod:`.probe`); ``merge``, ``diff``, ``repro`` and ``discover``
+No subcommand refreshes the snapshot (:mod:`.probe`); ``merge``, ``diff``, ``worklist``, ``repro`` and ``discover``
 are the others. Each module imports what it needs when it runs, so ``--help`` answers at once.
 """
 
@@ -11,7 +11,7 @@ import sys
 
 from .common import EXIT_USAGE
 
-SUBCOMMANDS = ("merge", "diff", "repro", "discover")
+SUBCOMMANDS = ("merge", "diff", "worklist", "repro", "discover")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,6 +25,10 @@ def main(argv: list[str] | None = None) -> int:
             from .diff import run_diff
 
             return run_diff(argv[1:])
+        if argv and argv[0] == "worklist":
+            from .worklist import run_worklist
+
+            return run_worklist(argv[1:])
         if argv and argv[0] == "repro":
             from .repro import run_repro
 

@@ -1,0 +1,261 @@
+"""The fix beside the failure: each worded failure cause belongs to a class, and each class has its fix.
+
+A class is a record (``FixClass``: it *is* its id, like the vocabulary's words) with its title, the fix in
+words, a short code shape (before / after) and the names in torch's documentation it links to (resolved
+through intersphinx on the reference page). :func:`classify` reads the probe's own wording of a cause
+(``probe/measure/explain.py`` and the other ``measure/`` modules write it) and the path: the same words can
+need another fix on another path (a branch on tensor values is ``torch.where`` under torch.compile, a
+``torch._check`` or ``torch.cond`` under torch.export). Where the words cannot tell the class, the answer is
+:data:`UNCLASSIFIED`, whose fix says what to read; nothing is guessed.
+
+Standard library only: the page classifies without torch and without the library's source.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .vocabulary import COMPILE, Word
+
+
+class FixClass(Word):
+    """A failure class. ``fix``: what to change, in words; ``before`` / ``after``: the code shape;
+    ``docs``: (role, target) pairs in torch's documentation (``py:func``, ``py:class``, ``py:meth``,
+    ``std:doc``), resolved through intersphinx; ``workflow``: the group it belongs to."""
+
+    title: str
+    workflow: str
+    fix: str
+    before: str
+    after: str
+    docs: tuple[tuple[str, str], ...]
+
+
+GRAPH_BREAKS = "torch.compile graph breaks (fullgraph=True)"
+EXPORT_AND_ONNX = "torch.export and ONNX"
+ANY_PATH = "any path"
+WORKFLOWS = (GRAPH_BREAKS, EXPORT_AND_ONNX, ANY_PATH)
+
+
+def _record(name: str, **facts: object) -> FixClass:
+    return FixClass(name, **facts)
+
+
+# -- torch.compile graph breaks: the compile-first workflow's six classes and the redesign group
+
+VALUE_CHECK = _record(
+    "value-check", title="a value check", workflow=GRAPH_BREAKS,
+    fix="check on the device instead of in Python: torch._assert_async raises without reading the value back",
+    before="if (t < 0).any():\n    raise ValueError(\"negative\")",
+    after="torch._assert_async((t >= 0).all(), \"negative\")",
+    docs=(("py:func", "torch._assert_async"),))
+TENSOR_BRANCH = _record(
+    "tensor-branch", title="a branch on tensor values", workflow=GRAPH_BREAKS,
+    fix="compute both sides and pick per element with torch.where. The probe's words say only that a Python "
+        "if / while tests tensor values: read the library line to choose among this class and the four "
+        "beside it (a value check, an early exit of a bounded loop, an early return of another type, a gate "
+        "on a {0, 1} tensor)",
+    before="if (x > 0).all():\n    y = f(x)\nelse:\n    y = g(x)",
+    after="y = torch.where(x > 0, f(x), g(x))",
+    docs=(("py:func", "torch.where"),))
+EARLY_EXIT = _record(
+    "early-exit", title="an early exit of a bounded loop", workflow=GRAPH_BREAKS,
+    fix="remove the early exit once it is shown to be a no-op (the remaining iterations change nothing)",
+    before="for _ in range(n):\n    if not mask.any():\n        break\n    x = step(x, mask)",
+    after="for _ in range(n):\n    x = step(x, mask)  # a no-op where mask is all False",
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
+EARLY_RETURN = _record(
+    "early-return", title="an early return of another type", workflow=GRAPH_BREAKS,
+    fix="always return the value (the same type on every path); let the caller test it",
+    before="if mask.all():\n    return None\nreturn x[mask]",
+    after="return torch.where(mask, x, x.new_zeros(()))",
+    docs=(("py:func", "torch.where"),))
+GATE = _record(
+    "gate", title="a gate on a {0, 1} tensor", workflow=GRAPH_BREAKS,
+    fix="multiply by the gate instead of branching on it",
+    before="if batch_prob.sum() < 1:\n    return x\nreturn f(x)",
+    after="gate = batch_prob.view(-1, 1, 1, 1)\nreturn gate * f(x) + (1 - gate) * x",
+    docs=(("py:func", "torch.where"),))
+PYTHON_SCALAR_BRANCH = _record(
+    "python-scalar-branch", title="a branch on a Python scalar", workflow=GRAPH_BREAKS,
+    fix="nothing to do: a branch on a Python number or flag is resolved when dynamo traces, and breaks nothing",
+    before="if self.p == 1.0:\n    return f(x)",
+    after="if self.p == 1.0:  # fine: traced once per value\n    return f(x)",
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
+REDESIGN = _record(
+    "redesign", title="a redesign", workflow=GRAPH_BREAKS,
+    fix="no one-line fix: an unbounded while, shapes read from .item(), a random permutation that dispatches "
+        "between code paths, or the data-dependent shapes of nonzero / unique / boolean indexing need fixed "
+        "shapes (masks instead of selections, a bounded loop, a fixed upper size)",
+    before="idx = torch.nonzero(mask)\nout = x[idx]",
+    after="out = torch.where(mask[..., None], x, 0)  # fixed shape; the mask carries the selection",
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
+
+# -- torch.export and ONNX
+
+GUARD = _record(
+    "data-dependent-guard", title="a data-dependent guard", workflow=EXPORT_AND_ONNX,
+    fix="tell the tracer what holds: torch._check on the value (or size) the guard tests, torch.cond for a "
+        "real branch with both sides traced, or a Dim hint for a size",
+    before="n = int(counts.max())\nif n > 0:\n    out = x[:n]",
+    after="n = counts.max().item()\ntorch._check(n > 0)\nout = x[:n]",
+    docs=(("py:func", "torch._check"), ("py:func", "torch.cond"), ("py:class", "torch.export.Dim")))
+NO_LOWERING = _record(
+    "onnx-lowering", title="no ONNX lowering for an operator", workflow=EXPORT_AND_ONNX,
+    fix="decompose the operator into ones ONNX has, or register a custom translation for the exporter",
+    before="torch.onnx.export(model, args, dynamo=True)  # no ONNX function for torch.linalg.svd",
+    after="torch.onnx.export(model, args, dynamo=True,\n                  custom_translation_table={"
+          "torch.ops.aten.op.default: onnx_op})",
+    docs=(("py:func", "torch.onnx.export"),))
+CONSTANT_MUTATION = _record(
+    "constant-mutation", title="a constant mutated in place", workflow=EXPORT_AND_ONNX,
+    fix="work on a copy: clone the buffer or constant before changing it in the forward",
+    before="self.kernel[0] = scale",
+    after="kernel = self.kernel.clone()\nkernel[0] = scale",
+    docs=(("py:meth", "torch.Tensor.clone"),))
+PYTHON_NUMBER = _record(
+    "python-number", title="a Python number read from a tensor", workflow=EXPORT_AND_ONNX,
+    fix="keep it a tensor: compute with the 0-d tensor (torch.stack instead of torch.tensor of values, no "
+        ".item() / .tolist() / .numpy())",
+    before="scale = float(s.item())\ny = x * scale",
+    after="y = x * s  # s stays a tensor",
+    docs=(("py:func", "torch.stack"),))
+
+# -- any path
+
+BATCH_SPECIALISED = _record(
+    "batch-specialised", title="a batch size made a constant", workflow=ANY_PATH,
+    fix="derive sizes from the tensor (x.shape[0], -1) instead of Python numbers and loops over the batch, and "
+        "capture with the batch dynamic (a Dim hint for torch.export and ONNX, mark_dynamic for torch.compile)",
+    before="out = x.view(2, -1)\nfor i in range(x.shape[0]): ...",
+    after="out = x.view(x.shape[0], -1)  # vectorised over the batch",
+    docs=(("py:class", "torch.export.Dim"),))
+UNTRACEABLE_PYTHON = _record(
+    "untraceable-python", title="Python the tracer cannot follow", workflow=ANY_PATH,
+    fix="keep the construct out of the traced forward (build objects, generators, copies, random generators "
+        "and skipped helpers once, outside), or replace it by torch operations",
+    before="for m in (c for c in self.children()):\n    x = m(x)",
+    after="for m in self.layers:  # an nn.ModuleList built once\n    x = m(x)",
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
+TOOL_BUG = _record(
+    "torch-bug", title="a bug of torch in this version", workflow=ANY_PATH,
+    fix="nothing to change in the library: the eager result is right and torch's tracer, exporter or inductor "
+        "fails; report it to torch with the repro, or work around it until a torch version fixes it",
+    before="torch.compile(fn, fullgraph=True)(x)  # fails inside torch",
+    after="# a torch issue with the repro; pin or skip this torch version",
+    docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
+RUNTIME_KERNEL = _record(
+    "runtime-kernel", title="no onnxruntime kernel for the types", workflow=EXPORT_AND_ONNX,
+    fix="run the operator in a type the runtime has kernels for (float32), casting around it",
+    before="y = conv(x.double())",
+    after="y = conv(x.float()).to(x.dtype)",
+    docs=(("py:meth", "torch.Tensor.to"),))
+RESULT_DIFFERS = _record(
+    "result-differs", title="a result that differs from eager", workflow=ANY_PATH,
+    fix="compare the captured graph with eager step by step (the first output that differs); the cause is in "
+        "the numerics or the exporter, not in a one-line shape of the code",
+    before="torch.testing.assert_close(exported(x), fn(x))  # fails",
+    after="# bisect: compare intermediate outputs of both",
+    docs=(("py:func", "torch.testing.assert_close"),))
+UNCLASSIFIED = _record(
+    "unclassified", title="unclassified", workflow=ANY_PATH,
+    fix="the words do not say which class it is: read the library line the cell names and the repro's full "
+        "error, then pick the class on the reference page",
+    before="", after="", docs=(("std:doc", "compile/programming_model.common_graph_breaks"),))
+
+FIX_CLASSES = (VALUE_CHECK, TENSOR_BRANCH, EARLY_EXIT, EARLY_RETURN, GATE, PYTHON_SCALAR_BRANCH, REDESIGN,
+               GUARD, NO_LOWERING, CONSTANT_MUTATION, PYTHON_NUMBER, RUNTIME_KERNEL,
+               BATCH_SPECIALISED, UNTRACEABLE_PYTHON, TOOL_BUG, RESULT_DIFFERS, UNCLASSIFIED)
+FIX_CLASS = {c: c for c in FIX_CLASSES}
+
+
+# -- the probe's words -> the class, per path. Each rule: a pattern over the cause's text, and the class for
+# torch.compile and for torch.export / ONNX (one class when both are the same). First match wins.
+
+@dataclass(frozen=True)
+class _Rule:
+    pattern: re.Pattern[str]
+    compile: FixClass
+    capture: FixClass  # torch.export and ONNX
+
+
+def _rule(pattern: str, compile_class: FixClass, capture_class: FixClass | None = None) -> _Rule:
+    return _Rule(re.compile(pattern), compile_class, capture_class or compile_class)
+
+
+_RULES = (
+    # torch bugs first: their words name the tool ("exporter bug: ...", "inductor bug in this torch version")
+    _rule(r"^(?:torch\.export bug|exporter bug|inductor (?:C\+\+ codegen )?bug)\b|"
+          r"the ONNX exporter of this torch cannot translate|torch\.compile's tracer \(dynamo\) failed inside itself|"
+          r"which torch\.compile's tracer in this torch cannot do", TOOL_BUG),
+    _rule(r"^\[(?:TypeInferenceError|ShapeInferenceError)\]|ONNX shape inference disagrees with torch|does not accept \w+ tensors, yet the exporter emits it",
+          TOOL_BUG),
+    # a dynamic batch: the library raises on a symbolic batch (a check of a size) -> tell the tracer it holds
+    _rule(r"the library raises when the batch size is symbolic", GUARD),
+    _rule(r"the batch size is specialised by|recompiles at batch|accepts only \d+ in dimension|"
+          r"needs an operator argument \(such as a convolution's groups\) as a constant|"
+          r"the call bakes .* with tensors sized for batch|"
+          r"^(?:the exported program|the exported model|the compiled function) fails at batch \d+|"
+          r"^at batch \d+ the result differs from eager|^random operator, and at batch \d+", BATCH_SPECIALISED),
+    _rule(r"a Python branch \(if / while\) tests tensor values at run time", TENSOR_BRANCH, GUARD),
+    _rule(r"a Python integer \(an index, loop count or size\) is computed from tensor values", REDESIGN, GUARD),
+    _rule(r"the output shape depends on tensor values", REDESIGN),
+    _rule(r"produces a Python value from tensor values \(no graph output\)", TENSOR_BRANCH, GUARD),
+    _rule(r"a tensor value is read back into Python \(\.item\(\) / bool\(\)\)|"
+          r"a tensor is read back into a Python list \(\.tolist\(\)\)|"
+          r"reads tensor values into Python through \.numpy\(\)|builds a tensor from the values of other tensors|"
+          r"the operator reads raw tensor memory|dynamo recompiled the same code more times", PYTHON_NUMBER),
+    _rule(r"a constant buffer is mutated in place", CONSTANT_MUTATION),
+    _rule(r"^no ONNX lowering for|the ONNX exporter finds no ONNX overload|"
+          r"the exporter cannot resolve the torch overload", NO_LOWERING),
+    _rule(r"^onnxruntime has no kernel for|^ONNX \w+ fails|cannot allocate .* for ONNX",
+          RUNTIME_KERNEL),
+    _rule(r"the result differs from eager|even the output count, shapes or finiteness differ", RESULT_DIFFERS),
+    _rule(r"a torch\.Generator argument cannot be captured|creates an object dynamo cannot trace|"
+          r"calls copy\.deepcopy|context manager|raises or catches an exception in a way dynamo|"
+          r"calls next\(\) on a Python|which is written in C and which dynamo cannot trace|"
+          r"it cannot trace back to where it came from|loops over a Python .* object, which dynamo cannot|"
+          r"uses a Python generator in a way dynamo|calls the Python builtin|returns .*, not a tensor, which dynamo|"
+          r", which dynamo does not trace|marked torch\.compiler\.disable|^dynamo skips \d+ function|"
+          r"wraps the traced tensor in the library's Tensor subclass|on .*, which refuses it|"
+          r"torch\.export cannot keep a tensor made while it traced|Uninitialized nn\.Module|"
+          r"Failed to convert args/kwargs to proxy|constructor with Dynamo", UNTRACEABLE_PYTHON),
+)
+
+# Words around the cause that say nothing about its class: a graph-break count, dynamo giving up on the whole
+# function, the dynamic-batch pass's prefixes (the page's and the probe's).
+_PREFIXES = re.compile(
+    r"^(?:\d+ graph breaks?: |dynamo compiled no graph: the whole function runs eagerly \(|"
+    r"works only at the traced batch size: |the capture with a dynamic batch fails: |with a dynamic batch: |"
+    r"the dynamic-batch pass failed: |onnx\.checker rejects the exported graph: |"
+    r"onnxruntime cannot run the exported graph: |the exported program does not run: )")
+
+
+def cause(text: str) -> str:
+    """The cause in a cell's text, without the words around it that say nothing about its class."""
+    text = " ".join(text.split())
+    while True:
+        stripped = _PREFIXES.sub("", text, count=1)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def classify(path: str, text: str) -> FixClass:
+    """The class of one worded cause on one path (``vocabulary.PATHS``); :data:`UNCLASSIFIED` when the words
+    do not tell."""
+    found = cause(text)
+    for rule in _RULES:
+        if rule.pattern.search(found):
+            return rule.compile if path == COMPILE else rule.capture
+    return UNCLASSIFIED
+
+
+def fix_class(name: str) -> FixClass:
+    try:
+        return FIX_CLASS[name]
+    except KeyError:
+        raise ValueError(f"unknown fix class {name!r}; expected one of {', '.join(FIX_CLASSES)}") from None
+
+
