@@ -69,7 +69,7 @@ class ProbeConfig:
     stop_after: float | None = None
     dry_run: bool = False  # say what a run would measure and why, then stop: nothing measured, nothing written
     # record the code each case runs (what reuse is keyed on); off only to measure what watching costs
-    # (benchmarks/code_watch_cost.py): records without it are measured again by the next run
+    # (benchmarks/bench_code_watch.py): records without it are measured again by the next run
     watch_code: bool = True
 
 
