@@ -121,3 +121,24 @@ def test_the_snapshot_table_holds_each_pair_once_and_unpacks_to_the_sets():
     assert len(table["refs"]) == 3 and unpack(table) == sets
     assert pack(dict(reversed(list(sets.items())))) == table  # the same sets, the same bytes
     assert unpack(None) == {} and unpack({"refs": {}, "sets": {"c": ["missing"]}}) == {"c": {}}
+
+
+def test_a_store_keeps_what_was_parsed_for_the_next_run_by_the_files_bytes(tmp_path, monkeypatch):
+    from sphinx_kexport.probe.base import code_digest
+
+    source = tmp_path / "ops.py"
+    source.write_text(SOURCE)
+    store = str(tmp_path / "store" / "digests.json")
+    first = code_digest.SourceDigests(store)
+    parsed = first.of_file(str(source))
+    first.save()
+    calls = []
+    monkeypatch.setattr(code_digest, "file_digests", lambda text: calls.append(text) or file_digests(text))
+    again = code_digest.SourceDigests(store).of_file(str(source))
+    assert calls == [] and again.functions == parsed.functions and again.top == parsed.top
+    assert again.function_at(parsed.spans[0][0]) == parsed.spans[0][2]  # the line map comes back too
+    source.write_text(SOURCE.replace("return y * 2", "return y * 5"))
+    changed = code_digest.SourceDigests(store).of_file(str(source))
+    assert len(calls) == 1 and changed.functions["Box.area"] != parsed.functions["Box.area"]
+    (tmp_path / "store" / "digests.json").write_text("not json")
+    assert code_digest.SourceDigests(store).of_file(str(source)).top == parsed.top  # a damaged store: parsed

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import contextlib
 import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -107,7 +109,8 @@ def _functions(body: list[ast.stmt], prefix: str) -> Iterable[tuple[str, ast.AST
 
 
 def file_digests(source: str) -> FileDigests:
-    """The digests of one file's source text; a file that does not parse digests as one opaque text."""
+    """The digests of one file's source text; a file that does not parse digests as one opaque text.
+    (What a digest covers changes only with :data:`STORE_FORMAT`, or the stores of earlier runs lie.)"""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -126,10 +129,17 @@ def file_digests(source: str) -> FileDigests:
 
 
 class SourceDigests:
-    """Digests of the files one process reads, each parsed once (again when the file changes)."""
+    """Digests of the files one process reads, each parsed once (again when the file changes).
 
-    def __init__(self) -> None:
+    With a ``store`` (a file), what earlier runs parsed is kept by the digest of each file's bytes: a rerun
+    reads and hashes every file it checks (milliseconds) but parses only the ones that changed (parsing
+    kornia's 414 files and digesting their 3,246 functions took 4.3 s of a 12.7 s rerun)."""
+
+    def __init__(self, store: str | None = None) -> None:
         self._files: dict[str, tuple[tuple[int, int], FileDigests | None]] = {}
+        self._store_path = store
+        self._stored: dict[str, FileDigests] = _load_store(store) if store else {}
+        self._used: dict[str, FileDigests] = {}
 
     def of_file(self, path: str) -> FileDigests | None:
         """``path``'s digests, or None when it cannot be read."""
@@ -142,12 +152,49 @@ class SourceDigests:
         if known is not None and known[0] == key:
             return known[1]
         try:
-            with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-                digests: FileDigests | None = file_digests(fh.read())
+            with open(path, "rb") as fh:
+                raw = fh.read()
         except OSError:
-            digests = None
+            self._files[path] = (key, None)
+            return None
+        content = hashlib.sha256(raw).hexdigest()
+        digests = self._stored.get(content)
+        if digests is None:
+            digests = file_digests(raw.decode("utf-8", errors="surrogateescape"))
+        self._used[content] = digests
         self._files[path] = (key, digests)
         return digests
+
+    def save(self) -> None:
+        """Keep what this run read for the next one (only that: the store does not grow with old versions);
+        a store that cannot be written is skipped."""
+        if not self._store_path or not self._used:
+            return
+        data = {content: [d.top, d.functions, [list(span) for span in d.spans]] for content, d in self._used.items()}
+        temporary = f"{self._store_path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(os.path.dirname(self._store_path) or ".", exist_ok=True)
+            with open(temporary, "w", encoding="utf-8") as fh:
+                json.dump({"format": STORE_FORMAT, "files": data}, fh)
+            os.replace(temporary, self._store_path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+STORE_FORMAT = 1  # bump when what a digest covers changes: a store of another format is ignored
+
+
+def _load_store(path: str) -> dict[str, FileDigests]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        if data.get("format") != STORE_FORMAT:
+            return {}
+        return {content: FileDigests(top, dict(functions), [tuple(span) for span in spans])
+                for content, (top, functions, spans) in data["files"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}  # absent, damaged or foreign: parsed again
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,12 @@ from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomi
 from ...snapshot.code_table import unpack
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import CUDA, PATHS
-from ..base.code_digest import CodeCheck, CodePlaces, code_set_id
+from ..base.code_digest import CodeCheck, CodePlaces, SourceDigests, code_set_id
 from ..base.errors import ProbeError, ToolError, did_you_mean
 from ..cases.fingerprint import reusable_keys
 from ..cases.inventory import InventoryCase, LoadError
 from ..cases.loader import resolve_sources
-from ..discover.cache import cache_usage
+from ..discover.cache import cache_dir, cache_usage
 from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
 from ..discover.progress import whole_line
@@ -197,7 +197,7 @@ class _Survey:
         self.why_not = {device: "--fresh" if config.fresh and self.carried else
                         unusable_environment(cache, device, self.tools, config.opset, info["version"])
                         for device in config.devices}
-        self.code = CodeCheck(self.places)
+        self.code = CodeCheck(self.places, SourceDigests(_digest_store()))
         if self.carried:  # the code sets of the results the written snapshot keeps
             self.code_sets.update(unpack(self.carried.get("code")))
 
@@ -267,6 +267,10 @@ class _Survey:
         self.code_sets.setdefault(key, dict(sorted(code.items())))
         return key
 
+    def _keep_digests(self) -> None:
+        if self.code is not None:
+            self.code.digests.save()
+
     def _snapshot_cases(self) -> dict[str, set[str]]:
         """Device -> the cases the snapshot this run may reuse has results for."""
         previous = None if self.config.fresh else self.carried
@@ -309,6 +313,7 @@ class _Survey:
                            self.config.timeout, code=self.code, why_not=self.why_not,
                            snapshot_cases=self._snapshot_cases())
         counts = SurveyCounts(reused_snapshot=len(plan.cached), reused_work=len(plan.resumed), skipped=len(plan.skips))
+        self._keep_digests()
         return SurveyResult(snapshot=self.previous or {}, written=False, out=self.config.out, counts=counts,
                             notes=self.notes, plan=planned_lines(plan, self.config.out.name))
 
@@ -354,6 +359,7 @@ class _Survey:
                     self.stream.stop()
             self.stopped = self._left_at_stop(runner)
             snapshot, written = self._write()
+            self._keep_digests()
             if not config.keep_work:
                 self.work.remove()
             ended = True
@@ -516,6 +522,13 @@ def _select(config: ProbeConfig, cases: list[InventoryCase], say: Any) -> list[I
                 f"of the {len(cases)} cases"
             say(f"shard {config.shard} holds none {which}; writing an empty part for `merge`")
     return selected
+
+
+def _digest_store() -> str | None:
+    """Where the digests of the code the records name are kept between runs (beside the discovery cache; none
+    when it is off)."""
+    directory = cache_dir()
+    return str(directory / "code-digests.json") if directory is not None else None
 
 
 def _previous_snapshot(path: Path, notes: list[str]) -> dict[str, Any] | None:
