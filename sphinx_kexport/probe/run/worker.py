@@ -25,7 +25,7 @@ from typing import Any
 
 from ..cases.inventory import LoadError
 from ..cases.step import Step
-from .lifetime import die_with_parent
+from ..base.lifetime import die_with_parent
 from .memory import peak_rss_kb, reset_peak, rss_kb
 from .messages import CaseDone, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan
 from .settings import WorkerSettings, limit_threads
