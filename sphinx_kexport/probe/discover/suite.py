@@ -178,6 +178,8 @@ class _Taker:
         self.rebuild = rebuild
         self.on_test = on_test
         self.selector = selector
+        # a shard's progress lines read as a run in a row's: its tests' cases selected within the shard
+        self.line_selector = selector or _Selector(package, per_operator)
         self.takes: dict[str, Take] = {}
         self.reports: dict[str, NodeReport] = {}  # selected here (not in a shard)
         self._texts: dict[str, str] = {}
@@ -220,10 +222,9 @@ class _Taker:
             take.candidates, take.rebuilt = [], []
             take.run.kind = "failed"
             take.run.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"
+        report = self.line_selector.report(take)
         if self.selector is not None:
-            report = self.reports[run.nodeid] = self.selector.report(take)
-        else:
-            report = shard_report(take)
+            self.reports[run.nodeid] = report
         if self.on_test is not None:
             self.on_test(done, total, report, run.seconds)
 
@@ -304,13 +305,6 @@ class _Taker:
 def _stopped(kind: str) -> bool:
     """Whether a test with this outcome was stopped at its time limit: its calls until then are taken."""
     return kind == "time limit"
-
-
-def shard_report(take: Take) -> NodeReport:
-    """A shard's progress line for a test: its run's outcome and the cases its shard kept (the suite's
-    selection, in the parent, may find some of them kept already)."""
-    return NodeReport(take.run.nodeid, [c.spec for c in take.candidates if c.spec is not None] + take.rebuilt,
-                      take.run.kind, take.run.detail, seconds=take.run.seconds)
 
 
 class _Selector:
