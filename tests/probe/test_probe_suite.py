@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -336,7 +337,11 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert lines[-1].startswith("ran the tests and stored them in the discovery cache")
     assert done.stderr.startswith(f"discovering suitelib: importing it, then running its tests under {TESTS} (or "
                                   "loading them from the discovery cache)\n")
-    assert "[1/28] tests/test_objects.py::TestGain::test_forward: 1 case" in done.stderr  # progress, on stderr
+    # progress, on stderr: a whole line per test, numbered as the tests end (in shards: --jobs, the CPU count)
+    progress = [line for line in done.stderr.splitlines() if re.match(r"  \[\d+/28\] tests/", line)]
+    assert sorted(int(re.match(r"  \[(\d+)/", line).group(1)) for line in progress) == list(range(1, 29))
+    assert any(re.fullmatch(r"  \[\d+/28\] tests/test_objects.py::TestGain::test_forward: 1 case, \d+\.\d s", line)
+               for line in progress)
 
 
 def test_a_missing_tests_path_is_said_without_a_traceback(tmp_path):

@@ -42,6 +42,9 @@ def _parser() -> CliParser:
                              "examples, and list per test file what cases_from_tests(PACKAGE, PATH) yields")
     parser.add_argument("--per-operator", type=int, default=None, metavar="N",
                         help="with --tests: configurations kept per operator (default 3)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="with --tests: shards of the tests run at once, each in a child process (default: CPU "
+                             "count, max 8; 1 runs them in this process, in a row)")
     parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",
                         help="hand-written case sources to check for repeats (replaces `cases` of pyproject.toml)")
     parser.add_argument("--no-cases", action="store_true", help="do not load any hand-written cases")
@@ -107,6 +110,10 @@ def run_discover(argv: list[str]) -> int:
         return report_failure("--per-operator counts the configurations kept from the tests: give --tests PATH too")
     if args.per_operator is not None and args.per_operator < 1:
         return report_failure(f"--per-operator must be 1 or more, found {args.per_operator}")
+    if args.jobs is not None and not args.tests:
+        return report_failure("--jobs shards the library's tests: give --tests PATH too")
+    if args.jobs is not None and args.jobs < 1:
+        return report_failure(f"--jobs must be 1 or more, found {args.jobs}")
     if args.tests and not Path(args.tests).exists():
         return report_failure(f"--tests {args.tests}: no such file or folder (looked in {Path.cwd()}). Give the "
                               "folder (or file) of the library's pytest tests.")
@@ -162,11 +169,13 @@ def _discover_tests(args: Any, winners: list[Any], where: str) -> int:
     from ..discover.docstrings import DEFAULT_TIME_LIMIT, duplicate_of
     from ..discover.library import DiscoveryError
     from ..discover.suite import DEFAULT_PER_OPERATOR, discover_suite
+    from ..survey.config import default_jobs
 
     try:
         found = discover_suite(args.package, args.tests, include=args.include, exclude=args.exclude,
                                time_limit=args.time_limit or DEFAULT_TIME_LIMIT,
-                               per_operator=args.per_operator or DEFAULT_PER_OPERATOR, on_test=to_stderr())
+                               per_operator=args.per_operator or DEFAULT_PER_OPERATOR, on_test=to_stderr(),
+                               jobs=args.jobs or default_jobs())
     except DiscoveryError as exc:
         return report_failure(str(exc))
     out = sys.stdout

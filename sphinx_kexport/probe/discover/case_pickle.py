@@ -52,7 +52,11 @@ class CasePickler(pickle.Pickler):
         in ``__init__``), and pickle finds a function by its name, which names the original: without this,
         such a case did not pickle and its example ran again on every load."""
         original = getattr(obj, "__kexport_original__", None) if isinstance(obj, types.FunctionType) else None
-        return (_itself, (original,)) if original is not None else NotImplemented
+        if original is not None:
+            return (_itself, (original,))
+        if _plain_tuple_subclass(obj):
+            return (_tuple_subclass, (type(obj), tuple(tuple.__iter__(obj)), dict(vars(obj)) if hasattr(obj, "__dict__") else None))
+        return NotImplemented
 
     def persistent_id(self, obj: Any) -> Any:
         torch = sys.modules.get("torch")
@@ -100,6 +104,29 @@ class CaseUnpickler(pickle.Unpickler):
 
 def _itself(value: Any) -> Any:
     return value
+
+
+def _plain_tuple_subclass(obj: Any) -> bool:
+    """An instance of a tuple subclass that pickles the way tuple does: by calling its class with its items,
+    which a class whose constructor takes other arguments refuses on load (e3nn's ``SphericalTensor(lmax,
+    p_val, p_arg)``: its example's cases ran again at every load, and ``with_peaks_at``'s input, from
+    ``torch.linalg.lstsq``, came out different in its last bits in each process). Such an object is stored
+    as its items and attributes instead. A class with its own pickling (a namedtuple's ``__getnewargs__``)
+    keeps it; one with ``__slots__`` of its own too."""
+    cls = type(obj)
+    if not isinstance(obj, tuple) or cls is tuple:
+        return False
+    own = ("__reduce__", "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__", "__getstate__", "__slots__")
+    return not any(name in vars(base) for base in cls.__mro__[:cls.__mro__.index(tuple)] for name in own)
+
+
+def _tuple_subclass(cls: type, items: tuple, attributes: dict[str, Any] | None) -> Any:
+    """The tuple subclass instance of :func:`_plain_tuple_subclass`, built without calling its constructor (its
+    items are read above as tuple reads them: e3nn's ``Irrep`` refuses ``len()``)."""
+    obj = tuple.__new__(cls, items)
+    if attributes:
+        vars(obj).update(attributes)
+    return obj
 
 
 def _bytes_view(torch: Any, untyped: Any) -> Any:

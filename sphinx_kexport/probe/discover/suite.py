@@ -38,7 +38,8 @@ from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, pl
 from .progress import OnExample, reporter
 from . import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
-from .suite_run import NodeRun, NodeSource, SuiteError, library_roots, run_suite, suite_roots
+from .suite_run import NodeRun, NodeSource, SuiteError, SuiteRun, library_roots, run_suite, suite_roots
+from .suite_shards import SHARDS_PER_JOB, deal, run_in_children, suite_jobs, tell_parent
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
 
@@ -134,18 +135,53 @@ def _slot(spec: CaseSpec) -> str:
 Rebuild = dict[str, list[tuple[str, str, int]]]
 
 
+@dataclass
+class Candidate:
+    """A call of a test that its shard did not find covered: its configuration and what became of it there."""
+
+    ref: str
+    key: tuple | None  # None: a call dropped before its configuration counts (raised, unsupported arguments)
+    occurrence: int
+    spec: CaseSpec | None = None  # the case, named in its shard (renamed when the selection keeps it)
+    dropped: str = ""  # why it could not become a case
+    outside: str = ""  # why it does not run outside its test
+    rebuild: bool = False  # the case did not pickle out of its shard: the test runs again for it
+
+
+@dataclass
+class Take:
+    """One test's run as its shard saw it, before the selection across the suite decides which calls are
+    cases: a run in shards (discover/suite_shards.py) takes in child processes and selects here, in the order
+    pytest reported the tests, so that it keeps exactly the cases one run in a row keeps."""
+
+    run: NodeRun  # its calls dropped
+    candidates: list[Candidate] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)  # the refs of the package it called, as written
+    left_out: set[str] = field(default_factory=set)
+    passed_over: list[str] = field(default_factory=list)
+    covered: int = 0  # calls of configurations kept already in its shard (kept already in the suite, then)
+    mocked: list[str] = field(default_factory=list)
+    dtype: list[str] = field(default_factory=list)
+    rebuilt: list[CaseSpec] = field(default_factory=list)  # a rebuild's cases, by their own names
+
+
 class _Taker:
-    """Turns each finished test's calls into cases (``on_test`` of the suite run)."""
+    """Turns each finished test's calls into :class:`Take` s (``on_test`` of the suite run), and, unless it
+    runs in a shard, selects their cases at once (:class:`_Selector`)."""
 
     def __init__(self, package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
                  per_operator: int, aliases: dict[str, list[str]], rebuild: Rebuild | None,
-                 on_test: OnExample | None):
+                 on_test: OnExample | None, selector: "_Selector | None"):
         self.package, self.path, self.include, self.exclude = package, path, include, exclude
         self.time_limit, self.per_operator, self.aliases = time_limit, per_operator, aliases
-        self.selection = Selection(per_operator)
+        self.selection = Selection(per_operator)  # this process's: what it need not record or build again
         self.rebuild = rebuild
         self.on_test = on_test
-        self.reports: dict[str, NodeReport] = {}
+        self.selector = selector
+        # a shard's progress lines read as a run in a row's: its tests' cases selected within the shard
+        self.line_selector = selector or _Selector(package, per_operator)
+        self.takes: dict[str, Take] = {}
+        self.reports: dict[str, NodeReport] = {}  # selected here (not in a shard)
         self._texts: dict[str, str] = {}
         self.passed_over: list[str] = []  # refs of this test's calls not recorded: left out, or covered already
         self.covered = 0
@@ -176,16 +212,19 @@ class _Taker:
         return True
 
     def __call__(self, run: NodeRun, source: NodeSource, done: int, total: int) -> None:
-        report = self.reports[run.nodeid] = NodeReport(run.nodeid, skip=run.kind, detail=run.detail,
-                                                       seconds=run.seconds)
-        passed_over, report.covered, dtype = self.passed_over, self.covered, list(self.other_dtype)
+        take = self.takes[run.nodeid] = Take(NodeRun(run.nodeid, run.kind, run.detail, seconds=run.seconds))
+        take.passed_over, take.covered, take.dtype = self.passed_over, self.covered, list(self.other_dtype)
         self.passed_over, self.covered, self.other_dtype = [], 0, {}
         try:
-            if not run.kind:
-                self._take(run, source, report, passed_over, dtype)
+            if not run.kind or _stopped(run.kind):  # a test stopped at its time limit yields its calls so far
+                self._take(run, source, take)
         except Exception as exc:  # said, not hidden; the other tests go on
-            report.cases, report.skip = [], "failed"
-            report.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"
+            take.candidates, take.rebuilt = [], []
+            take.run.kind = "failed"
+            take.run.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"
+        report = self.line_selector.report(take)
+        if self.selector is not None:
+            self.reports[run.nodeid] = report
         if self.on_test is not None:
             self.on_test(done, total, report, run.seconds)
 
@@ -207,8 +246,7 @@ class _Taker:
         return build_suite_case(call, name=name, package=group, section=section, source=source,
                                ref=self._ref(source, call, occurrence))
 
-    def _take(self, run: NodeRun, source: NodeSource, report: NodeReport, passed_over: list[str],
-              dtype: list[str]) -> None:
+    def _take(self, run: NodeRun, source: NodeSource, take: Take) -> None:
         calls: list[tuple[Call, int]] = []
         for call in run.calls:
             if not call.ref.startswith(self.package + "."):
@@ -219,19 +257,20 @@ class _Taker:
             for name, ref, occurrence in self.rebuild.get(run.nodeid, []):
                 call = next((c for c, o in calls if c.ref == ref and o == occurrence), None)
                 if call is not None:
-                    report.cases.append(self._build(call, name, source, occurrence))
+                    take.rebuilt.append(self._build(call, name, source, occurrence))
             return
-        left_out = {ref for ref in passed_over if not selected(ref, self.include, self.exclude)}
+        take.called = sorted({c.ref for c, _ in calls})
+        take.left_out = {ref for ref in take.passed_over if not selected(ref, self.include, self.exclude)}
         mocked: dict[str, None] = {}  # once each, in order: a test may call the same way in a loop
-        outside: dict[str, None] = {}  # kept calls that do not run once the test has ended (once each)
         for call, occurrence in calls:
             if not selected(call.ref, self.include, self.exclude):
-                left_out.add(call.ref)
+                take.left_out.add(call.ref)
                 continue
             if not probed_call(call):
                 continue  # e.g. a call with an array or an object: nothing the probe can pass as a graph input
             if call.raised:
-                report.dropped.append(f"{call.ref} raised {call.raised} (the test caught it)")
+                take.candidates.append(Candidate(call.ref, None, occurrence,
+                                                 dropped=f"{call.ref} raised {call.raised} (the test caught it)"))
                 continue
             if call.stand_ins:  # what it returned is the mock's
                 mocked[f"{call.ref} ran the test's unittest.mock stand-in for {', '.join(call.stand_ins)}"] = None
@@ -239,28 +278,85 @@ class _Taker:
             try:
                 key = configuration(call)
             except UnsupportedCall as exc:
-                report.dropped.append(f"{call.ref}: {exc}")
+                take.candidates.append(Candidate(call.ref, None, occurrence, dropped=f"{call.ref}: {exc}"))
                 continue
             if self.selection.why_not(call.ref, key):
-                report.covered += 1
+                take.covered += 1
                 continue
             name = self.selection.next_name(call.ref)
+            candidate = Candidate(call.ref, key, occurrence)
+            take.candidates.append(candidate)
             try:
-                spec = self._build(call, name, source, occurrence)
+                candidate.spec = self._build(call, name, source, occurrence)
             except UnsupportedCall as exc:
-                report.dropped.append(f"{call.ref}: {exc}")
+                candidate.dropped = f"{call.ref}: {exc}"
                 continue
             except Exception as exc:  # e.g. case() refusing the target: said, not hidden
-                report.dropped.append(f"{call.ref}: {type(exc).__name__}: {exc}")
+                candidate.dropped = f"{call.ref}: {type(exc).__name__}: {exc}"
                 continue
-            why = outside_its_test(spec, self.time_limit)
+            why = outside_its_test(candidate.spec, self.time_limit)
             if why:  # e.g. it worked only in a global mode the test set: not the operator's eager failure
-                outside[f"{call.ref} does not run outside its test: {why}"] = None
+                candidate.spec, candidate.outside = None, f"{call.ref} does not run outside its test: {why}"
                 continue
             self.selection.keep(call.ref, key, name)
-            report.cases.append(spec)
+        take.mocked = list(mocked)
+
+
+def _stopped(kind: str) -> bool:
+    """Whether a test with this outcome was stopped at its time limit: its calls until then are taken."""
+    return kind == "time limit"
+
+
+class _Selector:
+    """The selection across the whole suite: each test's cases, in the order pytest reported the tests (the
+    first ``per_operator`` configurations of each operator are kept, first come, named ``op[test]``,
+    ``op[test 2]``, ...), or why it yields none."""
+
+    def __init__(self, package: str, per_operator: int):
+        self.package, self.per_operator = package, per_operator
+        self.selection = Selection(per_operator)
+        # kept cases that did not pickle out of their shard, to build again in this process:
+        # (the report, the place of the case in it, the case's name, its call ref, occurrence)
+        self.unpickled: list[tuple[NodeReport, int, str, str, int]] = []
+
+    def report(self, take: Take) -> NodeReport:
+        run = take.run
+        report = NodeReport(run.nodeid, skip=run.kind, detail=run.detail, seconds=run.seconds)
+        if run.kind and not _stopped(run.kind):  # its calls' repeats are not counted (a shard's count differs)
+            return report
+        report.skip, report.detail, report.covered = "", "", take.covered
+        report.cases = list(take.rebuilt)
+        outside: dict[str, None] = {}  # kept calls that do not run once the test has ended (once each)
+        for candidate in take.candidates:
+            if candidate.key is None:
+                report.dropped.append(candidate.dropped)
+            elif self.selection.why_not(candidate.ref, candidate.key):  # kept already by a test of another shard
+                report.covered += 1
+            elif candidate.dropped:
+                report.dropped.append(candidate.dropped)
+            elif candidate.outside:
+                outside[candidate.outside] = None
+            else:
+                name = self.selection.next_name(candidate.ref)
+                self.selection.keep(candidate.ref, candidate.key, name)
+                if candidate.spec is None:  # built again once the shards are done (suite_shards)
+                    self.unpickled.append((report, len(report.cases), name, candidate.ref, candidate.occurrence))
+                else:
+                    candidate.spec.name = name
+                    report.cases.append(candidate.spec)
+        self._explain(take, report, outside, any(r is report for r, *_ in self.unpickled))
+        if _stopped(run.kind):
+            if report.skip:  # no case from what it called before: said as the time limit it ran past
+                report.skip, report.detail = run.kind, run.detail
+            else:
+                report.dropped.append(f"the test was stopped: {run.detail}; its calls before are kept")
+        return report
+
+    def _explain(self, take: Take, report: NodeReport, outside: dict[str, None], unpickled: bool) -> None:
+        """Why a test that made calls yields no case (or, beside its cases, which calls were dropped)."""
+        mocked, dtype, left_out = take.mocked, take.dtype, take.left_out
         report.dropped.extend(mocked)
-        if report.cases:
+        if report.cases or unpickled:
             report.dropped.extend([*outside, *dtype])
             return
         if outside:  # said once: in the reason, not again as dropped calls
@@ -271,14 +367,14 @@ class _Taker:
         elif report.covered:
             report.dropped.extend(dtype)
             report.skip = "covered"
-            covered = sorted({c.ref for c, _ in calls} | (set(passed_over) - left_out))
+            covered = sorted(set(take.called) | (set(take.passed_over) - left_out))
             report.detail = (f"{report.covered} call{'s' if report.covered != 1 else ''} of "
                              f"{', '.join(covered)} (per_operator={self.per_operator})")
         elif mocked and len(report.dropped) == len(mocked):
             report.skip, report.detail = "mocked", "; ".join(mocked)  # every call it made ran a mock
         else:
             report.skip = "no tensor call"
-            called = sorted({c.ref for c, _ in calls})
+            called = take.called
             report.detail = ("; ".join(report.dropped) if report.dropped
                              else "calls " + ", ".join(called) + " with neither a tensor nor plain Python values only" if called
                              else f"calls only {', '.join(sorted(left_out))}, which include/exclude leave out"
@@ -288,34 +384,109 @@ class _Taker:
 
 
 def _run(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float, per_operator: int,
-         targets: list[str] | None = None, rebuild: Rebuild | None = None, on_test: OnExample | None = None
-         ) -> tuple[list[NodeReport], list[ObjectReport]]:
-    """(the reports of the tests, in the order pytest reported them; the public modules that do not import)."""
-    top = package.split(".")[0]
-    modules, failures = public_modules(package, exclude)
-    objects = public_objects(modules, top, package)
-    functions, module_classes, method_classes = recorded_callables(objects)
-    taker = _Taker(package, path, include, exclude, time_limit, per_operator, find_aliases(modules, objects), rebuild,
-                   on_test)
-    with recording(functions, module_classes, top, method_classes):
-        try:
-            suite = run_suite(targets or [str(path)], suite_roots(path), library_roots(top), time_limit, taker,
-                              taker.wants)
-        except SuiteError as exc:
-            raise DiscoveryError(str(exc)) from None
+         targets: list[str] | None = None, rebuild: Rebuild | None = None, on_test: OnExample | None = None,
+         jobs: int = 1) -> tuple[list[NodeReport], list[ObjectReport]]:
+    """(the reports of the tests, in the order pytest reported them; the public modules that do not import).
+    With ``jobs`` over 1 a whole suite runs in shards, in child processes (discover/suite_shards.py)."""
+    if jobs > 1 and targets is None and rebuild is None:
+        return _run_in_shards(package, path, include, exclude, time_limit, per_operator, on_test, jobs)
+    selector = _Selector(package, per_operator)
+    taker, suite, failures = _run_here(package, path, include, exclude, time_limit, per_operator, targets, rebuild,
+                                       on_test, selector)
     reports = [taker.reports.get(run.nodeid) or NodeReport(run.nodeid, skip=run.kind, detail=run.detail)
                for run in suite.runs]
     return reports, failures
 
 
+def _run_here(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
+              per_operator: int, targets: list[str] | None, rebuild: Rebuild | None, on_test: OnExample | None,
+              selector: _Selector | None, only: set[str] | None = None, collect_only: bool = False
+              ) -> tuple[_Taker, SuiteRun, list[ObjectReport]]:
+    """The tests run in this process under the recorder (a shard's when ``selector`` is None)."""
+    top = package.split(".")[0]
+    modules, failures = public_modules(package, exclude)
+    objects = public_objects(modules, top, package)
+    functions, module_classes, method_classes = recorded_callables(objects)
+    taker = _Taker(package, path, include, exclude, time_limit, per_operator, find_aliases(modules, objects), rebuild,
+                   on_test, selector)
+    with recording(functions, module_classes, top, method_classes):
+        try:
+            suite = run_suite(targets or [str(path)], suite_roots(path), library_roots(top), time_limit, taker,
+                              taker.wants, only=only, collect_only=collect_only)
+        except SuiteError as exc:
+            raise DiscoveryError(str(exc)) from None
+    return taker, suite, failures
+
+
+def _collected(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
+               per_operator: int) -> tuple[SuiteRun, list[ObjectReport]]:
+    """A child's entry: the suite collected as a run in a row collects it (the tests that run, in order; the
+    files that do not import and the tests deselected, as runs)."""
+    _, suite, failures = _run_here(package, path, include, exclude, time_limit, per_operator, None, None, None, None,
+                                   collect_only=True)
+    return suite, failures
+
+
+def _shard(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float, per_operator: int,
+           only: list[str]) -> list[Take]:
+    """A child's entry: the takes of one shard's tests, in the order they ran. A case that does not pickle is
+    sent without its case (``Candidate.spec`` None): the parent builds it again if the selection keeps it."""
+    import pickle
+
+    taker, _, _ = _run_here(package, path, include, exclude, time_limit, per_operator, None, None, tell_parent, None,
+                            only=set(only))
+    takes = list(taker.takes.values())  # the tests that ran: this shard's
+    for take in takes:
+        for candidate in take.candidates:
+            if candidate.spec is not None:
+                try:
+                    pickle.dumps(candidate.spec)
+                except Exception:
+                    candidate.spec, candidate.rebuild = None, True
+    return takes
+
+
+def _run_in_shards(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
+                   per_operator: int, on_test: OnExample | None, jobs: int
+                   ) -> tuple[list[NodeReport], list[ObjectReport]]:
+    arguments = (package, path, include, exclude, time_limit, per_operator)
+    [(collected, failures)] = run_in_children(_collected, [arguments], 1, 0, None)
+    shards = deal(collected.nodes, jobs * SHARDS_PER_JOB)
+    found = run_in_children(_shard, [(*arguments, shard) for shard in shards], jobs, len(collected.nodes), on_test)
+    takes = {take.run.nodeid: take for shard in found for take in shard}
+    runs = [*collected.runs, *(take.run for take in takes.values())]  # the files that did not import, deselected
+    runs.sort(key=lambda run: collected.order.get(run.nodeid, -1))
+    selector = _Selector(package, per_operator)
+    reports = [selector.report(takes.get(run.nodeid) or Take(run)) for run in runs]
+    _build_unpickled(selector, collected.rootdir, arguments)
+    return reports, failures
+
+
+def _build_unpickled(selector: _Selector, rootdir: str, arguments: tuple[Any, ...]) -> None:
+    """The kept cases that did not pickle out of their shard, built here by running their tests again."""
+    wanted: Rebuild = {}
+    for report, _, name, ref, occurrence in selector.unpickled:
+        wanted.setdefault(report.ref, []).append((name, ref, occurrence))
+    if not wanted:
+        return
+    built, _ = _run(*arguments, targets=[f"{rootdir}{os.sep}{node}" for node in wanted], rebuild=wanted)
+    specs = {spec.name: spec for report in built for spec in report.cases}
+    for report, place_, name, _, _ in reversed(selector.unpickled):  # from the last, so the places hold
+        if name in specs:
+            report.cases.insert(place_, specs[name])
+
+
 def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iterable[str] = (),
                    exclude: Iterable[str] = (), time_limit: float = DEFAULT_TIME_LIMIT,
-                   per_operator: int = DEFAULT_PER_OPERATOR, on_test: OnExample | None = None) -> SuiteDiscovery:
+                   per_operator: int = DEFAULT_PER_OPERATOR, on_test: OnExample | None = None,
+                   jobs: int | None = None) -> SuiteDiscovery:
     """Run the pytest tests under ``tests`` and report, per test, its cases or why none.
 
     The result comes from the discovery cache when nothing it depends on changed (the library's and the
     tests' sources among it); either way the global random state is left as it was.
-    ``on_test(done, total, report, seconds)`` is called after each test that runs.
+    ``on_test(done, total, report, seconds)`` is called after each test that runs. ``jobs``: shards of the
+    suite run at once in child processes (default: :func:`~.suite_shards.set_suite_jobs`'s, 1 unless the probe
+    or ``discover --jobs`` set it; 1 runs the tests in this process, in a row); the cases are the same.
     """
     began = time.monotonic()
     include, exclude = list(include), list(exclude)
@@ -330,7 +501,8 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
                                 began) if stored else None
             if found is not None:
                 return found
-        reports, failures = _run(package, path, include, exclude, time_limit, per_operator, on_test=on_test)
+        reports, failures = _run(package, path, include, exclude, time_limit, per_operator, on_test=on_test,
+                                 jobs=suite_jobs() if jobs is None else jobs)
         seconds = time.monotonic() - began
         if store is None:
             note = ("discovery cache off" if cache_dir() is None

@@ -386,8 +386,10 @@ class SuitePlugin:
     """Records each test's calls and outcome; ``on_test(run, source, done, total)`` is called as each test ends."""
 
     def __init__(self, roots: list[str], library: list[str], limit: float, on_test: OnTest,
-                 wanted: Wanted | None = None):
+                 wanted: Wanted | None = None, only: set[str] | None = None):
         self.own = own_test_code(roots, library)
+        self.only = only  # the node ids of a shard's tests (None: all)
+        self.nodes: list[str] = []  # the tests that run, in order
         self.wanted = wanted
         self.limit = limit
         self.on_test = on_test
@@ -427,6 +429,10 @@ class SuitePlugin:
             else:
                 dropped.append(item)
                 self.runs.append(NodeRun(item.nodeid, *why))
+        self.nodes = [item.nodeid for item in kept]
+        if self.only is not None:  # a shard: the other tests are other shards', said there
+            dropped += [item for item in kept if item.nodeid not in self.only]
+            kept = [item for item in kept if item.nodeid in self.only]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
@@ -520,6 +526,8 @@ class SuiteRun:
     runs: list[NodeRun]
     rootdir: str
     total: int  # tests that ran
+    nodes: list[str] = field(default_factory=list)  # the tests that run in a whole run, in order (not a shard's)
+    order: dict[str, int] = field(default_factory=dict)  # node id -> its place in pytest's collection
 
 
 def pytest_arguments(targets: list[str]) -> list[str]:
@@ -529,10 +537,13 @@ def pytest_arguments(targets: list[str]) -> list[str]:
 
 
 def run_suite(targets: list[str], roots: list[str], library: list[str], limit: float, on_test: OnTest,
-              wanted: Wanted | None = None) -> SuiteRun:
+              wanted: Wanted | None = None, *, only: set[str] | None = None, collect_only: bool = False
+              ) -> SuiteRun:
     """Run the tests of ``targets`` under the recorder (installed by the caller), calling ``on_test`` as each
     ends; calls from files under ``roots`` count, except those under ``library``, and of those the ones
-    ``wanted`` takes (all when None). SuiteError when pytest cannot run them. The test modules it imports are
+    ``wanted`` takes (all when None). ``only``: the node ids of the tests to run (a shard's), the others
+    deselected; ``collect_only``: run none, collect them (``SuiteRun.nodes``). SuiteError when pytest cannot run
+    them. The test modules it imports are
     dropped from ``sys.modules`` afterwards, and ``sys.path`` is restored, so a second run imports them afresh."""
     try:
         import pytest
@@ -542,7 +553,7 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
 
     import torch
 
-    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted))
+    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted, only))
     modules, path = set(sys.modules), list(sys.path)
     # what a test or a conftest may set for the whole process and forget (a worker measures other cases
     # afterwards; kornia's conftest points torch.hub and HF_HOME at a relative folder of its own)
@@ -553,7 +564,8 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
     try:  # pytest's report would mix into discover's own on stdout; its errors still show on stderr
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors), raises_watched(), \
                 patches_watched(library), network_blocked(), scratch_directory():
-            status = pytest.main(pytest_arguments(targets), plugins=[plugin])
+            status = pytest.main(pytest_arguments(targets) + (["--collect-only"] if collect_only else []),
+                                 plugins=[plugin])
     finally:
         sys.path[:] = path
         _forget_test_modules(modules, roots)
@@ -572,7 +584,7 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
     # in pytest's collection order (deselected ones are reported at collection; a file that failed to import, by
     # its path, goes first)
     runs = sorted(plugin.runs, key=lambda run: plugin.order.get(run.nodeid, -1))
-    return SuiteRun(runs, plugin.rootdir, plugin.total)
+    return SuiteRun(runs, plugin.rootdir, plugin.total, plugin.nodes, plugin.order)
 
 
 class _Copied:

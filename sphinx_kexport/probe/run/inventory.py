@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..cases.inventory import InventoryCase, LoadError, Source, TorchLacks, join_inventory
-from .lifetime import die_with_parent
+from ..base.lifetime import die_with_parent
 from .memory import peak_rss_kb
 from .parent_state import ParentState
 from ..base.errors import ToolError
@@ -71,9 +71,11 @@ class ModuleMistake:
 
 
 def describe_in_child(source: Source, sys_path: list[str], parent: ParentState, rediscover: bool, jobs: int,
-                      environment: tuple[list[str], int] | None = None) -> ModuleDescribed | ModuleMistake:
+                      environment: tuple[list[str], int] | None = None, suite_jobs: int = 1
+                      ) -> ModuleDescribed | ModuleMistake:
     """A child's whole life: import one case module and describe its cases (and, for the first module, read the
-    environment of ``(devices, opset)``)."""
+    environment of ``(devices, opset)``). ``suite_jobs``: shards of a library's tests run at once by its
+    ``cases_from_tests`` (its share of the run's jobs)."""
     began = time.monotonic()
     parent.adopt()
     sys.path[:] = sys_path
@@ -81,9 +83,11 @@ def describe_in_child(source: Source, sys_path: list[str], parent: ParentState, 
     from ..cases.describe import describe_module
     from ..discover.cache import refresh
     from ..discover.progress import report_examples, to_stderr
+    from ..discover.suite_shards import set_suite_jobs
     from ..discover.without_cases import taken
 
     refresh(rediscover)
+    set_suite_jobs(suite_jobs)
     report_examples(to_stderr(f"    {source.label} "))  # examples that run (not from the cache): a line each
     skipped = ""
     try:
@@ -113,7 +117,7 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
                     parent: ParentState | None = None) -> Inventory:
     """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies.
     ``parent``: the environment the children adopt (default: this process's, now)."""
-    jobs = max(1, min(jobs, len(sources)))
+    run_jobs, jobs = jobs, max(1, min(jobs, len(sources)))
     # children forked from the warmed server where possible; spawned when one reads the CUDA device's name
     context = worker_context(thread_share(jobs), cuda="cuda" in devices)
     sys_path, parent = list(sys.path), parent or ParentState.capture()
@@ -122,7 +126,7 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
     started(lambda: _stop(pool))  # how a caller in another thread stops it (an error, Ctrl-C)
     try:
         futures = {pool.submit(describe_in_child, source, sys_path, parent, rediscover, jobs,
-                               (devices, opset) if index == 0 else None): source
+                               (devices, opset) if index == 0 else None, max(1, run_jobs // jobs)): source
                    for index, source in enumerate(sources)}
         env: dict[str, Any] = {}
         described: dict[str, list[InventoryCase]] = {}

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..cases.inventory import LoadError
 from ..cases.step import Step
-from .lifetime import die_with_parent
+from ..base.lifetime import die_with_parent
 from .memory import peak_rss_kb, reset_peak, rss_kb
 from ..cases.inventory import SuiteRef
 from .messages import CaseDone, CodeRan, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan
