@@ -23,11 +23,11 @@ import traceback
 import warnings
 from typing import Any
 
-from ..cases.inventory import LoadError
+from ..cases.inventory import LoadError, SuiteRef
+from ...snapshot.vocabulary import COMPILE
 from ..cases.step import Step
 from ..base.lifetime import die_with_parent
 from .memory import peak_rss_kb, reset_peak, rss_kb
-from ..cases.inventory import SuiteRef
 from .messages import CaseDone, CodeRan, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan
 from .settings import WorkerSettings, limit_threads
 
@@ -117,6 +117,8 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         def started(step: Step, name: str = name, device: str = device) -> None:
             print(f"--- {step.name}", flush=True)
             code_so_far()
+            if watch is not None:  # dynamo reads what it compiles: its own list says what (measure/code_watch.py)
+                watch.lines(step.path != COMPILE)
             conn.send(StepBegan(name, device, step))
 
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
