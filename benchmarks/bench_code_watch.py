@@ -32,6 +32,9 @@ from pathlib import Path
 
 from bench_survey_memory import gib, machine, run_sampled
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from sphinx_kexport.snapshot.code_table import unpack  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -118,16 +121,16 @@ def report(runs: dict[str, list[dict]], extrapolate: int) -> None:
     snapshot = runs["on"][0]["snapshot"]
     with_code, plain = written_bytes(snapshot), written_bytes(without_code(snapshot))
     off_bytes = written_bytes(runs["off"][0]["snapshot"])
-    table = snapshot.get("code") or {}
+    table = unpack(snapshot.get("code"))  # set id -> {ref: digest}
     refs = [len(code) for code in table.values()]
     measured = sum(len(c.get("measured", {})) for c in snapshot["cases"])
     added = with_code - plain
     print(f"\nsnapshot bytes: {with_code:,} with the watch, {plain:,} without its code table and ids "
           f"(the watch-off run wrote {off_bytes:,}); the watch adds {added:,} bytes "
           f"({added / plain * 100:+.1f} %), {added / measured:,.0f} per measured case")
-    print(f"code table: {len(table)} sets for {measured} measured cases, {sum(refs):,} refs "
-          f"(median {statistics.median(refs) if refs else 0:.0f} a set), {len(set().union(*table.values())):,} "
-          f"distinct refs")
+    print(f"code table: {len(table)} sets for {measured} measured cases, {sum(refs):,} refs in them "
+          f"(median {statistics.median(refs) if refs else 0:.0f} a set), "
+          f"{len((snapshot.get('code') or {}).get('refs', {})):,} distinct (ref, digest) pairs")
     print(f"extrapolated to {extrapolate:,} cases at that rate (an extrapolation: other cases run other code and "
           f"share sets differently): +{added / measured * extrapolate / 1e6:.2f} MB")
     different = [f"{k}: on {v}, off {statuses(runs['off'][0]['snapshot']).get(k)}"

@@ -278,7 +278,9 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
     used: Counter[str] = Counter()
     reports: list[ObjectReport] = []
     loaded = loaded or {}
-    watch = example_watch(top)
+    # what each example ran is kept for the discovery cache; an example run again alone (``only``: its cases do
+    # not pickle, or a worker builds its case) is never stored, so it runs unwatched
+    watch = example_watch(top) if only is None else None
     with recording(functions, module_classes, top, method_classes):
         for done, test in enumerate(tests, 1):
             kept = loaded.get(test.name)
