@@ -151,6 +151,36 @@ def test_the_snapshot_format_page_is_generated_from_the_schema(built):
     assert fields and not [f for f in sorted(fields) if f not in text]
 
 
+def test_the_reference_names_every_flag_public_name_and_config_field(built):
+    """A flag, a public name or a ProbeConfig field the code has and the built site does not fails here."""
+    import dataclasses
+    import posixpath
+    import re
+
+    import sphinx_kexport.probe as probe
+    from sphinx.util.inventory import InventoryFile
+
+    with (built / "objects.inv").open("rb") as handle:
+        inventory = InventoryFile.load(handle, "", posixpath.join)
+    options = set(inventory["std:cmdoption"])
+    objects = {name for kind, entries in inventory.items() if kind.startswith("py:") for name in entries}
+    missing = []
+    for command in ("", "merge", "diff", "repro", "discover", "worklist"):
+        helped = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *command.split(), "--help"],
+                                capture_output=True, text=True, timeout=120)
+        program = "python--m-sphinx_kexport.probe" + (f"-{command}" if command else "")
+        options_part = helped.stdout.split("options:", 1)[1]  # the listing, not the description's mentions
+        flags = set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z-]+)", options_part, re.M)) - {"--help"}
+        assert flags, command
+        missing += [f"{command or 'probe'} {flag}" for flag in sorted(flags) if f"{program}.{flag}" not in options]
+    missing += [name for name in probe.__all__ if f"sphinx_kexport.probe.{name}" not in objects]
+    reference = (EXAMPLE / "guide" / "probe.rst").read_text(encoding="utf-8")
+    signature = reference.split(".. py:class:: sphinx_kexport.probe.ProbeConfig(", 1)[1].split(")\n", 1)[0]
+    missing += [f"ProbeConfig.{f.name}" for f in dataclasses.fields(probe.ProbeConfig) if f"{f.name}=" not in
+                signature and f.name not in ("cases", "out")]
+    assert not missing, "the docs lack: " + ", ".join(missing)
+
+
 def test_the_development_page_draws_the_probe_stages_from_the_code(built):
     """The stages in their import order, and every module of every stage with its docstring's job."""
     import ast
