@@ -335,22 +335,28 @@ def example_digest(test: doctest.DocTest) -> str:
 def example_watch(top: str) -> CodeWatch | None:
     """A watch on the library's code (what each example ran, for the discovery cache); None when the library's
     folder is not found or coverage.py is not installed (then a change to the library runs every example)."""
-    root = library_root(top)
-    if root is NO_LIBRARY:
+    places = _library_places(top)
+    if places is None:
         return None
     try:
-        return CodeWatch(CodePlaces(top, root.directory, os.getcwd()), [root.directory])
+        return CodeWatch(places, [places.library_dir])
     except ImportError:
         return None
+
+
+def _library_places(top: str) -> CodePlaces | None:
+    """Where the refs of the library ``top``'s code point (None: its folder is not found)."""
+    root = library_root(top)
+    return None if root is NO_LIBRARY else CodePlaces(top, root.directory, os.getcwd())
 
 
 def _unchanged_examples(store: DiscoveryCache, stored: Stored, top: str) -> dict[str, ObjectReport]:
     """The reports of the stored examples whose library code did not change (their text is compared when they
     are about to run): read before the recorder replaces the library's callables, which unpickling looks up."""
-    root = library_root(top)
-    if root is NO_LIBRARY:
+    places = _library_places(top)
+    if places is None:
         return {}
-    check = CodeCheck(CodePlaces(top, root.directory, os.getcwd()))
+    check = CodeCheck(places)
     kept: dict[str, ObjectReport] = {}
     for entry in stored.entries:
         if not entry.stored or entry.code is None or check.changed(entry.code):

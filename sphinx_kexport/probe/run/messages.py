@@ -57,7 +57,8 @@ class PathResult:
 @dataclass(frozen=True)
 class CodeRan:
     """The library's and the project's code the case has run so far (``{ref: digest}``, :mod:`..measure.code_watch`),
-    sent after each path: a rerun reuses its records only while that code is unchanged."""
+    sent as each step begins and once the last has ended: a rerun reuses its records only while that code is
+    unchanged."""
 
     name: str
     device: str

@@ -110,7 +110,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         print(f"=== case {name!r} on {device}: {', '.join(paths)}", flush=True)
 
         def code_so_far(name: str = name, device: str = device) -> None:
-            # before each step too: a step lost to a timeout or a crash leaves the code that ran until it began
+            # as each step begins: a step lost to a timeout or a crash leaves the code that ran until it began
             if watch is not None:
                 conn.send(CodeRan(name, device, watch.code()))
 
@@ -123,7 +123,6 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
 
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
             conn.send(PathResult(name, device, path, result))
-            code_so_far()
 
         began_kb = rss_kb()  # what earlier cases left behind: the case's own cost is its peak less this
         reset_peak()
@@ -143,6 +142,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             watch.start(_test_folders(task.discovery))
         try:
             measurement.measure(paths, started, finished)
+            code_so_far()  # the last step's code (each earlier one's went with the next step's start)
         finally:
             if watch is not None:
                 watch.stop()

@@ -165,6 +165,7 @@ class _Survey:
         self.code: CodeCheck | None = None  # whether that code is still the code there is
         self.code_sets: dict[str, dict[str, str]] = {}  # set id -> {ref: digest}: the snapshot's code table
         self.why_not: dict[str, str] = {}  # device -> why none of the snapshot's results apply ("": they may)
+        self.snapshot_cases: dict[str, set[str]] = {}  # device -> the cases the reusable snapshot has results for
 
     @property
     def streaming(self) -> bool:
@@ -197,6 +198,8 @@ class _Survey:
         self.why_not = {device: "--fresh" if config.fresh and self.carried else
                         unusable_environment(cache, device, self.tools, config.opset, info["version"])
                         for device in config.devices}
+        self.snapshot_cases = {device: {c["name"] for c in (cache or {}).get("cases", [])
+                                        if device in c.get("results", {})} for device in config.devices}
         self.code = CodeCheck(self.places, SourceDigests(_digest_store()))
         if self.carried:  # the code sets of the results the written snapshot keeps
             self.code_sets.update(unpack(self.carried.get("code")))
@@ -230,8 +233,7 @@ class _Survey:
         ``final``: no case comes after these."""
         fresh = [case for case in cases if case.name not in self.planned]
         self.planned.update(case.name for case in fresh)
-        part = plan_survey(fresh, self.config.devices, self._keys, self.work, self.reusable, self.config.timeout,
-                           code=self.code, why_not=self.why_not, snapshot_cases=self._snapshot_cases())
+        part = self._plan(fresh)
         self.plan.extend(part)
         self.measured_cells.update(part.measured)
         self.stamps.update(part.stamps)
@@ -271,11 +273,10 @@ class _Survey:
         if self.code is not None:
             self.code.digests.save()
 
-    def _snapshot_cases(self) -> dict[str, set[str]]:
-        """Device -> the cases the snapshot this run may reuse has results for."""
-        previous = None if self.config.fresh else self.carried
-        return {device: {c["name"] for c in (previous or {}).get("cases", []) if device in c.get("results", {})}
-                for device in self.config.devices}
+    def _plan(self, cases: list[InventoryCase]) -> Plan:
+        """What to do with each of ``cases`` on each device, and why each measured one is measured."""
+        return plan_survey(cases, self.config.devices, self._keys, self.work, self.reusable, self.config.timeout,
+                           code=self.code, why_not=self.why_not, snapshot_cases=self.snapshot_cases)
 
     def _unbuilt(self, task: Task, why: str) -> None:
         self.unbuilt[(task.name, task.device)] = why
@@ -300,8 +301,9 @@ class _Survey:
                               "drop cuda from `devices`. Nothing was written.")
         return inventory
 
-    def dry_run(self) -> SurveyResult:
-        """Build the inventory and plan, then stop: what a run would measure, and why."""
+    def _inventory_first(self) -> str:
+        """Build the whole inventory, then learn the library, what may be reused and which cases are selected;
+        the library's import name."""
         try:
             self.inventory = self._build_inventory()
         except LoadError as exc:
@@ -309,9 +311,12 @@ class _Survey:
         library, info = self._library(self.inventory.cases)
         self._prepare(info)
         self.selected = _select(self.config, self.inventory.cases, self.say)
-        plan = plan_survey(self.selected, self.config.devices, self._keys, self.work, self.reusable,
-                           self.config.timeout, code=self.code, why_not=self.why_not,
-                           snapshot_cases=self._snapshot_cases())
+        return library
+
+    def dry_run(self) -> SurveyResult:
+        """Build the inventory and plan, then stop: what a run would measure, and why."""
+        self._inventory_first()
+        plan = self._plan(self.selected)
         counts = SurveyCounts(reused_snapshot=len(plan.cached), reused_work=len(plan.resumed), skipped=len(plan.skips))
         self._keep_digests()
         return SurveyResult(snapshot=self.previous or {}, written=False, out=self.config.out, counts=counts,
@@ -331,13 +336,7 @@ class _Survey:
             feed = self.stream.start()
             measure = lambda: runner.run([], feed, lambda item: self._take(*item))  # noqa: E731
         else:
-            try:
-                self.inventory = self._build_inventory()
-            except LoadError as exc:
-                raise SurveyError(f"{exc}\nNothing was run.") from None
-            library, info = self._library(self.inventory.cases)
-            self._prepare(info)
-            self.selected = _select(config, self.inventory.cases, self.say)
+            library = self._inventory_first()
             tasks = self._take(self.selected, final=True)
             runner = self._runner(library, min(config.jobs, max(1, len(tasks))))
             measure = lambda: runner.run(tasks)  # noqa: E731

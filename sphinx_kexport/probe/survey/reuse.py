@@ -22,7 +22,7 @@ from typing import Any
 from ...snapshot.code_table import unpack
 from ...snapshot.result_records import to_measure_again
 from ..base.code_digest import CodeCheck
-from .assemble import same_tools
+from .assemble import COMPARABLE_ENV, same_tools
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,8 @@ def unusable_environment(previous: dict[str, Any] | None, device: str, tools: di
                 f"{library_version or 'none'})")
     now = dict(tools, opset=opset)
     if not same_tools(env, now):
-        changed = [f"{key} {env.get(key)} -> {now.get(key)}" for key in sorted(set(env) & set(now) | set(now))
-                   if key in ("torch", "onnx", "onnxruntime", "onnxscript", "python", "opset")
-                   and env.get(key) != now.get(key)]
+        changed = [f"{key} {env.get(key)} -> {now.get(key)}" for key in COMPARABLE_ENV
+                   if env.get(key) != now.get(key)]
         return f"new environment ({', '.join(changed)})"
     return ""
 
