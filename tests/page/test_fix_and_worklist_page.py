@@ -183,3 +183,29 @@ def test_without_an_inventory_the_reference_page_keeps_the_names_as_code(tmp_pat
     page = soup(app)
     assert not page.select("a.reference.external")
     assert "torch.where" in [c.get_text() for c in page.select("code")]
+
+
+@pytest.mark.parametrize("builder, page, href", [("html", "index.html", "ref/fixes.html"),
+                                                 ("dirhtml", "index.html", "ref/fixes/")])
+def test_a_class_title_links_to_its_entry_on_the_reference_page(tmp_path, make_app, builder, page, href):
+    src = _root(tmp_path)
+    (src / "ref").mkdir()
+    (src / "ref" / "fixes.rst").write_text("Classes\n=======\n\n.. kexport-fix-classes::\n", encoding="utf-8")
+    with open(src / "index.rst", "a", encoding="utf-8") as index:
+        index.write("\n.. toctree::\n\n   ref/fixes\n")
+    app = make_app(builder, srcdir=src, freshenv=True)
+    build(app)
+    assert warnings(app) == ""
+    html = soup(app, page)
+    cell_links = [a["href"] for a in html.select("tr#kx-jiggle small.kx-fx a.kx-fxt")]
+    assert cell_links == [f"{href}#kexport-fix-data-dependent-guard", f"{href}#kexport-fix-tensor-branch"]
+    index_links = {a["href"] for a in html.select(".kx-rw:not([hidden]) p.kx-rc a")}
+    assert f"{href}#kexport-fix-onnx-lowering" in index_links
+    reference = soup(app, "ref/fixes.html" if builder == "html" else "ref/fixes/index.html")
+    for link in cell_links + sorted(index_links):
+        assert reference.select_one("#" + link.split("#")[1]) is not None, link
+
+
+def test_without_a_reference_page_the_class_titles_stay_text(html):
+    assert not soup(html).select("small.kx-fx a, p.kx-rc a")
+    assert soup(html).select("small.kx-fx span.kx-fxt")

@@ -13,10 +13,12 @@ from ...snapshot.fix_classes import FixClass, classify
 from ...snapshot.vocabulary import status
 from .dynamic_batch import FAIL_PREFIX, STATIC_PREFIX
 
+ANCHOR_PREFIX = "kexport-fix-"  # a class's anchor on the reference page (parts.fix_reference)
+
 
 def fix_payload(fix: FixClass) -> dict[str, str]:
-    """What a display needs of a class: its id (the reference page's anchor), title, fix and code shape."""
-    return {"id": str(fix), "title": fix.title, "fix": fix.fix, "before": fix.before, "after": fix.after}
+    """What a display needs of a class: its id, its anchor on the reference page, title, fix and code shape."""
+    return {"id": str(fix), "anchor": ANCHOR_PREFIX + fix, "title": fix.title, "fix": fix.fix, "before": fix.before, "after": fix.after}
 
 
 def _red(cell: dict[str, Any], text: str) -> bool:

@@ -2,7 +2,7 @@
 
 Rendered from the records themselves (``snapshot.fix_classes``), so the page cannot drift from what the
 cells and the worklist say. Each class has the anchor ``kexport-fix-<class>`` (the ``data-kx-fix`` of a red
-detail and of a reason index entry). The names in torch's documentation are cross-references: with
+detail and of a reason index entry, whose class title links there in HTML). The names in torch's documentation are cross-references: with
 ``sphinx.ext.intersphinx`` and an inventory of torch's docs they link there, without one they stay code, and
 never warn. A page of torch's docs (``std:doc``) is looked up in the inventory that holds ``torch.where``
 (intersphinx resolves documents only by an explicit inventory name).
@@ -15,8 +15,8 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from ...snapshot.fix_classes import FIX_CLASSES, WORKFLOWS, FixClass
-
-ANCHOR_PREFIX = "kexport-fix-"
+from ..model.fixes import ANCHOR_PREFIX
+from ..sphinx_env.env_state import note_fix_page
 
 
 def _torch_inventory(env) -> str:
@@ -63,6 +63,7 @@ class FixClassesDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         inventory = _torch_inventory(self.env)
+        note_fix_page(self.env, self.env.docname)  # a red cell's class links here (writers.html)
         out: list[nodes.Node] = []
         for workflow in WORKFLOWS:
             heading = nodes.rubric(workflow, workflow, classes=["kexport-fix-workflow"])

@@ -1,6 +1,6 @@
 """What the build environment remembers about export-support pages.
 
-Four plain dicts on the environment, each keyed by document name:
+Five plain dicts on the environment, each keyed by document name:
 
 * ``kexport_pages``: the snapshots each document renders (source-relative
   path and directive line);
@@ -8,7 +8,9 @@ Four plain dicts on the environment, each keyed by document name:
 * ``kexport_downloads``: the snapshot files each document publishes
   (``parts.downloads``);
 * ``kexport_badge_rows``: each document's table rows, by ``ref``
-  (``parts.badges``).
+  (``parts.badges``);
+* ``kexport_fix_pages``: the documents holding the fix classes' reference
+  (``parts.fix_reference``), which a red cell's class links to.
 
 One purge (``env-purge-doc``: a re-read document's entries are dropped) and
 one merge (``env-merge-info``: a parallel reader's documents are taken over)
@@ -28,7 +30,8 @@ PAGES = "kexport_pages"
 FAILURES = "kexport_failures"
 DOWNLOADS = "kexport_downloads"
 BADGE_ROWS = "kexport_badge_rows"
-DOC_STORES = (PAGES, FAILURES, DOWNLOADS, BADGE_ROWS)
+FIX_PAGES = "kexport_fix_pages"
+DOC_STORES = (PAGES, FAILURES, DOWNLOADS, BADGE_ROWS, FIX_PAGES)
 READ_NOW = "_kexport_read_now"  # an attribute of the app: the documents read in this build
 
 
@@ -47,6 +50,11 @@ def failures(env: BuildEnvironment) -> dict[str, str]:
     return doc_store(env, FAILURES)
 
 
+def fix_page(env: BuildEnvironment) -> str | None:
+    """The document that holds the fix classes' reference (the first by name if several do), or None."""
+    return min(doc_store(env, FIX_PAGES), default=None)
+
+
 def read_now(app: Sphinx) -> set[str]:
     return getattr(app, READ_NOW, set())
 
@@ -57,6 +65,10 @@ def note_page(env: BuildEnvironment, docname: str, snapshot: str, line: int) -> 
 
 def note_failure(env: BuildEnvironment, docname: str, message: str) -> None:
     failures(env).setdefault(docname, message)
+
+
+def note_fix_page(env: BuildEnvironment, docname: str) -> None:
+    doc_store(env, FIX_PAGES)[docname] = True
 
 
 def purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:

@@ -72,6 +72,7 @@ from ..model.dynamic_batch import NO_MARK_CODE
 from ..model.fixes import detail_fixes
 from ..model.payloads import display_columns
 from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_repro
+from ..sphinx_env.env_state import fix_page
 from .html_templates import render
 from .plain_words import version_words
 from .script_data import FILTER_WORDS, PLAIN, script_data
@@ -272,9 +273,10 @@ class OperatorMarks:
 
 
 def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "",
-                 versions: list[str] | None = None) -> str:
+                 versions: list[str] | None = None, fix_href: str = "") -> str:
     """``since``: the compared snapshot's date, for the change markers' titles; ``versions``: the page's
-    torch versions, oldest first (a page across versions)."""
+    torch versions, oldest first (a page across versions); ``fix_href``: the fix classes' reference page,
+    relative to this one ("" where the project has none)."""
     versions = versions or []
     columns = display_columns(node["columns"])
     links = node.get("links") or {}
@@ -288,7 +290,7 @@ def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "",
     return render("table.html.jinja",
         table_id=node["table_id"], title=node.get("title", ""), package_slug=package_slug,
         table_search=table_text, columns=columns, groups=_header_groups(columns),
-        multi_device=len(device_labels) > 1, rows=rows, details_label=DETAILS_LABEL,
+        multi_device=len(device_labels) > 1, rows=rows, details_label=DETAILS_LABEL, fix_href=fix_href,
     )
 
 
@@ -307,6 +309,16 @@ def render_controls(node: nodes.Element) -> str:
 
 # --------------------------------------------------------------------------
 # visitors (registered for html= by extension.py): the page, its controls, its tables
+
+
+def fix_reference_href(translator) -> str:
+    """The fix classes' reference page relative to the page being written, or "" where no document of the
+    project holds ``.. kexport-fix-classes::`` (the class titles then stay text)."""
+    builder = translator.builder
+    target = fix_page(builder.env)
+    if target is None:
+        return ""
+    return builder.get_relative_uri(builder.current_docname, target)
 
 
 def visit_page(self, node: nodes.Element) -> None:
@@ -339,7 +351,7 @@ def visit_table(self, node: nodes.Element) -> None:
     operators = getattr(self, "_kexport_operators", None) or OperatorMarks()  # a table outside a page
     with gc_pause.paused():  # a view per row, short-lived; see gc_pause.py
         self.body.append(render_table(node, operators, getattr(self, "_kexport_since", ""),
-                                      getattr(self, "_kexport_versions", [])))
+                                      getattr(self, "_kexport_versions", []), fix_reference_href(self)))
     raise nodes.SkipNode
 
 
@@ -349,11 +361,11 @@ def visit_table(self, node: nodes.Element) -> None:
 # the rows by that reason (``?kx-reason=<id>``)
 
 
-def render_reasons(node: kexport_reasons) -> str:
+def render_reasons(node: kexport_reasons, fix_href: str = "") -> str:
     columns = [{"key": c["key"], "label": _short_label(c, node["columns"])}
                for c in display_columns(node["columns"])]
     return render("reasons.html.jinja", entries=node["entries"], columns=columns, version=node.get("version", ""),
-                  older=bool(node.get("older")))
+                  older=bool(node.get("older")), fix_href=fix_href)
 
 
 def _short_label(column: dict, columns: list[dict]) -> str:
@@ -362,7 +374,7 @@ def _short_label(column: dict, columns: list[dict]) -> str:
 
 
 def visit_reasons(self, node: kexport_reasons) -> None:
-    self.body.append(render_reasons(node))
+    self.body.append(render_reasons(node, fix_reference_href(self)))
     raise nodes.SkipNode
 
 
