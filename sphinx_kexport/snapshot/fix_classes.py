@@ -5,14 +5,17 @@ words, a short code shape (before / after) and the names in torch's documentatio
 through intersphinx on the reference page). :func:`classify` reads the probe's own wording of a cause
 (``probe/measure/explain.py`` and the other ``measure/`` modules write it) and the path: the same words can
 need another fix on another path (a branch on tensor values is ``torch.where`` under torch.compile, a
-``torch._check`` or ``torch.cond`` under torch.export). Where the words cannot tell the class, the answer is
-:data:`UNCLASSIFIED`, whose fix says what to read; nothing is guessed.
+``torch._check`` or ``torch.cond`` under torch.export). A branch on tensor values under torch.compile is one
+of five shapes with five fixes; the words cannot tell them apart, the statement at the failure's library line
+can (the result's ``where_code``, read by the probe's worker): :func:`branch_shape`. Where neither tells the
+class, the answer is :data:`UNCLASSIFIED`, whose fix says what to read; nothing is guessed.
 
 Standard library only: the page classifies without torch and without the library's source.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -52,10 +55,10 @@ VALUE_CHECK = _record(
     docs=(("py:func", "torch._assert_async"),))
 TENSOR_BRANCH = _record(
     "tensor-branch", title="a branch on tensor values", workflow=GRAPH_BREAKS,
-    fix="compute both sides and pick per element with torch.where. The probe's words say only that a Python "
-        "if / while tests tensor values: read the library line to choose among this class and the four "
-        "beside it (a value check, an early exit of a bounded loop, an early return of another type, a gate "
-        "on a {0, 1} tensor)",
+    fix="compute both sides and pick per element with torch.where. Where the cell shows no statement (a "
+        "snapshot of an older probe), read the library line to choose among this class and the four beside "
+        "it (a value check, an early exit of a bounded loop, an early return of another type, a gate on a "
+        "{0, 1} tensor)",
     before="if (x > 0).all():\n    y = f(x)\nelse:\n    y = g(x)",
     after="y = torch.where(x > 0, f(x), g(x))",
     docs=(("py:func", "torch.where"),))
@@ -242,14 +245,72 @@ def cause(text: str) -> str:
         text = stripped
 
 
-def classify(path: str, text: str) -> FixClass:
+def classify(path: str, text: str, statement: str = "") -> FixClass:
     """The class of one worded cause on one path (``vocabulary.PATHS``); :data:`UNCLASSIFIED` when the words
-    do not tell."""
+    do not tell. ``statement``: the library statement the cause names (``where_code``), which splits a branch
+    on tensor values under torch.compile into its shapes."""
     found = cause(text)
     for rule in _RULES:
         if rule.pattern.search(found):
-            return rule.compile if path == COMPILE else rule.capture
+            chosen = rule.compile if path == COMPILE else rule.capture
+            if chosen is TENSOR_BRANCH and statement:
+                return branch_shape(statement) or chosen
+            return chosen
     return UNCLASSIFIED
+
+
+# -- a branch statement's shape -> its class
+
+_BODY_START = re.compile(r"^\s+(raise|break|continue|return)\b", re.M)
+
+
+def _parsed_statement(statement: str) -> ast.stmt | None:
+    """The statement as a syntax tree: as written, then as ``if`` where it is an ``elif``, then its header
+    alone (a body cut at the length the probe keeps)."""
+    text = re.sub(r"^elif\b", "if", statement.strip())
+    header = text.split(":\n", 1)[0] + ":\n    pass" if ":\n" in text else text
+    for candidate in (text, header):
+        try:
+            body = ast.parse(candidate).body
+        except SyntaxError:
+            continue
+        if body:
+            return body[0]
+    return None
+
+
+def _reduces_to_gate(test: ast.expr) -> bool:
+    """``x.sum() < 1``, ``0 == gate.sum()``: a {0, 1} tensor's sum compared with 0 or 1."""
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return False
+    sides = (test.left, test.comparators[0])
+    summed = any(isinstance(s, ast.Call) and isinstance(s.func, ast.Attribute) and s.func.attr == "sum"
+                 for s in sides)
+    return summed and any(isinstance(s, ast.Constant) and s.value in (0, 1) for s in sides)
+
+
+def branch_shape(statement: str) -> FixClass | None:
+    """The class a branch on tensor values is by its statement's shape: ``if …: raise`` or ``assert`` is a
+    value check, ``if …: break`` an early exit, ``if x.sum() < 1:`` a gate, ``if …: return`` an early
+    return, a ``while`` on tensor values a redesign; None for another shape (a branch: torch.where)."""
+    node = _parsed_statement(statement)
+    if isinstance(node, ast.Assert):
+        return VALUE_CHECK
+    if isinstance(node, ast.While):
+        return REDESIGN
+    if not isinstance(node, ast.If):
+        return None
+    if _reduces_to_gate(node.test):
+        return GATE
+    first = node.body[0]
+    if isinstance(first, ast.Pass):  # the body was cut: its first word says
+        found = _BODY_START.search(statement)
+        first_word = found.group(1) if found else ""
+    else:
+        first_word = {ast.Raise: "raise", ast.Break: "break", ast.Continue: "continue",
+                      ast.Return: "return"}.get(type(first), "")
+    return {"raise": VALUE_CHECK, "break": EARLY_EXIT, "continue": EARLY_EXIT,
+            "return": EARLY_RETURN}.get(first_word)
 
 
 def fix_class(name: str) -> FixClass:

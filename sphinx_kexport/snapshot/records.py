@@ -20,6 +20,7 @@ class Dynamic:
     detail: str = ""
     where: str = ""
     traced_batch: int | None = None
+    where_code: str = ""
     run_batch: int | None = None
 
     @property
@@ -33,6 +34,7 @@ class Result:
     detail: str = ""
     stage: str = ""
     where: str = ""
+    where_code: str = ""  # the statement at where (absent in older snapshots)
     graph_breaks: int = 0
     break_reasons: tuple[str, ...] = ()
     skipped_functions: tuple[str, ...] = ()  # compile: calls dynamo hands to Python (absent in older snapshots)
@@ -117,7 +119,7 @@ class Snapshot:
 def _result(raw: dict[str, Any]) -> Result:
     return Result(
         status=raw["status"], detail=raw["detail"], stage=raw["stage"], where=raw["where"],
-        graph_breaks=raw.get("graph_breaks", 0), break_reasons=tuple(raw.get("break_reasons", ())),
+        where_code=raw.get("where_code", ""), graph_breaks=raw.get("graph_breaks", 0), break_reasons=tuple(raw.get("break_reasons", ())),
         skipped_functions=tuple(raw.get("skipped_functions", ())),
         max_abs_diff=raw.get("max_abs_diff"), provider=raw.get("provider", ""),
         dynamic=_dynamic(raw["dynamic"]) if "dynamic" in raw else None,
@@ -126,7 +128,8 @@ def _result(raw: dict[str, Any]) -> Result:
 
 def _dynamic(raw: dict[str, Any]) -> Dynamic:
     return Dynamic(status=raw["status"], detail=raw["detail"], where=raw["where"],
-                   traced_batch=raw.get("traced_batch"), run_batch=raw.get("run_batch"))
+                   traced_batch=raw.get("traced_batch"), run_batch=raw.get("run_batch"),
+                   where_code=raw.get("where_code", ""))
 
 
 def build(data: dict[str, Any], source: str) -> Snapshot:

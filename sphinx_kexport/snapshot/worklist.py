@@ -39,6 +39,7 @@ class Blocked:
     where: str
     text: str
     fix_class: FixClass
+    code: str = ""  # the statement at where (``where_code``; empty in older snapshots)
 
     @property
     def operator(self) -> tuple[str, str]:
@@ -55,6 +56,7 @@ class Line:
     cell_keys: set = field(default_factory=set)  # (case, device): a cell red for two reasons at one line counts once
     classes: Counter = field(default_factory=Counter)
     texts: Counter = field(default_factory=Counter)
+    code: str = ""  # the statement at the line, as the probe read it ("" when no cell recorded it)
 
     @property
     def cells(self) -> int:
@@ -79,15 +81,15 @@ class Line:
         return self.where, self.path
 
 
-def _red(result: Result, path: str) -> Iterator[tuple[str, str]]:
-    """(where, cause text) for each reason a cell is red."""
+def _red(result: Result, path: str) -> Iterator[tuple[str, str, str]]:
+    """(where, cause text, the statement there) for each reason a cell is red."""
     if result.failing:
-        yield result.where, result.detail
+        yield result.where, result.detail, result.where_code
     elif path == COMPILE and result.graph_breaks and result.supported:
-        yield result.where, result.detail
+        yield result.where, result.detail, result.where_code
     dynamic = result.dynamic
     if result.supported and dynamic is not None and dynamic.status in (DYNAMIC_STATIC, DYNAMIC_FAIL):
-        yield dynamic.where, dynamic.detail
+        yield dynamic.where, dynamic.detail, dynamic.where_code
 
 
 def blocked_cells(snapshot: Snapshot) -> Iterator[Blocked]:
@@ -97,9 +99,9 @@ def blocked_cells(snapshot: Snapshot) -> Iterator[Blocked]:
                 result = paths.get(path)
                 if result is None:
                     continue
-                for where, text in _red(result, path):
+                for where, text, code in _red(result, path):
                     text = " ".join(text.split())
-                    yield Blocked(case, device, path, where.strip(), text, classify(path, text))
+                    yield Blocked(case, device, path, where.strip(), text, classify(path, text, code), code)
 
 
 @dataclass
@@ -127,6 +129,7 @@ def rank(snapshot: Snapshot, torch: str = "") -> Ranking:
         line.cell_keys.add((cell.case.name, cell.device))
         line.classes[cell.fix_class] += 1
         line.texts[cell.text] += 1
+        line.code = line.code or cell.code
     path_order = {p: i for i, p in enumerate(PATHS)}
     ordered = sorted(lines.values(), key=lambda l: (-len(l.operators), -l.cells, path_order[l.path], l.where))
     return Ranking(torch, snapshot.source, ordered, unlocated)
@@ -177,7 +180,8 @@ def markdown(rankings: Sequence[Ranking], top: int | None = None) -> str:
         out.append("|" + "---|" * len(head))
         for number, line in enumerate(ranking.lines[:top], 1):
             fix = line.fix_class
-            cells = [str(number), _code(line.where), PATH_LABELS[line.path], str(len(line.operators)),
+            where = _code(line.where) + (f" {_code(line.code)}" if line.code else "")
+            cells = [str(number), where, PATH_LABELS[line.path], str(len(line.operators)),
                      str(line.cells), _md(fix.title), _md(fix.fix) + f" (e.g. {_md(line.example)})",
                      _operators_md(line)]
             if older:
@@ -194,7 +198,7 @@ def markdown(rankings: Sequence[Ranking], top: int | None = None) -> str:
     return "\n".join(out)
 
 
-CSV_COLUMNS = ("torch", "rank", "where", "path", "operators", "cells", "class", "fix", "example",
+CSV_COLUMNS = ("torch", "rank", "where", "code", "path", "operators", "cells", "class", "fix", "example",
                "operator_names", "still_blocks_in_newest")
 
 
@@ -206,7 +210,7 @@ def csv_text(rankings: Sequence[Ranking], top: int | None = None) -> str:
     for ranking in rankings:
         for number, line in enumerate(ranking.lines[:top], 1):
             writer.writerow([spreadsheet_safe(v) for v in (
-                ranking.torch, str(number), line.where, line.path, str(len(line.operators)), str(line.cells),
+                ranking.torch, str(number), line.where, line.code, line.path, str(len(line.operators)), str(line.cells),
                 str(line.fix_class), line.fix_class.fix, line.example, "; ".join(line.operator_names),
                 "" if ranking is newest else _still(line, newest))])
     return out.getvalue()

@@ -40,6 +40,8 @@ def _root(tmp_path: Path, worklist: str = "on") -> Path:
         _case("sequential", export=fail(BRANCH, "lib/jiggle.py:98")),
         _case("svd", onnx=_cell("fail", "no ONNX lowering for torch.linalg.svd", "", "translate")),
         _case("evil", export=fail(f"{BRANCH} {EVIL}", EVIL)),
+        _case("loop", compile=_cell("ok-breaks", f"1 graph break: {BRANCH}", "lib/loop.py:5", graph_breaks=1,
+                                    where_code=f"if not mask.any():\n    break  # {EVIL}")),
     ]), encoding="utf-8")
     (src / "_data" / "old.json").write_text(_snapshot("2.11.0", [
         _case("jiggle", export=fail(BRANCH, "lib/jiggle.py:98")),
@@ -209,3 +211,26 @@ def test_a_class_title_links_to_its_entry_on_the_reference_page(tmp_path, make_a
 def test_without_a_reference_page_the_class_titles_stay_text(html):
     assert not soup(html).select("small.kx-fx a, p.kx-rc a")
     assert soup(html).select("small.kx-fx span.kx-fxt")
+
+
+def test_the_statement_at_the_line_is_shown_and_names_the_shape(html):
+    row = soup(html).select_one("tr#kx-loop")
+    # the statement the probe read at the line tells which of the branch shapes it is
+    assert [d["data-kx-fix"] for d in row.select("small.kx-fx")] == ["early-exit"]
+    shown = row.select("details.kx-wcs pre.kx-wc")
+    assert [(p["data-w"], p.get_text()) for p in shown] == [("lib/loop.py:5", f"if not mask.any():\n    break  # {EVIL}")]
+    # rows without a recorded statement (an older probe's) show none and keep the words' class
+    assert not soup(html).select("tr#kx-jiggle details.kx-wcs")
+    # the worklist names the line with its statement and class
+    line = [tr for tr in soup(html).select("table.kexport-worklist")[0].select("tbody tr")
+            if "lib/loop.py:5" in tr.get_text()]
+    assert line[0].select_one("code.kexport-worklist-code").get_text() == f"if not mask.any(): break # {EVIL}"
+    assert line[0].select("td")[5].get_text().startswith("an early exit of a bounded loop: remove the early exit")
+
+
+def test_other_builders_give_the_statement_on_one_line(tmp_path, make_app):
+    app = make_app("text", srcdir=_root(tmp_path), freshenv=True)
+    build(app)
+    text = " ".join(output(app, "index.txt").split())
+    assert f"(at lib/loop.py:5: if not mask.any(): break # {EVIL})" in text
+    assert "(fix: an early exit of a bounded loop)" in text

@@ -193,3 +193,41 @@ def test_kornia_2_13_counts():
     counts, unclassified = _classes(DATA / "export_support.json")
     assert counts[GUARD] > counts[NO_LOWERING] > 50
     assert len(unclassified) == 3
+
+
+# -- a branch on tensor values, split by the statement at its library line (where_code)
+
+from sphinx_kexport.snapshot.fix_classes import (  # noqa: E402
+    EARLY_EXIT, EARLY_RETURN, GATE, VALUE_CHECK, branch_shape)
+
+BRANCH_WORDS = "1 graph break: a Python branch (if / while) tests tensor values at run time"
+
+
+@pytest.mark.parametrize("statement, expected", [
+    ("if (t < 0).any():\n    raise ValueError(\"negative\")", VALUE_CHECK),
+    ("assert (t >= 0).all(), \"negative\"", VALUE_CHECK),
+    ("if not mask.any():\n    break", EARLY_EXIT),
+    ("elif done.all():\n    continue", EARLY_EXIT),
+    ("if mask.all():\n    return None", EARLY_RETURN),
+    ("if batch_prob.sum() < 1:\n    return x", GATE),
+    ("if 0 == gate.sum():\n    y = x", GATE),
+    ("while err > tol:\n    x = step(x)", REDESIGN),
+    # a header over lines and a body the probe cut: the body's first word still tells
+    ("if (\n    t.isnan().any()\n):\n    raise ValueError(\n        \"a long message\"\n...", VALUE_CHECK),
+    ("if x.mean() > 0.5:\n    y = x * 2", None),  # a branch: torch.where
+    ("y = x.item()", None),
+    ("not python (((", None),
+])
+def test_the_statement_tells_the_shape_of_a_branch(statement, expected):
+    assert branch_shape(statement) is expected
+
+
+def test_the_statement_refines_only_the_compile_branch_class():
+    statement = "if not mask.any():\n    break"
+    assert classify(COMPILE, BRANCH_WORDS, statement) is EARLY_EXIT
+    assert classify(COMPILE, BRANCH_WORDS, "if x.mean() > 0.5:\n    y = x * 2") is TENSOR_BRANCH
+    assert classify(COMPILE, BRANCH_WORDS) is TENSOR_BRANCH  # an older snapshot: no statement
+    # torch.export and ONNX keep the guard's fix (torch._check, torch.cond), whatever the shape
+    assert classify(EXPORT, BRANCH_WORDS, statement) is GUARD
+    # other words are not re-read through a statement
+    assert classify(COMPILE, "no ONNX lowering for torch.linalg.svd", statement) is NO_LOWERING

@@ -35,7 +35,8 @@ def detail_fixes(detail: dict[str, Any], cells: dict[str, dict[str, Any]]) -> li
     for key in detail["columns"]:
         cell = cells.get(key)
         if cell is not None and _red(cell, text):
-            fix = classify(cell["path"], text)
+            own = " ".join(str(cell.get("detail", "")).split()) == text  # else the dynamic result's reason
+            fix = classify(cell["path"], text, cell.get("where_code", "") if own else "")
             if fix not in found:
                 found.append(fix)
     return [fix_payload(f) for f in found]

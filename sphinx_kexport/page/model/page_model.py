@@ -70,6 +70,7 @@ class Row:
     where: list[str]
     disagree: bool
     graph_breaks: dict[str, int]  # per device
+    statements: dict[str, str] = field(default_factory=dict)  # where -> the statement there (where_code)
 
     @property
     def failing(self) -> bool:
@@ -357,20 +358,25 @@ def build_model(snapshot: Snapshot, *, packages: list[str] | None = None, device
                 continue  # not measured at all (an --only run, a missing shard): said above the figures, not "n/a"
             not_probed.append(not_probed_entry(case, cells))
             continue
-        where = []
+        where: list[str] = []
+        statements: dict[str, str] = {}
         for c in cells:
             if c.result.where and c.result.where not in where:
                 where.append(c.result.where)
+            if c.result.where and c.result.where_code:
+                statements.setdefault(c.result.where, c.result.where_code)
         for c in cells:
             answer = dynamic_batch.answer(c.result)
             if answer is not None:
                 dynamic_used.add(answer.status)
                 if answer.status != DYNAMIC_OK and answer.where and answer.where not in where:
                     where.append(answer.where)
+                if answer.status != DYNAMIC_OK and answer.where and answer.where_code:
+                    statements.setdefault(answer.where, answer.where_code)
         row = Row(
             id=ids[case.index], case=case, cells=cells,
             details=_merge(cells, devs, _detail_text) + _merge(cells, devs, lambda c: dynamic_batch.reason(c.result)),
-            stages=_merge(cells, devs, _stage_text), where=where,
+            stages=_merge(cells, devs, _stage_text), where=where, statements=statements,
             disagree=_disagree(cells, devs),
             graph_breaks={d: case.result(d, COMPILE).graph_breaks for d in devs},
         )

@@ -115,6 +115,14 @@ def failing_reasons(row: Row) -> Iterable[tuple[Cell, str, str]]:
                 yield cell, batch, cell.result.dynamic.where if cell.result.dynamic else ""
 
 
+def _statement(cell: Cell, concrete: str) -> str:
+    """The statement at the library line of the reason (the cell's own, or its dynamic result's)."""
+    dynamic = cell.result.dynamic
+    if concrete != cell.result.detail.strip() and dynamic is not None:
+        return dynamic.where_code
+    return cell.result.where_code
+
+
 def build_index(model: PageModel) -> list[ReasonEntry]:
     """Entries most frequent first (ties: by text, for a stable order)."""
     entries: "OrderedDict[str, ReasonEntry]" = OrderedDict()
@@ -129,7 +137,7 @@ def build_index(model: PageModel) -> list[ReasonEntry]:
                 entry = entries[norm] = ReasonEntry(reason_id(norm), norm)
             entry.per_column[cell.key] += 1
             entry._example_counts[concrete] += 1
-            entry.classes[classify(cell.path, concrete)] += 1
+            entry.classes[classify(cell.path, concrete, _statement(cell, concrete))] += 1
             if concrete not in entry.instances:
                 entry.instances[concrete] = label + (f" ({where})" if where else "")
             if row.id not in entry.row_labels:

@@ -38,6 +38,14 @@ def _fix(line: Line) -> list[nodes.Node]:
             nodes.emphasis("", f"As reported: {line.example}")]
 
 
+def _line(line: Line) -> list[nodes.Node]:
+    """The library line, and the statement there on one line where the probe read it."""
+    out: list[nodes.Node] = [nodes.literal("", line.where)]
+    if line.code:
+        out += [nodes.Text(" "), nodes.literal("", " ".join(line.code.split()), classes=["kexport-worklist-code"])]
+    return out
+
+
 def _table(ranking: Ranking, newest: Ranking, lines: int, row_ids: dict[str, str]) -> nodes.table:
     older = ranking is not newest
     header = ["#", "Library line", "Path", "Operators", "Cells", "Class and fix", "Operators blocked"]
@@ -48,7 +56,7 @@ def _table(ranking: Ranking, newest: Ranking, lines: int, row_ids: dict[str, str
     keys = newest.keys()
     rows = []
     for number, line in enumerate(ranking.lines[:lines], 1):
-        cells: list = [str(number), nodes.literal("", line.where), PATH_LABELS[line.path],
+        cells: list = [str(number), _line(line), PATH_LABELS[line.path],
                        str(len(line.operators)), str(line.cells), _fix(line), _operators(line, row_ids)]
         if older:
             cells.append("yes" if line.key in keys else "no")

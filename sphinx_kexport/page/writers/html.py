@@ -239,6 +239,7 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "reasons": row.get("reasons") or {},
         "stage": _stage_text(row),
         "where": row["where"],
+        "statements": row.get("statements", []),
         "name": row["name"],
         "call": _repro(row),
         "exact": row.get("exact", True),

@@ -13,7 +13,7 @@ from docutils import nodes
 
 from ...snapshot.vocabulary import FAILING
 from ..nodes import kexport_table
-from .plain_words import cell_text, fix_words, one_line, status_text, version_lines, version_words
+from .plain_words import cell_text, fix_words, one_line, status_text, version_lines, version_words, where_words
 
 
 def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
@@ -48,7 +48,7 @@ def _latex_reason(self: Any, row: dict, columns: list[dict]) -> str:
              for d in row["details"] if d["text"].strip()]
     text = "; ".join(parts)
     if row["where"]:
-        where = ", ".join(r"\sphinxcode{\sphinxupquote{%s}}" % self.encode(w) for w in row["where"])
+        where = ", ".join(r"\sphinxcode{\sphinxupquote{%s}}" % self.encode(w) for w in where_words(row))
         text += (" " if text else "") + "(at " + where + ")"
     for line in version_lines(row, columns):
         text += ("; " if text else "") + self.encode(line)

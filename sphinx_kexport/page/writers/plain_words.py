@@ -28,8 +28,14 @@ def reason_text(row: dict) -> str:
     parts = [f"{d['labels']}: {one_line(d['text'])}{fix_words(row, d)}" for d in row["details"] if d["text"].strip()]
     text = "; ".join(parts)
     if row["where"]:
-        text += (" " if text else "") + "(at " + ", ".join(row["where"]) + ")"
+        text += (" " if text else "") + "(at " + ", ".join(where_words(row)) + ")"
     return text
+
+
+def where_words(row: dict) -> list[str]:
+    """Each library line of a row, with the statement there on one line: "lib/x.py:9: if m.any(): break"."""
+    code = dict(row.get("statements") or [])
+    return [f"{w}: {one_line(code[w])}" if w in code else w for w in row["where"]]
 
 
 def status_text(cell: dict) -> str:

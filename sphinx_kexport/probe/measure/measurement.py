@@ -45,6 +45,7 @@ from .case_run import CaseRun, seeded
 from .dynamic_batch import DynamicBatch
 from .explain import clean_line, exception_chain, explain_exception
 from .global_hooks import global_hooks_kept
+from .statement_at import add_statements
 from .locate import LibraryRoot, deepest_frame, where_call, where_exception
 from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_provider, onnx_session, NotSaved, saved_model
 
@@ -294,7 +295,7 @@ class Measurement:
                 out = {path: failed[path] for path in paths}
         if out:
             for path, res in out.items():
-                finished(path, res)
+                finished(path, add_statements(res, self.root))
             return out
         for path in paths:
             started(Step(path))
@@ -305,6 +306,7 @@ class Measurement:
             except Exception as exc:  # a bug outside the staged steps; still a fact about this case
                 out[path] = self._failure(FAIL, STAGE_RUN, exc)
             out[path]["seconds"] = round(time.perf_counter() - began, 3)
+            add_statements(out[path], self.root)
             self.run.release()
             finished(path, out[path])
             if self.dynamic:
@@ -327,7 +329,7 @@ class Measurement:
                 static["dynamic"] = self._dynamic.probe(path)
         except Exception as exc:  # a bug in the pass: said in the dynamic result, the static one stays as is
             static["dynamic"] = dynamic_result(DYNAMIC_FAIL, f"the dynamic-batch pass failed: {explain_exception(exc)}")
-        finished(path, static)
+        finished(path, add_statements(static, self.root))
 
 def compile_stage(exc: BaseException) -> Stage:
     """Which part of torch.compile raised: dynamo's capture, inductor's translation, or the run."""
