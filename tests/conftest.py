@@ -93,7 +93,7 @@ LONGEST_FIRST = (
     "test_run_survey",
     "test_probe_resume", "test_probe_containers", "test_example_docs",
     "test_probe_statuses_at_the_edges",
-    "test_browser", "test_browser_layout", "test_browser_features",  # together: they share the built sites
+    "test_browser", "test_browser_layout", "test_browser_features", "test_browser_axe",  # they share the built sites
 )
 
 

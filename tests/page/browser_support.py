@@ -53,6 +53,20 @@ def build_themes(outdir: Path) -> dict[str, str]:
     return {name: build_html(BROWSER_ROOT, outdir / name, html_theme=theme) for name, theme in THEMES.items()}
 
 
+# Each theme's own light/dark switch, the attribute its toggle sets; alabaster and sphinx-rtd-theme have
+# none: they stay light whatever the reader's system prefers.
+THEME_SWITCH = {"furo": "document.body.dataset.theme = arguments[0]",
+                "pydata": "document.documentElement.dataset.theme = arguments[0]"}
+
+
+def colour_scheme(driver, theme: str, mode: str) -> None:
+    """The loaded page in ``mode`` ("light" or "dark"): the system's preference, and the theme's switch."""
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+        {"name": "prefers-color-scheme", "value": mode}]})
+    if theme in THEME_SWITCH:
+        driver.execute_script(THEME_SWITCH[theme], mode)
+
+
 def chromium_available() -> bool:
     return CHROMIUM.exists() and CHROMEDRIVER.exists()
 
