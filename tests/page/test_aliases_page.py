@@ -35,6 +35,16 @@ def test_a_row_links_to_the_documented_name_and_lists_the_others(page):
     assert cells["kx-tanh-gelu-doc"].select_one("small.kx-aka").get_text() == "also: aliaslib.gelu_tanh"
 
 
+def test_the_text_builder_lists_the_other_names_too(build_once):
+    app = build_once("aliases", "text")
+    assert warnings(app) == ""
+    lines = (app.outdir / "index.txt").read_text(encoding="utf-8").splitlines()
+    smooth = next(i for i, line in enumerate(lines) if line.startswith("smooth "))
+    assert lines[smooth + 1].strip() == "also: aliaslib.filters.smooth"
+    blur = next(i for i, line in enumerate(lines) if line.startswith("blur "))
+    assert not lines[blur + 1].strip().startswith("also:")
+
+
 def test_a_row_without_aliases_is_rendered_as_before(page):
     cell = _operator_cells(page)["kx-blur"]
     assert cell.select("small.kx-aka") == []

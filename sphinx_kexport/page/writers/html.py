@@ -73,7 +73,7 @@ from ..model.fixes import detail_fixes
 from ..model.payloads import display_columns
 from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_repro
 from .html_templates import render
-from .plain_words import version_words
+from .plain_words import also_names, version_words
 from .script_data import FILTER_WORDS, PLAIN, script_data
 
 # A status's one character in ``tr[data-s]`` and its pill element ``<kx-CODE>`` (none for ok) is its record's
@@ -205,14 +205,6 @@ def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since
         "version_words": version_words(row, cell["key"]),
         "strip": _strip(row.get("versions"), cell["key"], versions),
     }
-
-
-def also_names(row: dict[str, Any], named: dict[str, str]) -> list[str]:
-    """The object's public names other than the one the row links to (its ref, or the alias the API docs
-    document: ``named``), in the snapshot's order: what the row lists under "also:"."""
-    aliases = row.get("aliases") or []
-    shown = named.get(row["id"]) or row["ref"]
-    return [name for name in (row["ref"], *aliases) if name != shown] if aliases else []
 
 
 def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[str, str],

@@ -30,7 +30,7 @@ from ...snapshot.records import object_name
 from .public_names import ordered
 
 T = TypeVar("T")
-# which case wins when two repeat each other (same ref, same input shapes): the lower rank
+# which case wins when two repeat each other (same object, same input shapes): the lower rank
 ORIGIN_RANK = {ORIGIN_HAND: 0, ORIGIN_DOCSTRING: 1, ORIGIN_TEST: 2}
 
 
