@@ -8,8 +8,8 @@
  * sphinx_kexport/page/writers/html.py, never from cell markup: div.kexport[data-cols],
  * table[data-p][data-q], tr[data-s][data-o][data-y] (data-y: a dynamic-batch
  * code per cell, o any batch, s batch N only, f dynamic fails, - none). Search reads the visible text
- * of a row's first and last cells: what the reader sees is what a search
- * finds. What the codes and the status-naming filters mean the page says too
+ * of a row's first and last cells (the first lists the object's other public
+ * names, "also: ..."): what the reader sees is what a search finds. What the codes and the status-naming filters mean the page says too
  * (div.kexport[data-supported][data-failing]..., sphinx_kexport/page/writers/
  * script_data.py, from the vocabulary's records): the script keeps no table
  * of statuses, so it cannot disagree with the page. Counts kept in step are
@@ -560,8 +560,8 @@
     } else if (shown > 0) {
       text = "Showing " + formatNumber(shown, true) + " of " + formatNumber(total, true) + " configurations";
     } else if (terms.length && !queryHits) {
-      text = "No configuration matches " + query + ". Every word must appear in the operator, variant, " +
-             "package, section or reason; try fewer or shorter words.";
+      text = "No configuration matches " + query + ". Every word must appear in the operator (or another " +
+             "of its names), variant, package, section or reason; try fewer or shorter words.";
     } else if (filtering && !filterHits) {
       text = "No configuration in " + this.filterLabel(st) + ".";
     } else {

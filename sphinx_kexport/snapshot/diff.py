@@ -22,6 +22,12 @@ A case that an incomplete snapshot (``complete: false``: a shard part, a
 merge with ``--allow-incomplete``) lists but did not measure on a device is
 not compared there (:func:`not_compared`): it was not probed, which says
 nothing about the case; only a complete snapshot's missing case is "absent".
+
+A case is matched by name, or, when only one snapshot has the name, by the
+object it calls: a case named after another public name of the same object
+(its ``ref`` or ``aliases``), with the same variant and origin, is the same case
+renamed (:func:`renamed`), compared under its new name rather than reported as
+one case gone and another new.
 """
 
 from __future__ import annotations
@@ -117,6 +123,39 @@ def _results(snapshot: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {case["name"]: case.get("results", {}) for case in snapshot.get("cases", [])}
 
 
+def _names(case: dict[str, Any]) -> set[str]:
+    """Every public name of the object a case calls (its ref and aliases); empty without a ref."""
+    return {case["ref"], *case.get("aliases", ())} if case.get("ref") else set()
+
+
+def renamed(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """old name -> new name, for each case only the old snapshot names whose one counterpart among the cases only
+    the new snapshot names calls the same object (a shared public name) with the same variant and origin."""
+    new_names = {c["name"] for c in new.get("cases", [])}
+    old_names = {c["name"] for c in old.get("cases", [])}
+    gone = [c for c in old.get("cases", []) if c["name"] not in new_names]
+    added = [c for c in new.get("cases", []) if c["name"] not in old_names]
+
+    def same_object(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        return bool(_names(a) & _names(b)) and (a.get("variant"), a.get("origin")) == (b.get("variant"), b.get("origin"))
+
+    pairs: dict[str, str] = {}
+    for before in gone:
+        matches = [after for after in added if same_object(before, after)]
+        if len(matches) == 1 and sum(same_object(other, matches[0]) for other in gone) == 1:
+            pairs[before["name"]] = matches[0]["name"]
+    return pairs
+
+
+def _as_named_in(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with its renamed cases under their new names (:func:`renamed`)."""
+    pairs = renamed(old, new)
+    if not pairs:
+        return old
+    cases = [dict(c, name=pairs[c["name"]]) if c["name"] in pairs else c for c in old.get("cases", [])]
+    return dict(old, cases=cases)
+
+
 def _ordered_names(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     names = [c["name"] for c in new.get("cases", [])]
     seen = set(names)
@@ -143,6 +182,7 @@ def not_compared(old: dict[str, Any], new: dict[str, Any],
                  devices: Iterable[str] | None = None) -> set[tuple[str, str]]:
     """The (case, device) cells :func:`compare` leaves out: those an incomplete snapshot (a shard part) lists
     but did not measure, while the other snapshot has results for them."""
+    old = _as_named_in(old, new)
     wanted = set(_devices(old, new, devices))
     old_results, new_results = _results(old), _results(new)
     left_out = set()
@@ -158,8 +198,9 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
     ``devices`` limits the comparison (default: every device either snapshot
     probed). A device only one snapshot probed shows up as changes from or to
     ``None``, never as regressions. Cells an incomplete snapshot did not
-    measure are left out (:func:`not_compared`).
+    measure are left out (:func:`not_compared`). A renamed case is compared under its new name (:func:`renamed`).
     """
+    old = _as_named_in(old, new)
     old_results, new_results = _results(old), _results(new)
     devices = _devices(old, new, devices)
     unmeasured = _unmeasured(old) | _unmeasured(new)

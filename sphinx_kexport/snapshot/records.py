@@ -54,6 +54,12 @@ class Result:
 NOT_PROBED = Result(NOT_APPLICABLE, "not probed on this device")
 
 
+def object_name(ref: str, aliases: tuple[str, ...] | list[str]) -> str:
+    """One name for the object a case calls, whichever of its public names the case gives it (``ref``, the others
+    in ``aliases``): the first of them in text order."""
+    return min((ref, *aliases)) if aliases else ref
+
+
 @dataclass(slots=True)
 class Case:
     index: int
@@ -69,9 +75,17 @@ class Case:
     check: bool = True
     inputs: tuple[tuple[tuple[int, ...], str], ...] = ()
     call: str = ""
+    aliases: tuple[str, ...] = ()  # the object's other public names (absent in older snapshots)
 
     def result(self, device: str, path: str) -> Result:
         return self.results.get(device, {}).get(path, NOT_PROBED)
+
+    @property
+    def operator_key(self) -> tuple[str, str]:
+        """What counts as one operator: the object it calls when the snapshot names the object's other public names
+        (one object under several names is one operator), else, as in snapshots without them, the operator's
+        name in its package."""
+        return ("", object_name(self.ref, self.aliases)) if self.aliases else (self.package, self.operator)
 
 
 @dataclass(slots=True, frozen=True)
@@ -142,7 +156,7 @@ def build(data: dict[str, Any], source: str) -> Snapshot:
             results={dev: {p: _result(r) for p, r in paths.items()} for dev, paths in raw["results"].items()},
             check=raw.get("check", True),
             inputs=tuple((tuple(i["shape"]), i["dtype"]) for i in raw.get("inputs", ())),
-            call=raw.get("call", ""),
+            call=raw.get("call", ""), aliases=tuple(raw.get("aliases", ())),
         ))
     return Snapshot(source=source, generated_at=data["generated_at"], complete=data["complete"],
                     library=dict(data["library"]), environments=dict(data["environments"]), cases=cases,

@@ -161,6 +161,12 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
                          f"a name no other case uses (case #{seen[name]} is also {name!r})",
                          f"duplicate name {name!r}", cases)
         seen[name] = i
+        aliases = case.get("aliases", [])
+        if case["ref"] in aliases or len(set(aliases)) < len(aliases):
+            twice = next(a for a in aliases if a == case["ref"] or aliases.count(a) > 1)
+            raise field_error(source, ["cases", f"[{i}]", "aliases"],
+                              "the object's other names, each once and without the case's own ref",
+                              f"{twice!r} {'(the ref itself)' if twice == case['ref'] else 'twice'}", cases)
         for device, stamp in case.get("measured", {}).items():
             if "code" in stamp and stamp["code"] not in data.get("code", {}).get("sets", {}):
                 raise field_error(source, ["cases", f"[{i}]", "measured", device, "code"],

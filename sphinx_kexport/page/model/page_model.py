@@ -267,7 +267,7 @@ def _counts(rows: list[Row], columns: list[tuple[str, str]], devices: list[str])
     for row in rows:
         for cell in row.cells:
             counts.columns[cell.key].add(cell.result)
-        op = (row.case.package, row.case.operator)
+        op = row.case.operator_key
         operators.add(op)
         if any(c.result.supported for c in row.cells if c.path == ONNX):
             onnx_ops.add(op)

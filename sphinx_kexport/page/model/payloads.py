@@ -48,6 +48,8 @@ def row_payload(row: Row) -> dict:
         "operator": case.operator,
         "variant": case.variant,
         "ref": case.ref,
+        "aliases": list(case.aliases),  # the object's other public names: shown on the row, found by the search
+        "operator_key": case.operator_key,  # what the page counts as one operator
         "note": case.note,
         "exact": case.check,  # its outputs are compared with eager (not: a random operator, shapes only)
         "call": case.call,

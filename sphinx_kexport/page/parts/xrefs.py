@@ -7,9 +7,12 @@ Each row's ``ref`` (a dotted Python name) is looked up, in order, in
 2. the intersphinx inventories, when ``sphinx.ext.intersphinx`` is loaded,
 3. the extra inventories of ``kexport_inventories``.
 
-A row with no ``ref`` tries ``<package>.<operator>``. A found name becomes a
-link in ``kexport_table["links"][row_id]``; a name not found stays a code
-literal. No ``pending_xref`` is ever created, so nothing reaches Sphinx's
+A row with no ``ref`` tries ``<package>.<operator>``; a row whose object has
+other public names (``aliases``) tries them after its ``ref``, so the row links
+to the name the API docs document. A found name becomes a link in
+``kexport_table["links"][row_id]`` (and, when it is an alias, the name in
+``kexport_table["named"][row_id]``: the row lists its other names); a name not
+found stays a code literal. No ``pending_xref`` is ever created, so nothing reaches Sphinx's
 missing-reference machinery and ``-n -W`` stays green; unresolved names are
 reported only when ``kexport_warn_unresolved`` is on, as one warning per page
 (``kexport.unresolved``, silenced with ``suppress_warnings``).
@@ -148,16 +151,20 @@ class OperatorLinks:
     def find(self, name: str) -> str | None:
         return self._own(name) or self.intersphinx.get(name) or self._extra(name)
 
-    def for_row(self, row: dict) -> tuple[str | None, str | None]:
-        """(uri or None, the declared ref that did not resolve or None)."""
+    def for_row(self, row: dict) -> tuple[str | None, str | None, str | None]:
+        """(uri or None, the declared ref that did not resolve or None, the name found when it is one of the
+        row's aliases or None): the ref first, then the object's other names in their order."""
         ref = row.get("ref") or ""
         if ref:
-            uri = self.find(ref)
-            return uri, (None if uri else ref)
+            for name in (ref, *row.get("aliases", ())):
+                uri = self.find(name)
+                if uri:
+                    return uri, None, (name if name != ref else None)
+            return None, ref, None
         guess = f"{row['package']}.{row['operator']}" if row.get("package") else row.get("operator", "")
         if _DOTTED_NAME.match(guess):
-            return self.find(guess), None
-        return None, None
+            return self.find(guess), None, None
+        return None, None, None
 
 
 def resolve_operator_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -169,14 +176,18 @@ def resolve_operator_links(app: Sphinx, doctree: nodes.document, docname: str) -
     for page in pages:
         unresolved: list[str] = []
         for table in page.findall(kexport_table):
-            found = {}
+            found, named = {}, {}
             for row in table["rows"]:
-                uri, missing = links.for_row(row)
+                uri, missing, alias = links.for_row(row)
                 if uri:
                     found[row["id"]] = uri
+                if alias:
+                    named[row["id"]] = alias
                 if missing and missing not in unresolved:
                     unresolved.append(missing)
             table["links"] = found
+            if named:  # absent on a page without aliases, as before them
+                table["named"] = named
         if unresolved and app.config.kexport_warn_unresolved:
             _warn_unresolved(page, unresolved)
 

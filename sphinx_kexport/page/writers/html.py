@@ -38,8 +38,8 @@ marker (``changes``), and a failing row with a recorded ``call`` gets a
 "Reproduce" box the script fills from the page's repro templates.
 
 Search covers the table's text, the row id (a slug of the case name) and
-the visible text of the operator and details cells (operator, variant,
-note, reasons, stage, location): what a reader sees is what a search finds,
+the visible text of the operator and details cells (operator, variant, the
+object's other public names under "also:", note, reasons, stage, location): what a reader sees is what a search finds,
 and no text is sent twice.
 
 Bytes matter at thousands of rows: an ok cell, by far the most common, is
@@ -74,7 +74,7 @@ from ..model.payloads import display_columns
 from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_repro
 from ..sphinx_env.env_state import fix_page
 from .html_templates import render
-from .plain_words import version_words
+from .plain_words import also_names, version_words
 from .script_data import FILTER_WORDS, PLAIN, script_data
 
 # A status's one character in ``tr[data-s]`` and its pill element ``<kx-CODE>`` (none for ok) is its record's
@@ -210,7 +210,7 @@ def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since
 
 def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[str, str],
               operator_mark: str | None, device_labels: list[str], since: str,
-              versions: list[str]) -> dict[str, Any]:
+              versions: list[str], named: dict[str, str]) -> dict[str, Any]:
     cells = {c["key"]: c for c in row["cells"]}
     differing = _differing_keys(cells, columns) if row["disagree"] else set()
     status_cells = [_status_cell(row, cells[col["key"]], col["key"] in differing, since, versions)
@@ -233,6 +233,7 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "external": bool(href) and "://" in href,
         "operator": row["operator"],
         "variant": row["variant"],
+        "also": also_names(row, named),
         "note": row["note"],
         "cells": status_cells,
         "details": [dict(d, fixes=detail_fixes(d, cells)) for d in row["details"]],
@@ -257,13 +258,13 @@ class OperatorMarks:
     """
 
     def __init__(self) -> None:
-        self.numbers: dict[tuple[str, str], int] = {}
+        self.numbers: dict[tuple[str, ...], int] = {}
         self.previous: int | None = None
 
     def marks(self, rows: list[dict[str, Any]]) -> list[str | None]:
         out: list[str | None] = []
         for row in rows:
-            key = (row["package"], row["operator"])
+            key = tuple(row["operator_key"])
             if key not in self.numbers:
                 self.numbers[key] = len(self.numbers)
                 out.append(None)
@@ -283,7 +284,8 @@ def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "",
     links = node.get("links") or {}
     device_labels = list(dict.fromkeys(c["device_label"] for c in columns))
     marks = operators.marks(node["rows"])
-    rows = [_row_view(row, columns, links, mark, device_labels, since, versions)
+    named = node.get("named") or {}
+    rows = [_row_view(row, columns, links, mark, device_labels, since, versions, named)
             for row, mark in zip(node["rows"], marks)]
     package_slug = node["rows"][0]["package_slug"] if node["rows"] else ""
     table_text = " ".join(search_key(t) for t in (node.get("package", ""), node.get("section", ""),

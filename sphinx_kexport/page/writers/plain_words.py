@@ -17,6 +17,14 @@ def operator_label(row: dict) -> str:
     return row["operator"] + (f" [{row['variant']}]" if row["variant"] else "")
 
 
+def also_names(row: dict, named: dict[str, str]) -> list[str]:
+    """The object's public names other than the one the row links to (its ref, or the alias the API docs
+    document: ``named``), in the snapshot's order: what the row lists under "also:"."""
+    aliases = row.get("aliases") or []
+    shown = named.get(row["id"]) or row["ref"]
+    return [name for name in (row["ref"], *aliases) if name != shown] if aliases else []
+
+
 def fix_words(row: dict, detail: dict) -> str:
     """" (fix: a data-dependent guard)" for a red detail: its classes (``model.fixes``), else ""."""
     titles = [f["title"] for f in detail_fixes(detail, {c["key"]: c for c in row["cells"]})]

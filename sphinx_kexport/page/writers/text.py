@@ -16,7 +16,7 @@ from docutils import nodes
 from ..model import badge_summary
 from ..model.badge_summary import Summary
 from ..nodes import kexport_badges, kexport_table
-from .plain_words import cell_texts, operator_label, reason_text, version_lines
+from .plain_words import also_names, cell_texts, operator_label, reason_text, version_lines
 
 OPERATOR_WIDTH = 36  # longer names get a line of their own
 TEXT_WIDTH = 78
@@ -53,7 +53,9 @@ def text_lines(node: kexport_table) -> list[str]:
             lines.append(line([""] + cells))
         else:
             lines.append(line([label] + cells))
-        for text in [reason_text(row)] + version_lines(row, node["columns"]):
+        also = also_names(row, node.get("named") or {})
+        for text in [f"also: {', '.join(also)}" if also else "", reason_text(row),
+                     *version_lines(row, node["columns"])]:
             if text:
                 lines += textwrap.wrap(text, TEXT_WIDTH, initial_indent="    ", subsequent_indent="    ",
                                        break_long_words=False, break_on_hyphens=False)

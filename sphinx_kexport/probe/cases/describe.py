@@ -15,6 +15,7 @@ from .fingerprint import case_definition
 from .inventory import InventoryCase, LoadError, Source
 from .loader import imported_cases
 from .module_copy import module_weights
+from .public_names import aliases_of
 from .registry import CaseSpec
 
 
@@ -30,6 +31,9 @@ def case_entry(spec: CaseSpec) -> dict[str, Any]:
         "inputs": [{"shape": [int(d) for d in t.shape], "dtype": str(t.dtype).removeprefix("torch.")}
                    for _, t in input_leaves(spec.inputs)],
     }
+    aliases = aliases_of(spec.ref)
+    if aliases:  # the object's other public names: the page shows them and finds the row by them
+        entry["aliases"] = list(aliases)
     call = call_source(spec)
     if call:
         entry["call"] = call
@@ -53,10 +57,11 @@ def weight_bytes(target: Any) -> int:
 
 
 def describe(spec: CaseSpec) -> InventoryCase:
+    entry = case_entry(spec)
     return InventoryCase(name=spec.name, local_name=spec.name, module=spec.module, package=spec.package,
                          ref=spec.ref, origin=spec.origin, skip=spec.skip, shapes=spec.joinable.shapes,
-                         definition=case_definition(spec), entry=case_entry(spec), discovery=spec.discovery,
-                         weight_bytes=weight_bytes(spec.target))
+                         definition=case_definition(spec), entry=entry, discovery=spec.discovery,
+                         weight_bytes=weight_bytes(spec.target), aliases=tuple(entry.get("aliases", ())))
 
 
 def describe_module(source: Source) -> list[InventoryCase]:

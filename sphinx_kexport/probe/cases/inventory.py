@@ -8,10 +8,13 @@ Standard library only: the parent of a survey never imports torch.
 
 :func:`join` applies the rules that need every module at once, in the order of
 ``cases``: a discovered case whose name another module already registered is
-renamed ``Name[doc][package]``, any other repeated name is a mistake, and a
-discovered case that repeats a case of a better origin (same ``ref``, same input
-shapes) is dropped: a hand-written case wins over a docstring one, which wins over
-one recorded from the library's tests (:data:`ORIGIN_RANK`).
+renamed ``Name[doc][package]``, any other repeated name is a mistake, a
+discovered case that names the object of a hand-written case by another of its
+public names takes the hand-written case's name for it (``ref``; its own goes to
+its ``aliases``), and a discovered case that repeats a case of a better origin
+(the same object, same input shapes) is dropped: a hand-written case wins over a
+docstring one, which wins over one recorded from the library's tests
+(:data:`ORIGIN_RANK`).
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from ...snapshot.vocabulary import ORIGIN_DOCSTRING, ORIGIN_HAND, ORIGIN_TEST
 from ..base.errors import ProbeError
+from ...snapshot.records import object_name
+from .public_names import ordered
 
 T = TypeVar("T")
-# which case wins when two repeat each other (same ref, same input shapes): the lower rank
+# which case wins when two repeat each other (same object, same input shapes): the lower rank
 ORIGIN_RANK = {ORIGIN_HAND: 0, ORIGIN_DOCSTRING: 1, ORIGIN_TEST: 2}
 
 
@@ -97,6 +102,7 @@ class InventoryCase:
     entry: dict[str, Any] = field(default_factory=dict)  # the snapshot's case entry, without results
     discovery: DiscoveryRef | SuiteRef | None = None  # for a discovered case: how a worker rebuilds it alone
     weight_bytes: int = 0  # of the module it calls (cases/describe.py); not part of what the fingerprint covers
+    aliases: tuple[str, ...] = ()  # the object's other public names (cases/public_names.py)
 
     @property
     def discovered(self) -> bool:
@@ -106,6 +112,15 @@ class InventoryCase:
         entry = dict(self.entry, name=name)
         return dataclasses.replace(self, name=name, entry=entry,
                                    definition=dict(copy.deepcopy(self.definition), name=name))
+
+    def named(self, ref: str) -> InventoryCase:
+        """This case with ``ref`` (another of the object's public names) as its name for the object."""
+        aliases = ordered({self.ref, *self.aliases} - {ref})
+        entry = dict(self.entry, ref=ref)
+        entry.pop("aliases", None)
+        if aliases:
+            entry["aliases"] = list(aliases)
+        return dataclasses.replace(self, ref=ref, aliases=aliases, entry=entry)
 
 
 @dataclass(frozen=True)
@@ -117,6 +132,7 @@ class Joinable:
     ref: str
     shapes: tuple[tuple[int, ...], ...]
     origin: str
+    aliases: tuple[str, ...] = ()  # the object's other public names
 
     @property
     def discovered(self) -> bool:
@@ -128,9 +144,10 @@ class Joinable:
 
 
 def repeat_key(case: Joinable) -> tuple[str, tuple[tuple[int, ...], ...]] | None:
-    """What makes a discovered case repeat a case of a better origin: the same ``ref`` (when it has one) and the
-    same input shapes. None for a case without a ref, which repeats nothing."""
-    return (case.ref, case.shapes) if case.ref else None
+    """What makes a discovered case repeat a case of a better origin: the same object (``ref``, under any of its
+    public names, when it has one) and the same input shapes. None for a case without a ref, which repeats
+    nothing."""
+    return (object_name(case.ref, case.aliases), case.shapes) if case.ref else None
 
 
 def qualified_name(name: str, package: str) -> str:
@@ -144,12 +161,14 @@ def qualified_name(name: str, package: str) -> str:
 
 
 def join(groups: Sequence[tuple[str, Sequence[T]]], describe: Callable[[T], Joinable],
-         rename: Callable[[T, str], T]) -> tuple[list[T], list[tuple[T, T]]]:
+         rename: Callable[[T, str], T], name_object: Callable[[T, str], T] | None = None
+         ) -> tuple[list[T], list[tuple[T, T]]]:
     """(the cases in registration order, the (dropped, winner) pairs of discovered cases dropped as repeats of a
     case of a better origin, :data:`ORIGIN_RANK`).
 
     ``groups`` holds each module's label and its cases, in the order of ``cases``; ``describe`` reads a
-    case, ``rename`` returns it under a new name. LoadError for a name registered twice.
+    case, ``rename`` returns it under a new name, ``name_object`` with another ``ref`` (one of its aliases: the
+    name a hand-written case gives the object). LoadError for a name registered twice.
     """
     cases: list[T] = []
     owner: dict[str, str] = {}
@@ -167,6 +186,8 @@ def join(groups: Sequence[tuple[str, Sequence[T]]], describe: Callable[[T], Join
             cases.append(item)
     if not cases:
         raise LoadError("the case modules register no cases: " + ", ".join(label for label, _ in groups))
+    if name_object is not None:
+        cases = _named_as_by_hand(cases, describe, name_object)
     winners: dict[tuple, tuple[int, T]] = {}  # key -> (rank, the first case of the best rank)
     for item in cases:
         seen = describe(item)
@@ -183,10 +204,27 @@ def join(groups: Sequence[tuple[str, Sequence[T]]], describe: Callable[[T], Join
     return [item for item in cases if id(item) not in gone], dropped
 
 
+def _named_as_by_hand(cases: list[T], describe: Callable[[T], Joinable], name_object: Callable[[T, str], T]
+                      ) -> list[T]:
+    """Each discovered case whose object a hand-written case names by another of its public names, under the
+    hand-written name: one name for one object across the rows (the case author's choice, where there is one)."""
+    by_hand: dict[str, str] = {}  # object -> the first hand-written case's ref
+    for item in cases:
+        seen = describe(item)
+        if not seen.discovered and seen.ref and seen.aliases:
+            by_hand.setdefault(object_name(seen.ref, seen.aliases), seen.ref)
+    out = []
+    for item in cases:
+        seen = describe(item)
+        chosen = by_hand.get(object_name(seen.ref, seen.aliases)) if seen.discovered and seen.ref else None
+        out.append(name_object(item, chosen) if chosen and chosen != seen.ref else item)
+    return out
+
+
 def joinable(case: InventoryCase) -> Joinable:
-    return Joinable(case.name, case.package, case.ref, case.shapes, case.origin)
+    return Joinable(case.name, case.package, case.ref, case.shapes, case.origin, case.aliases)
 
 
 def join_inventory(groups: Iterable[tuple[str, list[InventoryCase]]]
                    ) -> tuple[list[InventoryCase], list[tuple[InventoryCase, InventoryCase]]]:
-    return join(list(groups), joinable, lambda case, name: case.renamed(name))
+    return join(list(groups), joinable, lambda case, name: case.renamed(name), lambda case, ref: case.named(ref))

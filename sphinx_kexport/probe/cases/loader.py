@@ -161,6 +161,11 @@ def _renamed(spec: CaseSpec, name: str) -> CaseSpec:
     return spec
 
 
+def _named(spec: CaseSpec, ref: str) -> CaseSpec:
+    spec.ref = ref  # its aliases are read from its ref (CaseSpec.joinable)
+    return spec
+
+
 def load_cases(sources: list[Source]) -> list[CaseSpec]:
     """Import every source in this process and return the cases in registration order; LoadError on any problem.
 
@@ -173,4 +178,4 @@ def load_cases(sources: list[Source]) -> list[CaseSpec]:
 def load_inventory(sources: list[Source]) -> tuple[list[CaseSpec], list[tuple[CaseSpec, CaseSpec]]]:
     """The cases, and the (discovered, hand-written) pairs dropped because the hand-written case wins."""
     return join([(source.label, imported_cases(source)) for source in sources], lambda spec: spec.joinable,
-                _renamed)
+                _renamed, _named)

@@ -17,6 +17,7 @@ from ...snapshot.vocabulary import DEFAULT_ATOL, DEFAULT_RTOL, ORIGIN_DOCSTRING,
 from . import batch_dim
 from . import containers
 from .inventory import DiscoveryRef, Joinable, SuiteRef
+from .public_names import aliases_of
 from ..base.errors import ProbeError
 from .batch_dim import Batch
 
@@ -77,7 +78,8 @@ class CaseSpec:
     @property
     def joinable(self) -> Joinable:
         """What joining case modules reads of this case (cases/inventory.py)."""
-        return Joinable(self.name, self.package, self.ref, containers.leaf_shapes(self.inputs), self.origin)
+        return Joinable(self.name, self.package, self.ref, containers.leaf_shapes(self.inputs), self.origin,
+                        aliases_of(self.ref))
 
     @property
     def operator(self) -> str:

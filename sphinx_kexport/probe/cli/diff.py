@@ -16,7 +16,7 @@ def run_diff(argv: list[str]) -> int:
     parser.add_argument("--device", action="append", choices=DEVICES, help="compare only this device")
     args = parser.parse_args(argv)
     from ...snapshot import SnapshotError, read_snapshot
-    from ...snapshot.diff import KINDS, compare, count, not_compared, regressed
+    from ...snapshot.diff import KINDS, compare, count, not_compared, regressed, renamed
 
     try:
         old, _ = read_snapshot(args.old)
@@ -24,6 +24,9 @@ def run_diff(argv: list[str]) -> int:
     except SnapshotError as exc:
         return report_failure(str(exc))
     changes = compare(old, new, args.device)
+    pairs = renamed(old, new)
+    if pairs:  # the same object under another of its public names: compared as one case
+        print(f"renamed ({len(pairs)}): " + ", ".join(f"{a} -> {b}" for a, b in pairs.items()))
     for kind in KINDS:
         group = [c for c in changes if c.kind == kind]
         if group:

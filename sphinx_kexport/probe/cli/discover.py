@@ -29,7 +29,8 @@ def _parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} discover", description=(
         "Run the docstring examples of PACKAGE and its public submodules and print, per object, the cases "
         "cases_from_docstrings(PACKAGE) yields or why it yields none, then totals. Discovered cases that repeat "
-        "a hand-written case (same ref and input shapes) are reported; the hand-written one wins."))
+        "a hand-written case (the same object, under any of its public names, and input shapes) are reported; "
+        "the hand-written one wins."))
     parser.add_argument("package", metavar="PACKAGE", help="import name, e.g. kornia.filters")
     parser.add_argument("--include", action="append", default=[], metavar="PATTERN",
                         help="only objects whose dotted name equals, starts with or matches PATTERN (repeatable)")

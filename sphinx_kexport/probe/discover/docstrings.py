@@ -464,9 +464,9 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
 
 
 def duplicate_of(spec: CaseSpec, others: list[CaseSpec]) -> CaseSpec | None:
-    """The case of ``others`` that ``spec`` repeats and that wins over it: same ``ref`` and the same input shapes,
-    and a better origin (hand-written, then docstring, then test: the rule joining the case modules,
-    :func:`~..cases.inventory.repeat_key`)."""
+    """The case of ``others`` that ``spec`` repeats and that wins over it: the same object (``ref``, by any of its
+    public names) and input shapes, and a better origin (hand-written, then docstring, then test: the rule joining
+    the case modules, :func:`~..cases.inventory.repeat_key`)."""
     seen = spec.joinable
     key = repeat_key(seen)
     if key is None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from ..base.errors import ProbeError
+from ..cases.public_names import aliases_of
 from ..cases.registry import CaseSpec, public_path
 
 
@@ -160,22 +161,18 @@ def public_objects(modules: list[Any], top: str, package: str) -> dict[str, Any]
 
 
 def find_aliases(modules: list[Any], objects: dict[str, Any]) -> dict[str, list[str]]:
-    """ref -> the other public names of the same object (timm's ``SqueezeExcite = SEModule``), each under
-    the shortest module path that has it."""
-    refs = {id(obj): ref for ref, obj in objects.items()}
-    found: dict[str, dict[str, str]] = {}
-    for module in modules:
-        for name in public_names(module):
-            ref = refs.get(id(getattr(module, name, None)))
-            if ref is None or name == ref.rsplit(".", 1)[1]:
-                continue
-            alias = f"{module.__name__}.{name}"
-            if any(part.startswith("_") for part in alias.split(".")):  # the name itself included
-                continue
-            known = found.setdefault(ref, {}).get(name)
-            if known is None or len(alias) < len(known):
-                found[ref][name] = alias
-    return {ref: sorted(by_name.values()) for ref, by_name in found.items()}
+    """ref -> the other public names of the same object spelled with another last name (timm's
+    ``SqueezeExcite = SEModule``), each under the shortest module path that has it (``modules`` are imported:
+    :func:`~..cases.public_names.aliases_of` reads them)."""
+    found: dict[str, list[str]] = {}
+    for ref in objects:
+        by_name: dict[str, str] = {}
+        for alias in aliases_of(ref):  # shortest first
+            by_name.setdefault(alias.rsplit(".", 1)[1], alias)
+        by_name.pop(ref.rsplit(".", 1)[1], None)
+        if by_name:
+            found[ref] = sorted(by_name.values())
+    return found
 
 
 def as_written(ref: str, aliases: dict[str, list[str]], source: str) -> str:
