@@ -147,7 +147,7 @@ class SpeedPass:
         spec = self.run.spec
         if spec.bench is not None:
             inputs = tuple(self.run.fresh(value) for value in spec.bench)
-            return self._within_budget(SPEED_AT_BENCH, 0, inputs, "the inputs bench= gives")
+            return self._within_budget(SPEED_AT_BENCH, 0, inputs, "the bench= inputs")
         if spec.batch.dims is None:
             return None, ""  # no batch dimension: the case's own inputs are the only size (said by no figure)
         if spec.batch.size >= SPEED_BATCH:
