@@ -18,7 +18,8 @@ from sphinx_kexport.snapshot import vocabulary
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "sphinx_kexport"
 VOCABULARY = PACKAGE / "snapshot" / "vocabulary.py"
-WORDS = frozenset(str(w) for w in (*vocabulary.STATUSES, *vocabulary.DYNAMIC_STATUSES, *vocabulary.STAGES) if w)
+WORDS = frozenset(str(w) for w in (*vocabulary.STATUSES, *vocabulary.DYNAMIC_STATUSES, *vocabulary.STAGES,
+                                   *vocabulary.SPEED_VERDICTS) if w)
 QUOTED = re.compile(r"""(["'])([a-z/-]+)\1""")
 # A one-letter status or mark code compared in a template or the script ({% if c.code == "o" %}).
 CODE_COMPARED = re.compile(r"""\bcode\s*[!=]==?\s*["'][a-z-]["']""")

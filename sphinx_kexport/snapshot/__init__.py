@@ -29,13 +29,13 @@ from .files import (
                     write_atomic,
 )
 from .kornia_format import from_kornia, is_kornia_format
-from .records import NOT_PROBED, Case, Dynamic, ObjectWithoutCase, Result, Snapshot, build
+from .records import NOT_PROBED, Case, Dynamic, ObjectWithoutCase, Result, Snapshot, Speed, SpeedFigure, build
 from .validation import SCHEMA_PATH, load_schema, validate
 from .vocabulary import DEVICE_LABELS, DEVICES, DYNAMIC_STATUSES, FAILING, PATH_LABELS, PATHS, SCHEMA_VERSION, STAGES, STATUSES, SUPPORTED
 
 __all__ = [
     "Case", "DEVICES", "DEVICE_LABELS", "DYNAMIC_STATUSES", "Dynamic", "FAILING", "FIX_HINT", "KORNIA_FORMAT", "NATIVE_FORMAT", "NOT_PROBED",
     "ObjectWithoutCase", "PATHS", "PATH_LABELS", "Result", "SCHEMA_PATH", "SCHEMA_VERSION", "STAGES", "STATUSES", "SUPPORTED",
-    "Snapshot", "SnapshotError", "build", "dump_snapshot", "dumps", "from_kornia", "is_kornia_format",
+    "Snapshot", "SnapshotError", "Speed", "SpeedFigure", "build", "dump_snapshot", "dumps", "from_kornia", "is_kornia_format",
     "load_schema", "load_snapshot", "normalise", "read_json", "read_snapshot", "validate", "write_atomic",
 ]

@@ -18,6 +18,10 @@ other difference a change. A dynamic result that appears or disappears is no
 change (older snapshots and ``--no-dynamic`` runs have none). One change per
 cell: its kind is the worse of the status's and the dynamic result's.
 
+The speed figures of a cell (``speed``, probe ``--speed``) are compared at each size both snapshots timed:
+a ratio that moved beyond both spreads (the new spread clear of the old) is a change, never a regression
+of support (timings move with the machine and its load). Figures that appear or disappear are no change.
+
 A case that an incomplete snapshot (``complete: false``: a shard part, a
 merge with ``--allow-incomplete``) lists but did not measure on a device is
 not compared there (:func:`not_compared`): it was not probed, which says
@@ -36,7 +40,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .vocabulary import DEVICES, DYNAMIC_FAIL, DYNAMIC_OK, DYNAMIC_STATIC, FAILING, PATH_LABELS, PATHS, SUPPORTED
+from .vocabulary import (DEVICES, DYNAMIC_FAIL, DYNAMIC_OK, DYNAMIC_STATIC, FAILING, PATH_LABELS, PATHS,
+                         SPEED_UNCLEAR, SUPPORTED, speed_mark, speed_size)
 
 KINDS = ("regressed", "fixed", "changed")
 
@@ -56,6 +61,7 @@ class Change:
     old_dynamic: str | None = None  # the dynamic-batch statuses, set only when that result changed
     new_dynamic: str | None = None
     new_dynamic_detail: str = ""
+    speed: tuple[str, ...] = ()  # the speed figures that moved beyond their spreads, in words
 
     @property
     def status_changed(self) -> bool:
@@ -81,6 +87,8 @@ class Change:
             why = self.new_dynamic_detail if self.new_dynamic != DYNAMIC_OK else ""
             parts.append((", and" if parts else "") + f" at another batch size: {self.old_dynamic} -> "
                          f"{self.new_dynamic}" + (f" ({why})" if why else ""))
+        for moved in self.speed:
+            parts.append((", and" if parts else "") + f" speed {moved}")
         return head + "".join(parts)
 
 
@@ -117,6 +125,27 @@ def worse(a: str | None, b: str | None) -> str:
 def _dynamic_status(result: dict[str, Any]) -> str | None:
     dynamic = result.get("dynamic")
     return dynamic.get("status") if isinstance(dynamic, dict) else None
+
+
+def _figures(result: dict[str, Any]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    speed = result.get("speed")
+    figures = speed.get("figures", []) if isinstance(speed, dict) else []
+    return {(f.get("size"), f.get("batch"), f.get("shapes")): f for f in figures if isinstance(f, dict)}
+
+
+def speed_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, ...]:
+    """The figures timed at the same size in both results whose spreads do not overlap, in words:
+    "at batch 32: 3.1× faster -> no clear difference (1.02×)"."""
+    before, after = _figures(old), _figures(new)
+    moved = []
+    for key, b in after.items():
+        a = before.get(key)
+        if a is None or not (b["high"] < a["low"] or b["low"] > a["high"]):
+            continue
+        words = [speed_mark(f["verdict"], f["ratio"]) + (f" ({f['ratio']:.2f}×)" if f["verdict"] == SPEED_UNCLEAR
+                                                         else "") for f in (a, b)]
+        moved.append(f"at {speed_size(b['size'], b.get('batch'))}: {words[0]} -> {words[1]}")
+    return tuple(moved)
 
 
 def _results(snapshot: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -220,12 +249,13 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
                 dynamic_kind = classify_dynamic(old_dynamic, new_dynamic)
                 status_kind = (None if old_status == new_status and old_breaks == new_breaks
                                else classify(old_status, new_status))
-                if status_kind is None and dynamic_kind is None:
+                speed = speed_changes(a, b)
+                if status_kind is None and dynamic_kind is None and not speed:
                     continue
-                extra = {}
+                extra: dict[str, Any] = {"speed": speed}
                 if dynamic_kind is not None:
-                    extra = {"old_dynamic": old_dynamic, "new_dynamic": new_dynamic,
-                             "new_dynamic_detail": (b.get("dynamic") or {}).get("detail", "")}
+                    extra.update(old_dynamic=old_dynamic, new_dynamic=new_dynamic,
+                                 new_dynamic_detail=(b.get("dynamic") or {}).get("detail", ""))
                 changes.append(Change(name, device, path, old_status, new_status,
                                       worse(status_kind, dynamic_kind), a.get("detail", ""),
                                       b.get("detail", ""), old_breaks, new_breaks, **extra))

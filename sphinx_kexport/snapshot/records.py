@@ -28,6 +28,31 @@ class Dynamic:
         return self.status == DYNAMIC_STATIC
 
 
+@dataclass(slots=True, frozen=True)
+class SpeedFigure:
+    """One timing of a path against eager at one size (the snapshot's ``speed.figures`` entries)."""
+
+    size: str  # vocabulary.SPEED_SIZES: the case's inputs, its batch grown, its bench= inputs
+    shapes: str
+    eager_s: float
+    path_s: float
+    ratio: float  # eager_s / path_s: above 1 the path is faster
+    low: float
+    high: float
+    verdict: str  # vocabulary.SPEED_VERDICTS
+    batch: int | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class Speed:
+    """What a supported path buys over eager (the snapshot's ``speed`` object, probe --speed)."""
+
+    threads: int
+    figures: tuple[SpeedFigure, ...] = ()
+    note: str = ""
+    fullgraph: bool | None = None  # compile only
+
+
 @dataclass(slots=True)
 class Result:
     status: str
@@ -41,6 +66,7 @@ class Result:
     max_abs_diff: float | None = None
     provider: str = ""
     dynamic: Dynamic | None = None  # absent in older snapshots and when the pass did not run
+    speed: Speed | None = None  # absent in older snapshots and runs without --speed
 
     @property
     def supported(self) -> bool:
@@ -137,7 +163,13 @@ def _result(raw: dict[str, Any]) -> Result:
         skipped_functions=tuple(raw.get("skipped_functions", ())),
         max_abs_diff=raw.get("max_abs_diff"), provider=raw.get("provider", ""),
         dynamic=_dynamic(raw["dynamic"]) if "dynamic" in raw else None,
+        speed=_speed(raw["speed"]) if "speed" in raw else None,
     )
+
+
+def _speed(raw: dict[str, Any]) -> Speed:
+    return Speed(threads=raw["threads"], figures=tuple(SpeedFigure(**figure) for figure in raw["figures"]),
+                 note=raw.get("note", ""), fullgraph=raw.get("fullgraph"))
 
 
 def _dynamic(raw: dict[str, Any]) -> Dynamic:

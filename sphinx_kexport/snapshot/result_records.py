@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, FAIL, NOT_APPLICABLE, PATHS, STAGE_EAGER,
-                         STAGE_NO_TENSOR, STAGE_PROCESS, STAGE_SKIP, TIMEOUT)
+from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, FAIL, NOT_APPLICABLE, PATHS, SPEED_FASTER,
+                         SPEED_SLOWER, SPEED_UNCLEAR, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_PROCESS, STAGE_SKIP,
+                         SUPPORTED, TIMEOUT, SpeedVerdict)
 
 
 def result(status: str, detail: str = "", stage: str = "", where: str = "", **extra: Any) -> dict[str, Any]:
@@ -47,6 +48,42 @@ def dynamic_pass_lost(detail: str, where: str, timed_out_after: float = 0.0) -> 
     if timed_out_after:
         return dynamic_result(DYNAMIC_TIMEOUT, detail, where, time_limit=timed_out_after)
     return dynamic_result(DYNAMIC_FAIL, detail, where)
+
+
+def speed_figure(size: str, shapes: str, eager_s: float, path_s: float, low: float, high: float,
+                 batch: int = 0) -> dict[str, Any]:
+    """One timing of a path against eager at one size: medians in seconds, the ratio eager/path (> 1: the path
+    is faster) and its spread (``low``..``high``), and the verdict they give."""
+    figure: dict[str, Any] = {"size": size, "shapes": shapes}
+    if batch:
+        figure["batch"] = batch
+    ratio = eager_s / path_s if path_s > 0 else 0.0
+    figure.update(eager_s=eager_s, path_s=path_s, ratio=round(ratio, 3), low=round(low, 3), high=round(high, 3),
+                  verdict=speed_verdict_of(low, high))
+    return figure
+
+
+def speed_verdict_of(low: float, high: float) -> SpeedVerdict:
+    """Faster or slower only when the whole spread of the ratio lies on that side of 1.0."""
+    if low > 1.0:
+        return SPEED_FASTER
+    if high < 1.0:
+        return SPEED_SLOWER
+    return SPEED_UNCLEAR
+
+
+def speed_record(threads: int, figures: list[dict[str, Any]], note: str = "", **extra: Any) -> dict[str, Any]:
+    """A supported path's ``speed``: the thread count it was timed with, its figures (none when timing failed),
+    and a note on what was not timed and why."""
+    out: dict[str, Any] = {"threads": threads, "figures": figures}
+    if note:
+        out["note"] = note
+    return {**out, **extra}
+
+
+def speed_missing(results: dict[str, dict[str, Any]]) -> bool:
+    """Whether a supported path of a case's records has no ``speed`` (a record measured without --speed)."""
+    return any(record.get("status") in SUPPORTED and "speed" not in record for record in results.values())
 
 
 def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: float) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import FIX_HINT, SnapshotError, field_error, kind_of, show_value
+from .vocabulary import SUPPORTED
 
 SCHEMA_PATH = Path(__file__).parent / "snapshot-2.schema.json"
 
@@ -177,6 +178,11 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
                 raise field_error(source, ["cases", f"[{i}]", "results", device],
                              f"a device listed under environments ({', '.join(envs)})",
                              f"results for unknown device {device!r}", cases)
+            for path, record in paths.items():
+                if "speed" in record and record["status"] not in SUPPORTED:
+                    raise field_error(source, ["cases", f"[{i}]", "results", device, path, "speed"],
+                                      "speed only on a supported result (ok, ok-breaks, ok-unverified)",
+                                      f"a speed field on a {record['status']} result", cases)
             for path in ("onnx", "export"):
                 if "graph_breaks" in paths[path]:
                     raise field_error(source, ["cases", f"[{i}]", "results", device, path, "graph_breaks"],

@@ -154,6 +154,32 @@ DYNAMIC_STATUSES = (DYNAMIC_OK, DYNAMIC_STATIC, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, D
 DYNAMIC_STATUS = {s: s for s in DYNAMIC_STATUSES}
 DYNAMIC_ANSWERS = tuple(s for s in DYNAMIC_STATUSES if s.answers)
 
+# -- the speed pass (``speed`` inside a supported result, with --speed): what a working path buys over eager.
+# A figure's verdict: the ratio eager/path and its spread lie wholly above 1, wholly below, or across it.
+
+
+class SpeedVerdict(Word):
+    """How a speed figure reads: ``mark`` is the cell's words around the ratio ("{ratio}× faster")."""
+
+    mark: str
+
+
+SPEED_FASTER = SpeedVerdict("faster", mark="{ratio}× faster")
+SPEED_SLOWER = SpeedVerdict("slower", mark="{ratio}× — slower than eager")
+SPEED_UNCLEAR = SpeedVerdict("unclear", mark="no clear difference")
+SPEED_VERDICTS = (SPEED_FASTER, SPEED_SLOWER, SPEED_UNCLEAR)
+SPEED_VERDICT = {v: v for v in SPEED_VERDICTS}
+# Which inputs a figure was timed at: the case's own, its batch grown to SPEED_BATCH, or the inputs its
+# ``bench=`` gives for timing.
+SPEED_AT_INPUTS = "inputs"
+SPEED_AT_BATCH = "batch"
+SPEED_AT_BENCH = "bench"
+SPEED_SIZES = (SPEED_AT_INPUTS, SPEED_AT_BATCH, SPEED_AT_BENCH)
+SPEED_BATCH = 32
+SPEED_METHOD = ("torch.utils.benchmark Timer.blocked_autorange, median; after warm-up; eager and the path "
+                "timed in alternating blocks; CUDA synchronised")
+
+
 # -- stages: where a path stopped
 
 STAGE_NONE = Stage("", meaning="the path did not stop")
@@ -190,6 +216,26 @@ def dynamic_status(word: str) -> DynamicStatus:
         return DYNAMIC_STATUS[word]
     except KeyError:
         raise ValueError(f"unknown dynamic status {word!r}; expected one of {', '.join(DYNAMIC_STATUSES)}") from None
+
+
+def speed_verdict(word: str) -> SpeedVerdict:
+    try:
+        return SPEED_VERDICT[word]
+    except KeyError:
+        raise ValueError(f"unknown speed verdict {word!r}; expected one of {', '.join(SPEED_VERDICTS)}") from None
+
+
+def speed_mark(verdict: str, ratio: float) -> str:
+    """A speed figure in words: "3.1× faster", "0.45× — slower than eager", "no clear difference"."""
+    shown = f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.2g}"
+    return speed_verdict(verdict).mark.format(ratio=shown)
+
+
+def speed_size(size: str, batch: int | None = None) -> str:
+    """Which inputs a figure was timed at, in words: "the case's inputs", "batch 32", "the bench= inputs"."""
+    if size == SPEED_AT_BATCH:
+        return f"batch {batch or SPEED_BATCH}"
+    return "the bench= inputs" if size == SPEED_AT_BENCH else "the case's inputs"
 
 
 def page_codes() -> dict[str, str]:

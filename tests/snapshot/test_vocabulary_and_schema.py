@@ -10,6 +10,7 @@ import re
 import pytest
 
 from sphinx_kexport.snapshot import SCHEMA_PATH, SnapshotError, build, normalise, validate, vocabulary
+from sphinx_kexport.snapshot import vocabulary
 from sphinx_kexport.snapshot.vocabulary import (DEVICES, DYNAMIC_ANSWERS, DYNAMIC_STATUS, DYNAMIC_STATUSES, FAILING,
                                                 FAILING_KIND, NEITHER_KIND, NO_CASE_KINDS, NO_CASE_WORDS, ORIGINS,
                                                 PATHS, STAGE, STAGES, STATUS, STATUSES, SUPPORTED, SUPPORTED_KIND,
@@ -27,6 +28,8 @@ def test_every_enum_of_the_schema_is_the_vocabulary():
     assert tuple(defs["status"]["enum"]) == STATUSES
     assert tuple(defs["stage"]["enum"]) == STAGES
     assert tuple(defs["dynamic_status"]["enum"]) == DYNAMIC_STATUSES
+    assert tuple(defs["speed_figure"]["properties"]["verdict"]["enum"]) == vocabulary.SPEED_VERDICTS
+    assert tuple(defs["speed_figure"]["properties"]["size"]["enum"]) == vocabulary.SPEED_SIZES
     assert tuple(defs["paths"]["required"]) == tuple(defs["paths"]["properties"]) == PATHS
     assert tuple(props["environments"]["propertyNames"]["enum"]) == DEVICES
     case = defs["case"]["properties"]

@@ -64,8 +64,8 @@ class Comparison:
         result.old_cases = len(names)
         result.not_compared = sorted(set(names) - shown)
         for change in compare(old_data, new, devices=model.devices):
-            if change.case not in shown:
-                continue
+            if change.case not in shown or not (change.status_changed or change.dynamic_changed):
+                continue  # a speed figure that moved is probe diff's news, not a change of support
             key = f"{change.path}-{change.device}"
             entry = {"key": key, "kind": change.kind, "old": change.old_status, "new": change.new_status}
             if change.dynamic_changed:  # the dynamic-batch statuses, when that result changed

@@ -8,9 +8,15 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS
-from . import dynamic_batch
-from .page_model import PageModel, Row, slugify
+from . import dynamic_batch, speed
+from .page_model import Cell, PageModel, Row, slugify
 
+
+
+def _speed_fields(cell: Cell) -> dict[str, str]:
+    """The cell's speed mark and its title (probe --speed); nothing without them, so the payload is as before."""
+    mark = speed.mark(cell.result)
+    return {"speed": mark, "speed_title": speed.title(cell.result, cell.path)} if mark else {}
 
 def column_payload(model: PageModel) -> list[dict]:
     return [{"key": f"{p}-{d}", "device": d, "path": p, "label": model.column_label(d, p),
@@ -60,6 +66,7 @@ def row_payload(row: Row) -> dict:
             "where_code": c.result.where_code,
             "graph_breaks": c.result.graph_breaks, "max_abs_diff": c.result.max_abs_diff,
             "dynamic": dynamic_batch.code(c.result), "mark": c.mark, "mark_title": dynamic_batch.title(c.result),
+            **_speed_fields(c),
         } for c in row.cells],
         "details": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.details],
         "stages": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.stages],

@@ -13,6 +13,7 @@ from docutils import nodes
 
 from ...snapshot import DEVICE_LABELS, Snapshot
 from ...snapshot.records import Selection
+from ..model import speed
 from ..model.page_model import PageModel
 
 MISSING_SHOWN = 30  # names listed in the incomplete-snapshot warning before "and N more"
@@ -64,7 +65,10 @@ def build_measured(model: PageModel) -> list[nodes.Node]:
     environments = nodes.bullet_list(classes=["kexport-environments"])
     for device in model.devices:
         environments += _environment_item(device, snapshot.environments[device])
-    return [intro, environments]
+    timed = speed.method(snapshot)
+    if not timed:
+        return [intro, environments]
+    return [intro, environments, nodes.paragraph(timed, timed, classes=["kexport-speed-method"])]
 
 
 def build_version_environments(versions) -> list[nodes.Node]:

@@ -200,6 +200,7 @@ def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since
         # the dynamic-batch mark: <kx-yo> any batch, <kx-ys> batch 2 only, <kx-yf> dynamic fails
         "mark": mark, "mark_code": cell.get("dynamic", NO_MARK_CODE),
         "mark_title": cell.get("mark_title", "") if mark and cell.get("dynamic") != DYNAMIC_OK.code else "",
+        "speed": cell.get("speed", ""), "speed_title": cell.get("speed_title", ""),  # probe --speed
         "change": change and change["kind"],
         "change_text": change and MARKER_TEXT[change["kind"]],
         "change_title": change and marker_title(change, since),

@@ -32,8 +32,9 @@ def _latex_operator(self: Any, row: dict, uri: str | None) -> str:
 def _latex_status(self: Any, cell: dict, row: dict | None = None) -> str:
     text = self.encode(cell["text"])
     text = r"\textbf{%s}" % text if cell["status"] in FAILING else text
-    if cell.get("mark"):
-        text += r" {\scriptsize %s}" % self.encode(f"({cell['mark']})")
+    for mark in (cell.get("mark"), cell.get("speed")):  # the dynamic-batch mark, the speed mark (--speed)
+        if mark:
+            text += r" {\scriptsize %s}" % self.encode(f"({mark})")
     if row is not None and "changes" in row:
         marked = cell_text(row, cell)
         if marked != status_text(cell):

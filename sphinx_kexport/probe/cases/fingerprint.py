@@ -90,6 +90,8 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
     }
     if spec.batch.per_sample:  # only then: the fingerprints of cases without one stay as they were
         definition["per_sample"] = spec.batch.per_sample
+    if spec.bench is not None:  # likewise: the inputs the speed pass times at instead of a grown batch
+        definition["bench"] = [dict(_tensor_digest(t), name=name) for name, t in input_leaves(spec.bench)]
     return definition
 
 

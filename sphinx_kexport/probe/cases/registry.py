@@ -61,6 +61,7 @@ class CaseSpec:
     method: str | None = None
     ref: str = ""
     batch: Batch = field(default_factory=lambda: Batch(None))  # batch_dim: which leaf dims are the batch
+    bench: list[Any] | None = None  # inputs the speed pass times at (else the batch grown to 32)
     code: str = ""  # statements that, after `import torch`, define `target` (and optionally `inputs`) as probed
     module: str = field(default="", compare=False)  # the case module that registered it, for messages and repros
     origin: str = ORIGIN_HAND  # snapshot.vocabulary.ORIGINS: written by hand, recorded from a docstring or a test
@@ -162,7 +163,7 @@ def default_ref(target: Any, method: str | None, package: str) -> str:
 def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = None, *, package: str,
          section: str = "", note: str = "", check: bool = True, atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RTOL,
          skip: str | None = None, method: str | None = None, ref: str | None = None,
-         code: str | None = None, batch: Any = batch_dim.AUTO) -> CaseSpec:
+         code: str | None = None, batch: Any = batch_dim.AUTO, bench: Any = None) -> CaseSpec:
     """Register one probe case: a public callable plus concrete inputs.
 
     Every tensor in ``inputs`` becomes a graph input; an input may also be a
@@ -181,6 +182,9 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     its size (a rank-1 tensor as long as that batch is grown with it too when
     the operator runs that way: a per-sample angle or gate); ``None`` opts out; ``d`` picks dimension d of every tensor of
     rank >= max(2, d + 1); a tuple gives one dimension (or None) per input.
+
+    ``bench`` gives the inputs the speed pass (``--speed``) times at, shaped like ``inputs`` but of a
+    realistic size; without it the pass times at the batch grown to 32.
     """
     where = f"case {name!r}"
     if not isinstance(name, str) or not name.strip():
@@ -206,6 +210,17 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
         if not callable(call):
             raise CaseError(f"{where}: the target {target!r} cannot be called; pass a function, a callable "
                             "or an nn.Module instance")
+    if bench is not None:
+        import torch
+
+        bench = list(bench) if isinstance(bench, (list, tuple)) else [bench]
+        if len(bench) != len(inputs):
+            raise CaseError(f"{where}: bench must give as many inputs as inputs does ({len(inputs)}), got "
+                            f"{len(bench)}")
+        for label, value in _input_leaves(bench):
+            if not isinstance(value, torch.Tensor):
+                raise CaseError(f"{where}: bench{label[len('inputs'):]} is a {type(value).__name__}, expected a "
+                                "torch.Tensor (bench gives the inputs the speed pass times at, shaped like inputs)")
     if code is not None and not isinstance(code, str):
         raise CaseError(f"{where}: code must be Python source (a string) that defines `target`, got "
                         f"{type(code).__name__}")
@@ -216,7 +231,7 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     resolved = batch_dim.resolve(batch, inputs, where, CaseError) if skip is None else Batch(None)
     return CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
                     note=note, check=bool(check), atol=float(atol), rtol=float(rtol), skip=skip, method=method,
-                    ref=ref or "", code=code or "", batch=resolved)
+                    ref=ref or "", code=code or "", batch=resolved, bench=bench)
 
 
 def _checked_leaf(value: Any) -> bool:

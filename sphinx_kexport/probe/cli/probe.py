@@ -28,7 +28,7 @@ def probe_parser() -> argparse.ArgumentParser:
     parser = CliParser(prog=PROG, description=(
         "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
         "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
-        "out, devices, library, jobs, timeout, opset, dynamic). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
+        "out, devices, library, jobs, timeout, opset, dynamic, speed). Subcommands: `merge OUT PART...`, `diff OLD NEW`, "
         "`repro SNAPSHOT CASE --path onnx|export|compile [--device cpu|cuda]`, "
         "`discover PACKAGE` (what its docstring examples yield as cases)."),
         epilog="Interrupted or killed? Run the same command again: finished cases are not re-run. "
@@ -70,6 +70,11 @@ def probe_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-dynamic", action="store_true",
                         help="skip the dynamic-batch pass (each supported path captured again with a dynamic "
                              "batch and run at another batch size); same as `dynamic = false`")
+    parser.add_argument("--speed", action="store_true",
+                        help="time every working path against eager (torch.utils.benchmark's blocked_autorange, "
+                             "median, after warm-up, interleaved, the worker's thread count fixed) at the case's "
+                             "inputs and at batch 32 (or the case's bench= inputs): the page shows \"3.1× faster\", "
+                             "\"0.45× — slower than eager\" or \"no clear difference\"; same as `speed = true`")
     parser.add_argument("--stop-after", metavar="DURATION",
                         help="stop measuring this long after the run began (seconds, or 25m, 1.5h): cases still "
                              "running are stopped, and the snapshot is written with what is finished, marked "

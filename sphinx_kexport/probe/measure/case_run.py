@@ -87,8 +87,11 @@ class CaseRun:
 
     def inputs(self) -> tuple[Any, ...]:
         """Fresh copies of the inputs (tensors, or dicts, lists and tuples of them) on the device."""
-        return tuple(containers.rebuild(value, lambda t: t.detach().clone().to(self.device))
-                     for value in self.spec.inputs)
+        return tuple(self.fresh(value) for value in self.spec.inputs)
+
+    def fresh(self, value: Any) -> Any:
+        """A fresh copy of one input (a tensor, or a container of them) on the device."""
+        return containers.rebuild(value, lambda t: t.detach().clone().to(self.device))
 
     def wrapper(self) -> torch.nn.Module:
         target = self.spec.target

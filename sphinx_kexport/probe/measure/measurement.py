@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import torch
 
-from ...snapshot.result_records import dynamic_result, result, skipped_results, with_breaks
+from ...snapshot.result_records import dynamic_result, result, skipped_results, speed_record, with_breaks
 from ...snapshot.vocabulary import (
     COMPILE,
     DYNAMIC_FAIL,
@@ -36,6 +36,7 @@ from ...snapshot.vocabulary import (
     STAGE_NO_TENSOR,
     STAGE_RUN,
     STAGE_TRANSLATE,
+    SUPPORTED,
     Stage,
 )
 from ..cases.step import EAGER_STEP, Step
@@ -47,6 +48,7 @@ from .explain import clean_line, exception_chain, explain_exception
 from .global_hooks import global_hooks_kept
 from .statement_at import add_statements
 from .locate import LibraryRoot, deepest_frame, where_call, where_exception
+from .speed import SpeedPass
 from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_provider, onnx_session, NotSaved, saved_model
 
 MAX_BREAK_REASONS = 5
@@ -81,8 +83,13 @@ class LibraryWarnings:
 # the probe
 
 class Measurement:
-    def __init__(self, spec: CaseSpec, device: str, opset: int, root: LibraryRoot, dynamic: bool = True):
+    def __init__(self, spec: CaseSpec, device: str, opset: int, root: LibraryRoot, dynamic: bool = True,
+                 speed: bool = False):
         self.dynamic = dynamic  # also probe each supported path with a dynamic batch (dynamic_batch.py)
+        self.speed = speed  # also time each supported path against eager (speed.py)
+        # with the speed pass: each supported path's callable at the case's inputs, as its step captured it
+        self.captured: dict[str, Callable[[], Any]] = {}
+        self.fullgraph = True  # torch.compile captured the whole call (no break, no skipped function)
         self.spec = spec
         self.device = device
         self.opset = opset
@@ -90,6 +97,7 @@ class Measurement:
         self.run = CaseRun(spec, device)
         self.reference: tuple[torch.Tensor, ...] = ()
         self._dynamic: Any = None  # the DynamicBatch pass, made on first use
+        self._speed: SpeedPass | None = None  # the speed pass, made on first use
 
     # -- helpers
 
@@ -173,6 +181,8 @@ class Measurement:
             return self._failure(FAIL, STAGE_RUN, exc, "onnxruntime cannot run the exported graph: ",
                                  provider=provider)
         judged = self._judge(ONNX, list(outputs), provider=provider)
+        if self.speed:
+            self.captured[ONNX] = lambda: session.run(None, feed)
         if judged["status"] == MISMATCH:
             judged = self._with_library_warning(judged, caught)
         if folded and judged["status"] == OK:
@@ -204,6 +214,9 @@ class Measurement:
             outputs = seeded(lambda: module(*self.run.inputs()))
         except Exception as exc:
             return self._failure(FAIL, STAGE_RUN, exc, "the exported program does not run: ")
+        if self.speed:
+            timed = self.run.inputs()
+            self.captured[EXPORT] = lambda: module(*timed)
         return self._judge(EXPORT, list(output_leaves.flatten_outputs(outputs)))
 
     # -- torch.compile
@@ -227,6 +240,10 @@ class Measurement:
                 first = graph_breaks.locate_ordinary_break(self.run.wrapper(), self.run.inputs(), seeded)
             extra = self._break_fields(first, record)
             judged = self._judge(COMPILE, list(outputs), **extra)
+            if self.speed:  # timed before dynamo is reset (measure() resets it after the speed pass)
+                timed = self.run.inputs()
+                self.captured[COMPILE] = lambda: compiled(*timed)
+                self.fullgraph = not (extra["graph_breaks"] or extra.get("skipped_functions"))
             breaks, reasons = extra["graph_breaks"], extra.get("break_reasons", [])
             skipped = extra.get("skipped_functions", [])
             if not (breaks or skipped) or judged["status"] not in (OK, OK_UNVERIFIED):
@@ -252,7 +269,8 @@ class Measurement:
                 judged["status"] = OK_BREAKS
             return judged
         finally:
-            torch._dynamo.reset()
+            if COMPILE not in self.captured:
+                torch._dynamo.reset()
 
     def _fullgraph_claim(self) -> str:
         """What ``torch.compile(fn, fullgraph=True)`` does, for a call dynamo captured whole (eager backend)
@@ -307,12 +325,37 @@ class Measurement:
                 out[path] = self._failure(FAIL, STAGE_RUN, exc)
             out[path]["seconds"] = round(time.perf_counter() - began, 3)
             add_statements(out[path], self.root)
-            self.run.release()
             finished(path, out[path])
+            if self.speed:
+                self._speed_pass(path, out[path], started, finished)
+            self.run.release()
             if self.dynamic:
                 self._dynamic_batch(path, out[path], started, finished)
                 self.run.release()
         return out
+
+    def _speed_pass(self, path: str, static: dict[str, Any], started: Callable[[Step], None],
+                    finished: Callable[[str, dict[str, Any]], None]) -> None:
+        """Add the ``speed`` record to a supported ``static`` result (reported again as finished); then let go
+        of what the path captured (dynamo is reset after torch.compile's)."""
+        captured = self.captured.pop(path, None)
+        try:
+            if static.get("status") not in SUPPORTED or captured is None:
+                return
+            if self._speed is None:
+                self._speed = SpeedPass(self.run, self.opset)
+            started(Step(path, speed=True))
+            try:
+                with global_hooks_kept():
+                    static["speed"] = self._speed.measure(path, captured, self.fullgraph)
+            except Exception as exc:  # a bug in the pass: said in the speed record, the result stays as is
+                static["speed"] = speed_record(torch.get_num_threads(), [],
+                                               f"the speed pass failed: {explain_exception(exc)}")
+            finished(path, static)
+        finally:
+            del captured
+            if path == COMPILE:
+                torch._dynamo.reset()
 
     def _dynamic_batch(self, path: str, static: dict[str, Any], started: Callable[[Step], None],
                        finished: Callable[[str, dict[str, Any]], None]) -> None:

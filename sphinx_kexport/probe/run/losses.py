@@ -2,14 +2,15 @@
 
 A death in the eager run costs every path still to measure; one inside a path costs that path (stage
 ``process``: ``fail`` for a death, ``timeout`` for the limit); one inside a path's dynamic-batch pass costs
-only that path's ``dynamic`` result. What is left of the case runs in a fresh worker. A case its worker did not
-build (within the build limit, :func:`not_built_in_time`, or at all) costs nothing recorded: it never ran, so
-no path has a status, and the next run tries again.
+only that path's ``dynamic`` result, one inside its speed pass (``--speed``) only its ``speed``. What is left
+of the case runs in a fresh worker. A case its worker did not build (within the build limit,
+:func:`not_built_in_time`, or at all) costs nothing recorded: it never ran, so no path has a status, and the
+next run tries again.
 """
 
 from __future__ import annotations
 
-from ...snapshot.result_records import START_UP, dynamic_pass_lost, process_lost, with_breaks
+from ...snapshot.result_records import START_UP, dynamic_pass_lost, process_lost, speed_record, with_breaks
 from ...snapshot.vocabulary import COMPILE, EXPORT, ONNX, PATHS, STAGE_EAGER
 from ..cases.step import Step
 from ..measure.busy_with import busy_with
@@ -34,12 +35,17 @@ def lose_step(task: Task, step: Step | None, why: str, log: str, root: LibraryRo
                                        dynamic=dynamic_pass_lost(detail, where, timed_out_after))
         task.paths = [p for p in task.paths if p not in task.results]
         return detail
+    if step is not None and step.speed and step.path in task.results:
+        detail = f"{why} during the speed pass of {STEP_LABELS[step.path]}{then}"
+        task.results[step.path] = dict(task.results[step.path], speed=speed_record(0, [], detail))
+        task.paths = [p for p in task.paths if p not in task.results]
+        return detail
     name = step.name if step is not None else None
     detail = f"{why} during {STEP_LABELS.get(name, name)}{then}"
     failed = process_lost(detail, where, timed_out_after)
     pending = [p for p in task.paths if p not in task.results]
     # a crash before any path started (eager, start-up) takes the whole case; else only that path
-    lost = [step.path] if step is not None and not step.dynamic and step.path in PATHS else pending
+    lost = [step.path] if step is not None and not step.after_result and step.path in PATHS else pending
     for path in lost:
         task.results[path] = with_breaks(path, dict(failed))
     task.paths = [p for p in pending if p not in lost]

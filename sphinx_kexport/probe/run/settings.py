@@ -49,6 +49,7 @@ class WorkerSettings:
     # library's, the case modules'); None: no code is watched
     code_places: CodePlaces | None = None
     code_folders: list[str] = field(default_factory=list)
+    speed: bool = False  # run the speed pass (--speed): each supported path timed against eager
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             conn.send(NotBuilt(name, device, why))
             continue
         _quiet()  # importing a case module may have configured logging again
-        measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic)
+        measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic, speed=settings.speed)
         # from here: what building the case ran made its definition, which its fingerprint holds (a case module's
         # top level builds all of its cases at once: its code is no one case's)
         if watch is not None:

@@ -212,6 +212,7 @@ class _Survey:
         folders = [self.places.library_dir] + [source.path_entry for source in self.sources]
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
+                                  speed=self.config.speed,
                                   threads=thread_share(jobs), parent=self.parent,
                                   code_places=self.places if self.config.watch_code else None,
                                   code_folders=[folder for folder in folders if folder])
@@ -276,7 +277,8 @@ class _Survey:
     def _plan(self, cases: list[InventoryCase]) -> Plan:
         """What to do with each of ``cases`` on each device, and why each measured one is measured."""
         return plan_survey(cases, self.config.devices, self._keys, self.work, self.reusable, self.config.timeout,
-                           code=self.code, why_not=self.why_not, snapshot_cases=self.snapshot_cases)
+                           code=self.code, why_not=self.why_not, snapshot_cases=self.snapshot_cases,
+                           speed=self.config.speed)
 
     def _unbuilt(self, task: Task, why: str) -> None:
         self.unbuilt[(task.name, task.device)] = why

@@ -19,7 +19,8 @@ from ..base.errors import ProbeError
 from ..run.worker_slot import DEFAULT_BUILD_TIMEOUT
 
 TABLE = "tool.sphinx-kexport"
-KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "build_timeout", "opset", "dynamic"}
+KNOWN_KEYS = {"cases", "out", "devices", "library", "jobs", "timeout", "build_timeout", "opset", "dynamic",
+              "speed"}
 DEFAULT_TIMEOUT = 300.0
 MAX_DEFAULT_JOBS = 8
 
@@ -64,6 +65,7 @@ class ProbeConfig:
     pyproject: Path | None = None
     base_out: Path | None = None  # the project's snapshot, when `out` is a shard part: a cache for the shard
     dynamic: bool = True  # the dynamic-batch pass (dynamic_batch.py); --no-dynamic or `dynamic = false` skip it
+    speed: bool = False  # the speed pass (measure/speed.py): every supported path timed against eager; --speed
     # seconds after the survey began at which measuring stops and the snapshot is written with what is done
     # (--stop-after; None: no limit)
     stop_after: float | None = None
@@ -176,6 +178,8 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
     _expect(opset, int, f"{where} key opset", "an ONNX opset number such as 18")
     dynamic = False if getattr(args, "no_dynamic", False) else table.get("dynamic", True)
     _expect(dynamic, bool, f"{where} key dynamic", "true or false (false skips the dynamic-batch pass)")
+    speed = True if getattr(args, "speed", False) else table.get("speed", False)
+    _expect(speed, bool, f"{where} key speed", "true or false (true times every working path against eager)")
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, found {jobs}")
     if timeout <= 0:
@@ -198,5 +202,5 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
                        only=list(args.only or []), shard=shard,
                        keep_work=args.keep_work, fresh=args.fresh, rediscover=args.rediscover,
                        stats=(cwd / args.stats).resolve() if args.stats else None, pyproject=pyproject,
-                       base_out=base_out, dynamic=dynamic, dry_run=bool(getattr(args, "dry_run", False)),
+                       base_out=base_out, dynamic=dynamic, speed=speed, dry_run=bool(getattr(args, "dry_run", False)),
                        stop_after=parse_duration(args.stop_after) if getattr(args, "stop_after", None) else None)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...snapshot.result_records import to_measure_again, skipped_results
+from ...snapshot.result_records import skipped_results, speed_missing, to_measure_again
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
 from ..cases.inventory import InventoryCase
@@ -25,6 +25,7 @@ from ..run.workdir import WorkDir
 from .reuse import Reusable, changed_code
 
 CellKey = tuple[str, str]  # (case name, device)
+SPEED_MISSING = "its record has no speed figures (measured without --speed)"
 
 
 @dataclass
@@ -58,14 +59,15 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 keys: Callable[[InventoryCase, str], tuple[str, ...]], work: WorkDir | None,
                 reusable: dict[str, dict[str, Reusable]], time_limit: float = float("inf"),
                 code: CodeCheck | None = None, why_not: dict[str, str] | None = None,
-                snapshot_cases: dict[str, set[str]] | None = None) -> Plan:
+                snapshot_cases: dict[str, set[str]] | None = None, speed: bool = False) -> Plan:
     """What to do with each (case, device). ``keys`` gives the fingerprints a case's results may carry (the
     first is the one this run stamps); ``reusable`` maps device -> case name -> what the snapshot holds
     (already without the timeouts of a smaller limit). An interrupted run's record with a path that ran
     past a smaller limit than ``time_limit`` is measured again too, as the snapshot's would be. ``code``
     checks the code a record ran (None: it is not checked, as for a record it does not list); ``why_not``
     says per device why none of the snapshot's results apply, ``snapshot_cases`` which cases the snapshot
-    has results for on each device: both only word the reasons."""
+    has results for on each device: both only word the reasons. ``speed``: a record without the speed pass's
+    figures on a supported path is measured again (a record with them is reused by any run, figures kept)."""
     plan = Plan()
     for device in devices:
         cached = reusable.get(device, {})
@@ -80,12 +82,14 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
             record = None if work is None else next(
                 filter(None, (work.finished_record(case.name, device, k) for k in accepted)), None)
             if record is not None and (to_measure_again(record["results"], time_limit)
-                                       or _code_moved(record.get("code"), code)):
+                                       or _code_moved(record.get("code"), code)
+                                       or (speed and speed_missing(record["results"]))):
                 record = None
             hit = cached.get(case.name)
             reason = ""
             if hit is not None:
-                reason = _why_measured(hit, accepted, code)
+                reason = _why_measured(hit, accepted, code) or (SPEED_MISSING if speed and speed_missing(hit.results)
+                                                                else "")
                 if hit.seconds is not None:
                     plan.last_seconds[cell] = hit.seconds
             if record is not None:

@@ -1,0 +1,58 @@
+"""The speed figures on the page (probe ``--speed``): a short mark in each working cell that has one.
+
+Plain Python over the snapshot records, shared by every builder. The mark is the realistic size's figure
+when there is one (the last: batch 32 or the case's bench= inputs), else the case's own inputs'; its title
+gives every figure with its size, medians and spread. A cell without speed (older snapshots, runs without
+``--speed``) gets no mark: such pages render exactly as before.
+"""
+
+from __future__ import annotations
+
+from ...snapshot import PATH_LABELS, Result, Snapshot, SpeedFigure
+from ...snapshot.vocabulary import SPEED_METHOD, speed_mark, speed_size
+
+
+def _figure(result: Result) -> SpeedFigure | None:
+    speed = result.speed
+    if speed is None or not result.supported or not speed.figures:
+        return None
+    return speed.figures[-1]
+
+
+def mark(result: Result) -> str:
+    """"3.1× faster", "0.45× — slower than eager", "no clear difference", or ""."""
+    figure = _figure(result)
+    return speed_mark(figure.verdict, figure.ratio) if figure is not None else ""
+
+
+def _seconds(value: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+def title(result: Result, path: str) -> str:
+    """Every figure of the cell: "at batch 32 (32×3×5×5): eager 1.2 ms, torch.compile 0.39 ms, 3.1× (2.9–3.3);
+    2 threads", and what was not timed."""
+    speed = result.speed
+    if speed is None or _figure(result) is None:
+        return ""
+    label = PATH_LABELS.get(path, path)
+    parts = [f"at {speed_size(f.size, f.batch)} ({f.shapes}): eager {_seconds(f.eager_s)}, {label} "
+             f"{_seconds(f.path_s)}, {f.ratio:.2f}× ({f.low:.2f}–{f.high:.2f})" for f in speed.figures]
+    threads = f"{speed.threads} thread{'s' if speed.threads != 1 else ''}"
+    return "; ".join(parts + [threads] + ([speed.note] if speed.note else []))
+
+
+def method(snapshot: Snapshot) -> str:
+    """The page header's sentence on how speed was timed ("" when no cell has speed)."""
+    threads = sorted({r.speed.threads for case in snapshot.cases for paths in case.results.values()
+                      for r in paths.values() if r.speed is not None and r.speed.threads})
+    if not threads:
+        return ""
+    counts = " or ".join(str(n) for n in threads)
+    return (f"Speed: each working path against eager, the ratio eager/path (above 1: faster) at the case's "
+            f"inputs and at batch 32 or the case's bench= inputs, the larger size in the mark. Timed with "
+            f"{SPEED_METHOD}; {counts} thread{'s' if threads != [1] else ''}. Where the spread of the ratio "
+            "crosses 1.0 the mark says no clear difference.")

@@ -1,0 +1,207 @@
+"""The speed pass (``--speed``): what a working path buys over eager, timed the compile-first way.
+
+For a supported path, eager and the path's callable (the compiled function, the exported program's module,
+the onnxruntime session) are timed with ``torch.utils.benchmark``'s ``Timer.blocked_autorange`` (its
+median), after warm-up (the first call pays for compiling), in alternating rounds (eager then the path, the
+path then eager, ...) so that drift on a shared machine hits both, with the worker's thread count fixed
+(``Timer(num_threads=)``) and recorded, CUDA synchronised after every call. The ratio is the median of all of
+eager's blocks over the path's; its spread runs from eager's first quartile over the path's third to eager's
+third over the path's first (both interquartile ranges at their far ends: one disturbed block moves neither),
+and a spread across 1.0 reads "no clear difference" (:func:`~...snapshot.result_records.speed_verdict_of`).
+
+Two sizes: the case's own inputs (timed with what the path step captured), and a realistic one: the inputs
+a case gives for timing (``case(bench=...)``), else its batch grown to :data:`SPEED_BATCH` (other
+dimensions as the case has them), captured again at that size (a static capture holds one shape only). The
+larger size is skipped, and the record says why, when eager alone would take longer than
+:data:`BUDGET_SECONDS` there.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any, Callable
+
+import torch
+from torch.utils.benchmark import Timer
+
+from ...snapshot.result_records import speed_figure, speed_record
+from ...snapshot.vocabulary import (COMPILE, EXPORT, ONNX, SPEED_AT_BATCH, SPEED_AT_BENCH, SPEED_AT_INPUTS,
+                                    SPEED_BATCH)
+from ..cases.containers import input_leaves
+from .case_run import CaseRun
+from .dynamic_batch import at_batch
+from .explain import explain_exception
+from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_session, saved_model
+
+ROUNDS = 5  # alternating rounds of (eager, path) blocks
+BLOCK_SECONDS = 0.05  # blocked_autorange's min_run_time per round and callable
+WARM_UP_CALLS = 3  # calls of each callable before timing (the first compiles, the next settle caches)
+BUDGET_SECONDS = 10.0  # eager's timing at the larger size over the case's paths may take this long, else skipped
+MAX_SHAPES = 4  # tensor shapes a figure names; more are counted
+
+Call = Callable[[], Any]
+
+
+def shapes_text(inputs: tuple[Any, ...]) -> str:
+    """``"32×3×5×5, 32"``: the shapes of the tensor leaves a figure was timed at."""
+    shapes = ["×".join(str(n) for n in leaf.shape) or "scalar" for _, leaf in input_leaves(inputs)]
+    more = f" and {len(shapes) - MAX_SHAPES} more" if len(shapes) > MAX_SHAPES else ""
+    return ", ".join(shapes[:MAX_SHAPES]) + more
+
+
+def _quartiles(times: list[float]) -> tuple[float, float, float]:
+    """(first quartile, median, third quartile) of the blocks' times per call."""
+    if len(times) < 2:
+        return times[0], times[0], times[0]
+    q1, median, q3 = statistics.quantiles(times, n=4, method="inclusive")
+    return q1, median, q3
+
+
+class SpeedPass:
+    """The speed pass of one case on one device, from the same fresh copies as the paths (:class:`CaseRun`)."""
+
+    def __init__(self, run: CaseRun, opset: int, budget: float = BUDGET_SECONDS):
+        self.run = run
+        self.opset = opset
+        self.budget = budget
+        self.device = run.device
+        self.threads = torch.get_num_threads()
+        self._larger: tuple[str, int, tuple[Any, ...]] | None = None  # (size word, batch, inputs), made once
+        self._larger_why = ""
+
+    # -- timing
+
+    def _synchronised(self, fn: Call) -> Call:
+        if self.device.startswith("cuda"):
+            def call() -> Any:
+                out = fn()
+                torch.cuda.synchronize()
+                return out
+            return call
+        return fn
+
+    def _block(self, fn: Call) -> list[float]:
+        timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=self.threads)
+        return list(timer.blocked_autorange(min_run_time=BLOCK_SECONDS).times)
+
+    def time_pair(self, eager: Call, path: Call, size: str, inputs: tuple[Any, ...],
+                  batch: int = 0) -> dict[str, Any]:
+        """One figure: eager against ``path`` at ``inputs``, warmed up, in alternating rounds."""
+        eager, path = self._synchronised(eager), self._synchronised(path)
+        with torch.no_grad():
+            for _ in range(WARM_UP_CALLS):
+                eager()
+                path()
+            eager_times: list[float] = []
+            path_times: list[float] = []
+            for round_ in range(ROUNDS):
+                if round_ % 2:
+                    path_times += self._block(path)
+                    eager_times += self._block(eager)
+                else:
+                    eager_times += self._block(eager)
+                    path_times += self._block(path)
+        (e1, eager_s, e3), (p1, path_s, p3) = _quartiles(eager_times), _quartiles(path_times)
+        # the spread: the ratio from eager's and the path's interquartile ranges at their far ends
+        return speed_figure(size, shapes_text(inputs), eager_s, path_s, e1 / p3, e3 / p1, batch)
+
+    # -- the callables
+
+    def eager_call(self, inputs: tuple[Any, ...]) -> Call:
+        wrapper = self.run.wrapper()
+        return lambda: wrapper(*inputs)
+
+    def capture(self, path: str, inputs: tuple[Any, ...], fullgraph: bool) -> Call:
+        """``path`` captured afresh at ``inputs`` (the larger size), as a call without arguments."""
+        wrapper = self.run.wrapper()
+        if path == COMPILE:
+            compiled = torch.compile(wrapper, fullgraph=fullgraph, dynamic=False)
+            return lambda: compiled(*inputs)
+        if path == EXPORT:
+            with torch.no_grad():
+                module = torch.export.export(wrapper, inputs).module()
+            return lambda: module(*inputs)
+        assert path == ONNX
+        import onnxruntime
+
+        with torch.no_grad():
+            program = torch.onnx.export(wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset,
+                                        report=False, verbose=False)
+        with saved_model(program) as model:
+            session, _ = onnx_session(model, self.device, onnxruntime)
+        feed, _, problem = map_onnx_inputs([i.name for i in session.get_inputs()], inputs)
+        if problem:
+            raise ValueError(problem)
+        return lambda: session.run(None, feed)
+
+    # -- the larger size
+
+    def larger(self) -> tuple[str, int, tuple[Any, ...]] | None:
+        """(size word, batch, inputs) of the realistic size, or None (``self._larger_why`` says why)."""
+        if self._larger is None and not self._larger_why:
+            self._larger, self._larger_why = self._find_larger()
+        return self._larger
+
+    def _find_larger(self) -> tuple[tuple[str, int, tuple[Any, ...]] | None, str]:
+        spec = self.run.spec
+        if spec.bench is not None:
+            inputs = tuple(self.run.fresh(value) for value in spec.bench)
+            return self._within_budget(SPEED_AT_BENCH, 0, inputs, "the bench= inputs")
+        if spec.batch.dims is None:
+            return None, ""  # no batch dimension: the case's own inputs are the only size (said by no figure)
+        if spec.batch.size >= SPEED_BATCH:
+            return None, ""  # already a realistic batch
+        last = ""
+        for dims in filter(None, (spec.batch.per_sample, spec.batch.dims)):
+            inputs = at_batch(self.run.inputs(), dims, SPEED_BATCH)
+            try:
+                self.eager_call(inputs)()
+            except Exception as exc:  # per-sample vectors held as given next, as the dynamic-batch pass does
+                last = explain_exception(exc)
+                continue
+            return self._within_budget(SPEED_AT_BATCH, SPEED_BATCH, inputs, f"batch {SPEED_BATCH}")
+        return None, f"batch {SPEED_BATCH} not timed: the operator does not run eagerly there ({last})"
+
+    def _within_budget(self, size: str, batch: int, inputs: tuple[Any, ...], label: str
+                       ) -> tuple[tuple[str, int, tuple[Any, ...]] | None, str]:
+        eager = self._synchronised(self.eager_call(inputs))
+        try:
+            with torch.no_grad():
+                eager()  # the first call settles allocations; the second is the one estimated from
+                began = time.perf_counter()
+                eager()
+                one = time.perf_counter() - began
+        except Exception as exc:
+            return None, f"{label} not timed: the operator does not run eagerly there ({explain_exception(exc)})"
+        # per path: warm-up, then each round's block (at least twice the call, or the block time)
+        estimate = 3 * (WARM_UP_CALLS * one + ROUNDS * max(BLOCK_SECONDS, 2 * one))
+        if estimate > self.budget:
+            return None, (f"{label} not timed: one eager call takes {one:.2g} s there, so timing eager against "
+                          f"the paths would take about {estimate:.0f} s, over the {self.budget:g} s budget")
+        return (size, batch, inputs), ""
+
+    # -- the pass
+
+    def measure(self, path: str, captured: Call, fullgraph: bool = True) -> dict[str, Any]:
+        """The ``speed`` record of a supported ``path``: ``captured`` is its callable at the case's own inputs
+        (what the path step captured)."""
+        own = self.run.inputs()
+        figures, notes = [], []
+        try:
+            figures.append(self.time_pair(self.eager_call(own), captured, SPEED_AT_INPUTS, own))
+        except Exception as exc:
+            notes.append(f"not timed at the case's inputs: {explain_exception(exc)}")
+        larger = self.larger() if figures else None
+        if larger is not None:
+            size, batch, inputs = larger
+            try:
+                call = self.capture(path, inputs, fullgraph)
+                figures.append(self.time_pair(self.eager_call(inputs), call, size, inputs, batch))
+            except Exception as exc:
+                notes.append(f"{'batch %d' % batch if batch else 'the bench= inputs'} not timed: "
+                             f"{explain_exception(exc)}")
+        elif self._larger_why:
+            notes.append(self._larger_why)
+        extra = {"fullgraph": fullgraph} if path == COMPILE else {}
+        return speed_record(self.threads, figures, "; ".join(notes), **extra)

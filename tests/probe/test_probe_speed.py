@@ -1,0 +1,87 @@
+"""The speed pass (--speed), as a user runs it: what each working path buys over eager.
+
+One real survey of tests/probe/probe_cases/speed_cases.py with --speed (a chain of elementwise operations
+that inductor fuses, and a tiny operation whose compiled call costs more than the operation) is shared by the
+tests of this module; the assertions read the snapshot the command wrote, then the reruns read it back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from batch_project import CASES, REPO
+from probe_cli import probe_cli
+
+
+def probe(*args: str, cwd) -> object:
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests" / "probe")]))
+    return probe_cli(*args, cwd=cwd, env=environ)
+
+
+@pytest.fixture(scope="module")
+def survey(tmp_path_factory):
+    pytest.importorskip("onnxruntime")
+    folder = tmp_path_factory.mktemp("speed")
+    (folder / "pyproject.toml").write_text(
+        "[tool.sphinx-kexport]\n"
+        f"cases = [{json.dumps(str(CASES / 'speed_cases.py'))}]\n"
+        'out = "support.json"\ndevices = ["cpu"]\nlibrary = "probe_cases"\n', encoding="utf-8")
+    done = probe("--jobs", "1", "--no-dynamic", "--speed", cwd=folder)
+    out = folder / "support.json"
+    return {"run": done, "folder": folder, "out": out,
+            "snapshot": json.loads(out.read_text()) if out.exists() else None}
+
+
+def speed(snapshot: dict, name: str, path: str) -> dict:
+    case = {c["name"]: c for c in snapshot["cases"]}[name]
+    return case["results"]["cpu"][path]["speed"]
+
+
+@pytest.mark.probe
+def test_a_fused_chain_is_faster_compiled_at_both_sizes(survey):
+    from sphinx_kexport.snapshot import load_snapshot
+
+    assert survey["run"].returncode == 0, survey["run"].stderr
+    load_snapshot(survey["out"])  # the speed records validate against the schema
+    record = speed(survey["snapshot"], "fused_chain", "compile")
+    assert record["threads"] >= 1 and record["fullgraph"] is True
+    own, batch = record["figures"]
+    assert (own["size"], own["shapes"]) == ("inputs", "1×32768")
+    assert (batch["size"], batch["batch"], batch["shapes"]) == ("batch", 32, "32×32768")
+    for figure in (own, batch):
+        assert figure["verdict"] == "faster", figure
+        assert figure["low"] > 1.0 and figure["ratio"] > 1.5
+        assert figure["ratio"] == pytest.approx(figure["eager_s"] / figure["path_s"], rel=1e-2)
+
+
+@pytest.mark.probe
+def test_a_tiny_operation_is_slower_compiled(survey):
+    record = speed(survey["snapshot"], "add_one", "compile")
+    own = record["figures"][0]
+    assert own["size"] == "inputs" and own["verdict"] == "slower", own
+    assert own["high"] < 1.0
+    # every working path has its record; the exported module and onnxruntime are timed too
+    for path in ("export", "onnx"):
+        assert speed(survey["snapshot"], "add_one", path)["figures"], path
+
+
+@pytest.mark.probe
+def test_a_plain_rerun_reuses_the_speed_and_a_record_without_it_is_measured_again(survey):
+    folder, out = survey["folder"], survey["out"]
+    again = probe("--jobs", "1", "--no-dynamic", cwd=folder)
+    assert again.returncode == 0, again.stderr
+    kept = json.loads(out.read_text())
+    assert speed(kept, "add_one", "compile") == speed(survey["snapshot"], "add_one", "compile")
+    # a record measured without --speed is measured again by a run with it (what --dry-run says)
+    for entry in kept["cases"]:
+        if entry["name"] == "add_one":
+            for record in entry["results"]["cpu"].values():
+                record.pop("speed", None)
+    out.write_text(json.dumps(kept))
+    planned = probe("--jobs", "1", "--no-dynamic", "--speed", "--dry-run", cwd=folder)
+    assert planned.returncode == 0, planned.stderr
+    assert "add_one [cpu]: its record has no speed figures" in planned.stdout
+    assert "fused_chain [cpu]" not in planned.stdout
