@@ -39,6 +39,9 @@ SPIN = '''
         def __init__(self, z):
             self.z = z
 
+        def __repr__(self):  # two Spins differ by their z (tests' calls are told apart by what they are bound to)
+            return f"Spin({self.z})"
+
         @classmethod
         def exp(cls, theta):
             return cls(torch.complex(torch.cos(theta), torch.sin(theta)))
@@ -113,3 +116,26 @@ def test_a_case_keeps_a_constant_graph_only_when_no_tensor_reaches_it_and_says_w
                                "the object called (changed in place after it was built, or built at random); "
                                "delta (1) live"), moved.note
     assert torch.allclose(moved.target(torch.tensor([0.5])), torch.tensor([2.3208]), atol=1e-4)
+
+
+def test_a_test_s_object_is_rebuilt_from_the_tensors_the_test_built_it_from(tmp_path, monkeypatch):
+    monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", "off")
+    write_library(tmp_path, "livesuite_kx", {"__init__.py": SPIN.replace(">>>", "...")})
+    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_spin.py").write_text(
+        "import torch\nfrom livesuite_kx import Spin\n\n\n"
+        "def test_log():\n    s = Spin(torch.complex(torch.tensor([0.6]), torch.tensor([0.8])))\n"
+        "    assert s.log().shape == (1,)\n    assert Spin.identity(3).log().shape == (3,)\n")
+    from sphinx_kexport.probe.discover.suite import discover_suite
+
+    found = discover_suite("livesuite_kx", tmp_path / "tests", time_limit=10, jobs=1)
+    cases = {c.name: c for c in found.cases}
+    log = cases["Spin.log[test]"]  # built by the test's own Spin(z): z is the live input
+    assert log.note.endswith("the Spin built in the test by Spin(z) is rebuilt in the graph; self.z (1) live")
+    assert [t.dtype for t in log.inputs] == [torch.complex64] and _user_inputs(log) == ["in0"]
+    namespace = {}
+    exec(log.code, namespace)  # its repro: target(z) builds the Spin from z
+    assert torch.allclose(namespace["target"](*log.inputs), torch.atan2(torch.tensor([0.8]), torch.tensor([0.6])))
+    fixed = cases["Spin.log[test 2]"]  # Spin.identity(3): nothing to lift
+    assert fixed.inputs == [] and "since it was built from Python values only, by Spin.identity(3)" in fixed.note

@@ -292,7 +292,8 @@ def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
     held = f"nn.Module built in {built_in}; " if isinstance(callee, torch.nn.Module) else ""
     owner = bound_instance(callee)
     if owner is not None:
-        held = f"the {type(owner).__name__} built in {built_in} is baked, since {replayed.unlifted}; "
+        why = f", since {replayed.unlifted}" if holds_tensor(owner) else ""  # a plain object: nothing to lift
+        held = f"the {type(owner).__name__} built in {built_in} is baked{why}; "
     if replayed.rebuilt:
         also = f", and so is {', '.join(replayed.rebuilt[1:])}" if replayed.rebuilt[1:] else ""
         held = f"the {type(owner).__name__} built in {built_in} {replayed.rebuilt[0]} is rebuilt in the graph{also}; "

@@ -87,12 +87,12 @@ def _is_tensor(value: Any) -> bool:
 
 
 def _snapshot(value: Any, built_of: Any) -> Any:
-    """An argument as the object was built from it: a tensor cloned, an object built from tensors kept as its
+    """An argument as the object was built from it: a tensor cloned, an object the user's code built kept as its
     :class:`Built`, anything else copied (kept itself when it refuses copying)."""
     if _is_tensor(value):
         return value.detach().clone()
     built = built_of(value)
-    if built is not None and built.reaches_tensor():
+    if built is not None:  # rebuilt by the same call, as the user's code builds it (``So2.identity(1)``)
         return built
     if type(value) in (list, tuple, dict):
         return containers.rebuild(value, lambda leaf: _snapshot(leaf, built_of), keep_types=False)
@@ -175,8 +175,8 @@ def tensors_of(built: Built) -> list[Any]:
 
 
 def rebuild(built: Built, tensors: list[Any]) -> tuple[Any, int]:
-    """The object ``built`` describes, its tensors taken from ``tensors`` in order; (object, tensors used).
-    Every other argument is copied, so that no call changes what the next one is built from."""
+    """The object ``built`` describes, its tensors taken from ``tensors`` in order; (object, tensors used). An
+    object argument built by the user's code is built again by its own call; any other is passed as recorded."""
     position = 0
 
     def value(item: Any) -> Any:
@@ -190,10 +190,7 @@ def rebuild(built: Built, tensors: list[Any]) -> tuple[Any, int]:
             return tensors[position - 1]
         if type(item) in (list, tuple, dict):
             return containers.rebuild(item, value, keep_types=False)
-        try:
-            return copy.deepcopy(item)
-        except Exception:
-            return item
+        return item  # as recorded (copied then): a copy made here would be traced (dynamo refuses deepcopy)
 
     args = [value(a) for a in built.args]
     kwargs = {k: value(v) for k, v in built.kwargs.items()}
