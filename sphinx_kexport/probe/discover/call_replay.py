@@ -261,6 +261,8 @@ def _live_call(call: Call, names: list[str], baked: dict[str, Any], leading: boo
         if isinstance(callee, torch.nn.Module):
             return None, "the module is called with Python values only"
         return None, "every argument is a Python value"
+    if not holds_tensor(owner):
+        return None, "it holds no tensor"
     built = call.built.get(id(owner))
     if built is None:
         return None, ("it was not built by a call of the library in the user's own lines (a fixture, a helper or "
@@ -292,7 +294,8 @@ def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
     held = f"nn.Module built in {built_in}; " if isinstance(callee, torch.nn.Module) else ""
     owner = bound_instance(callee)
     if owner is not None:
-        why = f", since {replayed.unlifted}" if holds_tensor(owner) else ""  # a plain object: nothing to lift
+        # a plain object with tensor arguments beside it: nothing to say
+        why = f", since {replayed.unlifted}" if holds_tensor(owner) or not replayed.tensors else ""
         held = f"the {type(owner).__name__} built in {built_in} is baked{why}; "
     if replayed.rebuilt:
         also = f", and so is {', '.join(replayed.rebuilt[1:])}" if replayed.rebuilt[1:] else ""
