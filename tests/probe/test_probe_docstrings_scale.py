@@ -454,8 +454,11 @@ def test_a_value_held_in_a_module_is_a_result_and_an_argument_and_a_repeated_cal
     assert "Rot.identity[doc 2] repeats Rot.identity[doc] (the same call on the same inputs)" in rot.dropped
     assert "Rot.identity[doc 2]" not in cases
     compose, inverse = cases["Rot.compose[doc]"], cases["Pose.inverse[doc]"]
-    assert compose.inputs == [] and inverse.inputs == []
-    held = flatten_outputs(inverse.target(**inverse.kwargs))  # (rot.angle, t): by name
+    # the objects are rebuilt in the graph from the tensors the example built them from (a = Rot.identity() from
+    # Python values, b = Rot(angle); pose = Pose(Rot(angle), t)): those tensors are the inputs
+    assert [t.tolist() for t in compose.inputs] == [[0.5]] and [t.tolist() for t in inverse.inputs] == [[0.5],
+                                                                                                      [1.0, 2.0]]
+    held = flatten_outputs(inverse.target(*inverse.inputs, **inverse.kwargs))  # (rot.angle, t): by name
     assert [t.tolist() for t in held] == [[-0.5], [-1.0, -2.0]]
     for spec in (compose, inverse):
         results = Measurement(spec, "cpu", 18, library_root("grouplib_kx"), dynamic=False).measure(["onnx", "export"])

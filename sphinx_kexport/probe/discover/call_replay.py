@@ -263,20 +263,20 @@ def _live_call(call: Call, names: list[str], baked: dict[str, Any], leading: boo
         return None, "every argument is a Python value"
     if not holds_tensor(owner):
         return None, "it holds no tensor"
-    built = call.built.get(id(owner))
-    if built is None:
-        return None, ("it was not built by a call of the library in the user's own lines (a fixture, a helper or "
-                      "the library itself built it)")
-    if not built.reaches_tensor():
-        return None, f"it was built from Python values only, by {built.text()}"
-    why = rebuilt_as_called(built, owner)
-    if why:
-        return None, why
-    arguments = {}
+    arguments = {}  # arguments built from tensors by the user's code, rebuilt in the graph too (``v1.dot(v2)``)
     for name, value in baked.items():
         argument = call.built.get(id(value))
         if argument is not None and argument.reaches_tensor() and not rebuilt_as_called(argument, value):
             arguments[name] = argument
+    built = call.built.get(id(owner))
+    if built is None:
+        return None, ("it was not built by a call of the library in the user's own lines (a fixture, a helper or "
+                      "the library itself built it)")
+    if not built.reaches_tensor() and not arguments:
+        return None, f"it was built from Python values only, by {built.text()}"
+    why = rebuilt_as_called(built, owner)
+    if why:
+        return None, why
     if leading and arguments:
         leading = False  # the lifted arguments go by keyword: so do the call's own tensors
     if not leading and any("[" in n for n in names):
