@@ -201,14 +201,19 @@ def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
 
     found = discover("methlib_kx", time_limit=5)
     cases = {c.name: c for c in found.cases}
-    # r * r: a method of an object holding a tensor, with no tensor argument, is a case with no tensor input
+    # r * r: a method of an object holding a tensor, with no tensor argument, is a case; r was built from a
+    # tensor, so the receiver and the argument are rebuilt in the graph from it (live inputs: live-receivers tests)
     assert sorted(cases) == ["Rot.__mul__[doc]", "Rot.apply[doc]", "Rot.from_angle[doc]", "Sum[doc]"]
     composed = cases["Rot.__mul__[doc]"]
-    assert composed.inputs == [] and torch.equal(composed.target(**composed.kwargs).angle, torch.tensor([1.0]))
+    assert composed.inputs == [torch.tensor([0.5]), torch.tensor([0.5])], composed.note
+    assert torch.equal(composed.target(*composed.inputs, **composed.kwargs).angle, torch.tensor([1.0]))
     apply = cases["Rot.apply[doc]"]
-    assert apply.ref == "methlib_kx.Rot.apply" and "the Rot built in the example is baked" in apply.note
-    assert torch.allclose(apply.target(torch.tensor([[1.0, 0.0]])),
-                          torch.tensor([[0.8776, 0.4794]]), atol=1e-4)  # bound to the example's Rot(0.5)
+    assert apply.ref == "methlib_kx.Rot.apply" and apply.note.endswith(
+        "the Rot built in the example by Rot.from_angle(angle) is rebuilt in the graph; self.angle (1), points (3,2) "
+        "live")
+    assert torch.allclose(apply.target(torch.tensor([0.5]), torch.tensor([[1.0, 0.0]])),
+                          torch.tensor([[0.8776, 0.4794]]), atol=1e-4)  # the example's Rot(0.5), rebuilt
+    assert torch.allclose(apply.target(torch.tensor([0.0]), torch.tensor([[1.0, 0.0]])), torch.tensor([[1.0, 0.0]]))
     assert cases["Rot.from_angle[doc]"].target(torch.tensor([2.0])).angle.item() == 2.0
     assert torch.equal(cases["Sum[doc]"].target(*cases["Sum[doc]"].inputs), torch.full((2,), 2.0))
     from methlib_kx import Rot
@@ -449,8 +454,11 @@ def test_a_value_held_in_a_module_is_a_result_and_an_argument_and_a_repeated_cal
     assert "Rot.identity[doc 2] repeats Rot.identity[doc] (the same call on the same inputs)" in rot.dropped
     assert "Rot.identity[doc 2]" not in cases
     compose, inverse = cases["Rot.compose[doc]"], cases["Pose.inverse[doc]"]
-    assert compose.inputs == [] and inverse.inputs == []
-    held = flatten_outputs(inverse.target(**inverse.kwargs))  # (rot.angle, t): by name
+    # the objects are rebuilt in the graph from the tensors the example built them from (a = Rot.identity() from
+    # Python values, b = Rot(angle); pose = Pose(Rot(angle), t)): those tensors are the inputs
+    assert [t.tolist() for t in compose.inputs] == [[0.5]] and [t.tolist() for t in inverse.inputs] == [[0.5],
+                                                                                                      [1.0, 2.0]]
+    held = flatten_outputs(inverse.target(*inverse.inputs, **inverse.kwargs))  # (rot.angle, t): by name
     assert [t.tolist() for t in held] == [[-0.5], [-1.0, -2.0]]
     for spec in (compose, inverse):
         results = Measurement(spec, "cpu", 18, library_root("grouplib_kx"), dynamic=False).measure(["onnx", "export"])

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from .provenance import Built, LiveCall, holds_tensor, rebuilt_as_called, tensor_names, tensors_of
 from .randomness import tensors_and_randomness
 from .recording import Call
 from ..base.errors import ProbeError
@@ -91,20 +92,6 @@ def _plain_value(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _holds_tensor(owner: Any) -> bool:
-    """Whether an object a method is bound to holds a tensor (a quaternion's data, a module's weights)."""
-    import torch
-
-    if isinstance(owner, torch.nn.Module):
-        return any(True for _ in owner.parameters()) or any(True for _ in owner.buffers())
-    try:
-        data = getattr(owner, "data", None)
-    except Exception:  # a library's __getattr__ that recurses (kornia's random generators) or raises its own error
-        data = None
-    return isinstance(data, torch.Tensor) or any(
-        isinstance(v, torch.Tensor) for v in getattr(owner, "__dict__", {}).values())
-
-
 def _names_a_file(value: Any) -> bool:
     """A string argument that names a file or folder (``"cloud.ply"``, ``"out/test.jpg"``): the call reads or
     writes it, which a graph cannot, and the file the example or test made is gone when a worker replays it."""
@@ -135,10 +122,10 @@ def probed_call(call: Call) -> bool:
     import torch
 
     owner = bound_instance(call.callee)
-    if owner is not None and _holds_tensor(owner):
+    if owner is not None and holds_tensor(owner):
         return True
     if isinstance(call.callee, torch.nn.Module):
-        return _holds_tensor(call.callee)
+        return holds_tensor(call.callee)
     return all(_plain_value(v) for v in values)
 
 
@@ -220,6 +207,9 @@ class Replay:
     leading: bool  # the tensors are the callee's leading parameters (the callee itself is the target)
     target: Any
     random: bool
+    rebuilt: list[str] = field(default_factory=list)  # what is rebuilt inside the graph (a LiveCall's objects)
+    own: int = 0  # how many of ``names``/``tensors`` (the last ones) are the call's own tensor arguments
+    unlifted: str = ""  # why the object a method is bound to (else the call, with no tensor input) is not live
 
 
 def replay(call: Call) -> Replay:
@@ -231,7 +221,20 @@ def replay(call: Call) -> Replay:
     if not tensors and not probed_call(call):
         raise UnsupportedCall("no tensor argument, and its arguments are not plain Python values")
     callee = call.callee
-    if leading:
+    own = len(tensors)
+    live, why = _live_call(call, names, baked, leading)
+    rebuilt: list[str] = []
+    if live is not None:
+        target = live
+        lifted = [(n, t) for b in (live.receiver, *live.arguments.values())
+                  for n, t in zip(tensor_names(b), tensors_of(b))]
+        prefixes = ["self."] * len(tensor_names(live.receiver)) + [
+            f"{name}." for name, b in live.arguments.items() for _ in tensor_names(b)]
+        names = [p + n for p, (n, _) in zip(prefixes, lifted)] + names
+        tensors = [t for _, t in lifted] + tensors
+        baked = {k: v for k, v in baked.items() if k not in live.arguments}
+        rebuilt = [_rebuilt_text(b, name) for name, b in (("self", live.receiver), *live.arguments.items())]
+    elif leading:
         target = callee
     elif isinstance(callee, torch.nn.Module):
         target = keyword_module_call(callee, names)
@@ -240,7 +243,46 @@ def replay(call: Call) -> Replay:
     holds_tensors, random_op = tensors_and_randomness(target, tensors, baked)
     if not holds_tensors:
         raise UnsupportedCall("it returns no tensor (a check, a Python object), so there is no output to compare")
-    return Replay(names, tensors, baked, leading, target, random_op)
+    return Replay(names, tensors, baked, leading, target, random_op, rebuilt, own, why)
+
+
+def _rebuilt_text(built: Built, name: str) -> str:
+    return f"by {built.text()}" if name == "self" else f"{name} (by {built.text()})"
+
+
+def _live_call(call: Call, names: list[str], baked: dict[str, Any], leading: bool) -> tuple[LiveCall | None, str]:
+    """The call as :class:`~.provenance.LiveCall` when the object its method is bound to was built from tensors
+    by the user's code (and rebuilds as called); else None and why nothing could be lifted."""
+    import torch
+
+    callee = call.callee
+    owner = bound_instance(callee)
+    if owner is None or not inspect.ismethod(callee):
+        if isinstance(callee, torch.nn.Module):
+            return None, "the module is called with Python values only"
+        return None, "every argument is a Python value"
+    if not holds_tensor(owner):
+        return None, "it holds no tensor"
+    arguments = {}  # arguments built from tensors by the user's code, rebuilt in the graph too (``v1.dot(v2)``)
+    for name, value in baked.items():
+        argument = call.built.get(id(value))
+        if argument is not None and argument.reaches_tensor() and not rebuilt_as_called(argument, value):
+            arguments[name] = argument
+    built = call.built.get(id(owner))
+    if built is None:
+        return None, ("it was not built by a call of the library in the user's own lines (a fixture, a helper or "
+                      "the library itself built it)")
+    if not built.reaches_tensor() and not arguments:
+        return None, f"it was built from Python values only, by {built.text()}"
+    why = rebuilt_as_called(built, owner)
+    if why:
+        return None, why
+    if leading and arguments:
+        leading = False  # the lifted arguments go by keyword: so do the call's own tensors
+    if not leading and any("[" in n for n in names):
+        return None, "its tensors are passed as *args after arguments rebuilt from tensors"
+    method = getattr(callee, "__name__", "")
+    return LiveCall(callee.__func__, built, arguments, list(names), method, leading), ""
 
 
 def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
@@ -252,8 +294,14 @@ def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
     held = f"nn.Module built in {built_in}; " if isinstance(callee, torch.nn.Module) else ""
     owner = bound_instance(callee)
     if owner is not None:
-        held = f"the {type(owner).__name__} built in {built_in} is baked; "
+        # a plain object with tensor arguments beside it: nothing to say
+        why = f", since {replayed.unlifted}" if holds_tensor(owner) or not replayed.tensors else ""
+        held = f"the {type(owner).__name__} built in {built_in} is baked{why}; "
+    if replayed.rebuilt:
+        also = f", and so is {', '.join(replayed.rebuilt[1:])}" if replayed.rebuilt[1:] else ""
+        held = f"the {type(owner).__name__} built in {built_in} {replayed.rebuilt[0]} is rebuilt in the graph{also}; "
     baked_text = ", ".join(f"{k}={_value_text(v)}" for k, v in replayed.baked.items())
-    live = f"{live} live" if live else "no tensor input (a graph of the held tensors and constants)"
+    live = f"{live} live" if live else "no tensor input (a graph of the held tensors and constants)" + (
+        "" if owner is not None else f", since {replayed.unlifted}")
     return (f"{held}{live}" + (f"; {baked_text} baked" if baked_text else "")
             + ("; random: outputs compared on count, shapes and finiteness only" if replayed.random else ""))

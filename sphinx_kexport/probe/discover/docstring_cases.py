@@ -14,9 +14,10 @@ from typing import Any
 from ...snapshot.vocabulary import ORIGIN_DOCSTRING
 from ..cases.registry import CaseSpec, case
 from .call_replay import live_and_baked, replay
+from .provenance import LiveCall
 from .docstring_run import EXAMPLE_SEED
 from .recording import Call
-from .repro_source import argument_sources, call_node, free_names, seed_lines, target_lines
+from .repro_source import argument_sources, call_node, free_names, live_code, seed_lines, target_lines
 
 DOC_NOTE_PREFIX = "from the docstring example of"
 
@@ -25,9 +26,10 @@ def build_case(call: Call, *, name: str, package: str, section: str, source_ref:
     """The case for ``call``, recorded in the example of ``source_ref`` (raises UnsupportedCall)."""
     replayed = replay(call)
     note = f"{DOC_NOTE_PREFIX} `{source_ref}`; {live_and_baked(call, replayed, 'the example')}"
+    code = live_code(replayed.target) if isinstance(replayed.target, LiveCall) else \
+        example_code(call, test, replayed.names, replayed.leading)
     spec = case(name, replayed.target, replayed.tensors, replayed.baked, package=package, section=section, note=note,
-                check=not replayed.random, ref=call.ref,
-                code=example_code(call, test, replayed.names, replayed.leading))
+                check=not replayed.random, ref=call.ref, code=code)
     spec.origin = ORIGIN_DOCSTRING
     return spec
 

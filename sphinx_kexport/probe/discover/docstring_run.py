@@ -32,6 +32,7 @@ def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
     """
     run = ExampleRun()
     RECORDER.calls, RECORDER.statement = run.calls, 0
+    RECORDER.built.clear()
     seed_everything(EXAMPLE_SEED)
     saved_hook = sys.displayhook
     sys.displayhook = lambda value: None  # doctest would print each expression's repr; nothing reads it here
@@ -62,4 +63,5 @@ def run_example(test: Any, globs: dict[str, Any], limit: float) -> ExampleRun:
     finally:
         sys.displayhook = saved_hook
         RECORDER.calls = None
+        RECORDER.built.clear()
     return run

@@ -41,10 +41,11 @@ import random
 import sys
 import types
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from ..cases.module_copy import copy_object
+from .provenance import Built, BuiltObjects
 
 EXAMPLE_FILE_PREFIX = "<doctest "
 
@@ -71,6 +72,9 @@ class Call:
     function: str = ""  # the qualified name of the function that made it (a test's own body, or a helper)
     occurrence: int = 0  # 0 for the run's first own call of this callable, 1 for the second, ... (wanted or not)
     stand_ins: tuple[str, ...] = ()  # the test's unittest.mock stand-ins that ran inside it: no case either
+    # how the user's code built the objects this call was made on or with, by the id of the call's own copy of
+    # each (its bound instance, an argument): provenance.py
+    built: dict[int, Built] = field(default_factory=dict)
 
 
 def _is_tensor(value: Any) -> bool:
@@ -113,6 +117,7 @@ class Recorder:
         self.wanted: Wanted | None = None
         self.seen: Counter[str] = Counter()  # own calls per ref so far, wanted or not (Call.occurrence)
         self.stand_ins: StandIns | None = None
+        self.built = BuiltObjects()  # the objects the user's code built from the library's callables (this run)
 
     def begin(self, calls: list[Call], own_code: Callable[[Any], bool], wanted: Wanted | None = None,
               stand_ins: StandIns | None = None) -> None:
@@ -121,9 +126,17 @@ class Recorder:
         self.calls, self.own_code, self.wanted, self.statement = calls, own_code, wanted, 0
         self.stand_ins = stand_ins
         self.seen = Counter()
+        self.built.clear()
 
     def end(self) -> None:
         self.calls, self.own_code, self.wanted, self.stand_ins = None, in_example, None, None
+        self.built.clear()
+
+    def note_built(self, result: Any, function: Any, args: tuple, kwargs: dict[str, Any], ref: str, frame: Any,
+                   method: str = "") -> None:
+        """Note how the user's own code built ``result`` (provenance.py); calls the library makes are not noted."""
+        if self.calls is not None and self.own_code(frame):
+            self.built.note(result, function, args, kwargs, ref, method)
 
     def record(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any], frame: Any,
                copy_callee: Callable[[Any], Any] | None = None) -> Call | None:
@@ -135,6 +148,8 @@ class Recorder:
         self.seen[ref] += 1
         if self.wanted is not None and not self.wanted(ref, callee, args, kwargs):
             return None
+        owner = getattr(callee, "__self__", None)
+        owner_built = self.built.of(owner) if owner is not None else None
         if copy_callee is not None:
             callee = copy_callee(callee)
         span = None
@@ -145,9 +160,21 @@ class Recorder:
         except (AttributeError, IndexError):  # Python < 3.11 has no positions: the code field stays empty
             span = None
         code = frame.f_code
-        call = Call(ref, callee, tuple(_snapshot(a) for a in args), {k: _snapshot(v) for k, v in kwargs.items()},
+        built: dict[int, Built] = {}
+
+        def snapshot(value: Any) -> Any:
+            copied = _snapshot(value)
+            of = self.built.of(value)
+            if of is not None:
+                built[id(copied)] = of
+            return copied
+
+        call = Call(ref, callee, tuple(snapshot(a) for a in args), {k: snapshot(v) for k, v in kwargs.items()},
                     self.statement, span, filename=code.co_filename,
                     function=getattr(code, "co_qualname", code.co_name), occurrence=occurrence)
+        if owner_built is not None:
+            built[id(getattr(callee, "__self__", None))] = owner_built
+        call.built = built
         self.calls.append(call)
         return call
 
@@ -179,8 +206,13 @@ def _function_proxy(function: Any, ref: str) -> Any:
     def proxy(*args: Any, **kwargs: Any) -> Any:
         if _compiling():
             return function(*args, **kwargs)
-        call = RECORDER.record(ref, function, args, kwargs, sys._getframe(1)) if RECORDER.calls is not None else None
-        return _called(call, function, args, kwargs)
+        if RECORDER.calls is None:
+            return function(*args, **kwargs)
+        frame = sys._getframe(1)
+        call = RECORDER.record(ref, function, args, kwargs, frame)
+        result = _called(call, function, args, kwargs)
+        RECORDER.note_built(result, function, args, kwargs, ref, frame)
+        return result
 
     proxy.__kexport_original__ = function
     return proxy
@@ -199,27 +231,53 @@ def _method_proxy(raw: Any, kind: str, ref: str) -> Any:
     def proxy(*args: Any, **kwargs: Any) -> Any:
         if _compiling():
             return raw(*args, **kwargs)
-        call = None
-        if RECORDER.calls is not None and (kind == "staticmethod" or args):
-            if kind == "staticmethod":
-                callee, rest = raw, args
-            else:
-                callee, rest = types.MethodType(raw, args[0]), args[1:]
-            call = RECORDER.record(ref, callee, rest, kwargs, sys._getframe(1),
-                                   _copy_bound if kind == "instance" else None)
-        return _called(call, raw, args, kwargs)
+        if RECORDER.calls is None or not (kind == "staticmethod" or args):
+            return raw(*args, **kwargs)
+        frame = sys._getframe(1)
+        if kind == "staticmethod":
+            callee, rest = raw, args
+        else:
+            callee, rest = types.MethodType(raw, args[0]), args[1:]
+        call = RECORDER.record(ref, callee, rest, kwargs, frame, _copy_bound if kind == "instance" else None)
+        result = _called(call, raw, args, kwargs)
+        if kind == "instance":  # rebuilt as raw(receiver, ...): the receiver is an argument like the others
+            RECORDER.note_built(result, raw, args, kwargs, ref, frame, method=raw.__name__)
+        else:
+            RECORDER.note_built(result, callee, rest, kwargs, ref, frame)
+        return result
 
     proxy.__kexport_original__ = raw
     return staticmethod(proxy) if kind == "staticmethod" else classmethod(proxy) if kind == "classmethod" else proxy
 
 
+def _init_proxy(raw: Any, ref: str) -> Any:
+    """Stand-in for a public class's ``__init__``: records nothing as a case, only how the user's code built the
+    object (provenance.py), so that a method later called on it can be probed on the tensors it was built from."""
+    @functools.wraps(raw)
+    def proxy(self: Any, *args: Any, **kwargs: Any) -> None:
+        if _compiling() or RECORDER.calls is None:
+            return raw(self, *args, **kwargs)
+        raw(self, *args, **kwargs)
+        cls = type(self)
+        if cls.__init__ is proxy:  # the class's own construction, not a subclass's super().__init__(...)
+            built_ref = ref if vars(cls).get("__init__") is proxy else f"{cls.__module__}.{cls.__qualname__}"
+            RECORDER.note_built(self, cls, args, kwargs, built_ref, sys._getframe(1))
+        return None
+
+    proxy.__kexport_original__ = raw
+    return proxy
+
+
 def _method_patches(method_classes: dict[type, str]) -> list[tuple[type, str, Any, Any]]:
-    """(class, attribute, original, proxy) for the public methods of public classes; a module's ``forward`` is
-    left to its ``__call__`` (the recorded call is the module's)."""
+    """(class, attribute, original, proxy) for the public methods of public classes, and for their ``__init__``
+    (noted, not recorded); a module's ``forward`` is left to its ``__call__`` (the recorded call is the module's)."""
     import torch
 
     patches = []
     for cls, ref in method_classes.items():
+        init = vars(cls).get("__init__")
+        if inspect.isfunction(init):
+            patches.append((cls, "__init__", init, _init_proxy(init, ref)))
         for attr, value in sorted(vars(cls).items()):
             if attr.startswith("_") and attr not in OPERATOR_METHODS:
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from typing import Any
 
 from .call_replay import callee_signature
 from .recording import Call
@@ -80,3 +81,68 @@ def seed_lines(free: list[str], seed: int, what: str) -> list[str]:
     if numpy_name:
         lines.append(f"{numpy_name}.random.seed({seed})")
     return lines
+
+
+def _importable(ref: str) -> str | None:
+    """The longest prefix of ``ref`` that is an imported module (what the snippet imports), or None."""
+    import sys
+
+    parts = ref.split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        if ".".join(parts[:n]) in sys.modules:
+            return ".".join(parts[:n])
+    return None
+
+
+def live_code(target: Any) -> str:
+    """Statements that define ``target`` as a :class:`~.provenance.LiveCall` probes it: a function of the live
+    tensors (``t0, t1, ...``, in the case's order) that builds the objects from them through the library's public
+    names, then calls the method; "" when a value has no source form or a name cannot be imported."""
+    from ..cases.containers import walk
+    from ..cases.literals import literal_source
+    from .provenance import Built
+
+    modules: set[str] = set()
+    count = 0
+
+    def expression(value: Any) -> str | None:
+        nonlocal count
+        if isinstance(value, Built):
+            return built_expression(value)
+        if getattr(value, "shape", None) is not None and hasattr(value, "dtype"):  # a tensor: the next input
+            count += 1
+            return f"t{count - 1}"
+        if isinstance(value, (list, tuple, dict)) and any(
+                isinstance(leaf, Built) or hasattr(leaf, "dtype") for _, leaf in walk(value)):
+            return None  # tensors inside a container: their order in the call is not written here
+        return literal_source(value)
+
+    def arguments(args: tuple, kwargs: dict[str, Any]) -> list[str] | None:
+        texts = [expression(a) for a in args] + [
+            None if (text := expression(v)) is None else f"{k}={text}" for k, v in kwargs.items()]
+        return None if any(t is None for t in texts) else texts  # type: ignore[return-value]
+
+    def built_expression(built: Built) -> str | None:
+        if built.method:
+            texts = arguments(built.args, built.kwargs)
+            return None if not texts else f"{texts[0]}.{built.method}({', '.join(texts[1:])})"
+        module = _importable(built.ref)
+        texts = arguments(built.args, built.kwargs)
+        if module is None or texts is None:
+            return None
+        modules.add(module)
+        return f"{built.ref}({', '.join(texts)})"
+
+    receiver = built_expression(target.receiver)
+    lifted = {name: built_expression(b) for name, b in target.arguments.items()}
+    if receiver is None or any(v is None for v in lifted.values()):
+        return ""
+    own = [f"t{count + i}" for i in range(len(target.names))]
+    passed = own if target.leading else [f"{n}={t}" for n, t in zip(target.names, own)]
+    passed += [f"{name}={text}" for name, text in lifted.items()]
+    parameters = ", ".join([f"t{i}" for i in range(count + len(own))] + ["**baked"])
+    call = f"{receiver}.{target.method}({', '.join(passed + ['**baked'])})"
+    imports = [f"import {m}" for m in sorted(modules)]
+    return "\n".join(imports + [f"def target({parameters}):",
+                                "    # the object is built inside the call from the live tensors, as probed",
+                                f"    return {call}", ""])

@@ -38,8 +38,9 @@ from collections import Counter
 from typing import Any
 
 from .call_replay import Replay, bound_instance, live_and_baked, replay, split_arguments
+from .provenance import LiveCall
 from .recording import Call, first_line
-from .repro_source import argument_sources, call_node, free_names, seed_lines, target_lines
+from .repro_source import argument_sources, call_node, free_names, live_code, seed_lines, target_lines
 from .library import case_base_name
 from .sandbox import ExampleTimeout, time_limit
 from .suite_run import TEST_SEED, NodeSource
@@ -133,7 +134,11 @@ def build_suite_case(call: Call, *, name: str, package: str, section: str, sourc
     """The case for ``call``, made by the test ``source`` (raises UnsupportedCall)."""
     replayed = replay(call)
     note = f"{TEST_NOTE_PREFIX} `{source.nodeid}`; {live_and_baked(call, replayed, 'the test')}"
-    code, why = node_code(call, source, replayed)
+    if isinstance(replayed.target, LiveCall):
+        code = live_code(replayed.target)
+        why = "" if code else "an object it is built from has no source form"
+    else:
+        code, why = node_code(call, source, replayed)
     if not code and not _plain_function(replayed.target):
         message = (f"this snippet cannot rebuild the target and inputs of the test `{source.nodeid}`: {why}; "
                    "run that test to see the call")
