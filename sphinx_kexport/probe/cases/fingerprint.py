@@ -21,11 +21,12 @@ from .containers import input_leaves, skeleton
 from .opaque import address_free_repr, without_addresses
 from .registry import CaseSpec
 
-RECORD_FORMAT = 5  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
+RECORD_FORMAT = 6  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
 # 3: the batch dimensions and the dynamic-batch pass; 4: a trailing dict input exported to ONNX, the
 # fullgraph=True claim checked with inductor, reworded reasons, a library that rejects a symbolic batch is static;
 # 5: a function dynamo skips is listed in skipped_functions and counts as a break only where it splits the graph,
-# dynamo's guards refusing a library object are worded)
+# dynamo's guards refusing a library object are worded; 6: the statement at where is recorded (where_code),
+# a constant graph's note says why nothing was lifted, a case names its object's other public names)
 
 
 def stable_repr(value: Any) -> str:
