@@ -68,12 +68,17 @@ def test_a_page_without_speed_has_no_speed_controls_attributes_or_picture(build_
     assert not [o for o in page.select("select[data-kx=filter] option") if "faster" in o["value"]]
 
 
-def test_the_text_builder_writes_the_words_instead_of_the_picture(build_once):
+def test_the_text_and_latex_builders_write_the_words_instead_of_the_picture(build_once):
     app = build_once("speed", "text")
     assert warnings(app) == ""
     text = " ".join(output(app, "index.txt").split())
     assert f"**speedlib** — {SPEEDLIB}." in text and f"**{HOSTILE}** — {HOSTILE_WORDS}." in text
     assert "<svg" not in text and "<circle" not in text
+    latex = build_once("speed", "latex")
+    assert warnings(latex) == ""
+    tex = " ".join(next(Path(latex.outdir).glob("*.tex")).read_text(encoding="utf-8").split())
+    assert "torch.compile: 3 faster, 1 slower, 1 no clear difference; median 1.8×" in tex
+    assert "onerror" in tex and "<img" not in tex  # LaTeX-escaped: \textless{}img
 
 
 def test_the_csv_download_has_the_speed_figures(build_once):
