@@ -93,3 +93,19 @@ def test_the_csv_download_has_the_speed_figures(build_once):
     assert [r[k] for r in rows if r["name"] == "plain" for k in SPEED_COLUMNS] == [""] * 15
     hostile = next(r for r in rows if r["name"] == "hostile")
     assert hostile["package"] == HOSTILE  # not a formula: as written
+
+
+def test_a_ratio_of_zero_or_far_out_sits_at_the_axis_end():
+    """A figure whose path took no measurable time has ratio 0 (the schema allows it); one far off the usual
+    range (5,000×) must not stretch the axis out of reading: both are drawn at the axis's ends."""
+    from bs4 import BeautifulSoup
+
+    from sphinx_kexport.page.nodes import kexport_speed_picture
+    from sphinx_kexport.page.writers.speed_svg import LEFT, RIGHT, speed_svg
+
+    node = kexport_speed_picture(package="p", svg_id="s", sentences=["words"], key=False, strips=[
+        {"path": "compile", "label": "torch.compile", "figures": [[0.0, "slower"], [5000.0, "faster"], [1.5, "faster"]]}])
+    svg = BeautifulSoup(speed_svg(node), "lxml")
+    xs = sorted(float(c["cx"]) for c in svg.select("circle.kx-spd"))
+    assert xs[0] == LEFT and xs[-1] == RIGHT and LEFT < xs[1] < RIGHT
+    assert svg.find_all("text")[-3].get_text() == "1024×"  # the last tick: the axis's end

@@ -31,16 +31,25 @@ KEY = ("Each dot is one figure, on a logarithmic axis: right of the dashed line 
 DOT_RADIUS = {SPEED_CODE[v]: r for v, r in zip(SPEED_VERDICTS, (4.5, 4.5, 3.0))}
 
 
+EXTREME = 10  # the axis ends at 1/1024× and 1024× at most: a ratio beyond (or 0, no time) sits at its end
+
+
+def _exponent(ratio: float) -> float:
+    return math.log2(ratio) if ratio > 0 and abs(math.log2(ratio)) < EXTREME else math.copysign(EXTREME, ratio - 1)
+
+
 def _domain(ratios: list[float]) -> tuple[int, int]:
     """The axis's ends as powers of two around every ratio, at least ½× to 2×."""
-    low = min(-1, math.floor(math.log2(min(ratios))))
-    high = max(1, math.ceil(math.log2(max(ratios))))
+    low = min(-1, math.floor(min(_exponent(r) for r in ratios)))
+    high = max(1, math.ceil(max(_exponent(r) for r in ratios)))
     return low, high
 
 
 def _ticks(low: int, high: int) -> list[int]:
+    """The axis's ends, 1× and the powers of two between, thinned on a long axis so labels keep apart."""
     step = 1 if high - low <= 6 else 2 if high - low <= 12 else 4
-    return [e for e in range(low, high + 1) if e % step == 0]
+    inner = [e for e in range(low + 1, high) if e == 0 or (e % step == 0 and min(e - low, high - e) >= step * 0.75)]
+    return [low, *inner, high]
 
 
 def _tick_text(exponent: int) -> str:
@@ -53,7 +62,7 @@ def speed_svg(node: nodes.Element) -> str:
     low, high = _domain(ratios)
 
     def x(ratio: float) -> float:
-        return LEFT + (math.log2(ratio) - low) / (high - low) * (RIGHT - LEFT)
+        return LEFT + (_exponent(ratio) - low) / (high - low) * (RIGHT - LEFT)
 
     height = TOP + STRIP * len(strips) + BOTTOM
     svg_id = escape(node["svg_id"])
