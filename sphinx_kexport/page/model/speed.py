@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...snapshot import PATH_LABELS, Result, Snapshot, SpeedFigure
 from ...snapshot.vocabulary import SPEED_METHOD, speed_mark, speed_size
+from .page_model import PageModel
 
 
 def figure(result: Result) -> SpeedFigure | None:
@@ -59,7 +60,7 @@ def method(snapshot: Snapshot) -> str:
             "crosses 1.0 the mark says no clear difference.")
 
 
-def figure_keys(model) -> list[str]:
+def figure_keys(model: PageModel) -> list[str]:
     """The keys of the page's columns ("compile-cpu", ...) whose cells have a speed figure, in display order:
     the speed filters' paths and the sort's columns ([]: a page without speed, its controls as before)."""
     keys = {cell.key for row in model.rows for cell in row.cells if figure(cell.result) is not None}
