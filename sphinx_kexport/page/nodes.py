@@ -81,4 +81,5 @@ class kexport_badges(nodes.General, nodes.Element):
 class kexport_speed_picture(nodes.General, nodes.Element):
     """One package's speed figures as an SVG dot plot (HTML only; the paragraph before it says the same
     in words). Attributes: ``package``, ``strips`` (``parts.speed_picture.strips``), ``sentences`` (the
-    words, per strip), ``svg_id``, ``key`` (the first picture: it says how to read the dots)."""
+    words, per strip), ``extent`` (the page's lowest and highest ratio: one axis for every picture of the
+    page), ``svg_id``, ``key`` (the first picture: it says how to read the dots)."""

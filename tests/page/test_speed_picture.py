@@ -38,6 +38,8 @@ def test_one_dot_per_figure_and_the_picture_in_words(build_once):
     texts = [t.get_text() for t in speedlib.select("text")]
     assert "1× = eager" in texts and "← slower than eager" in texts and "faster than eager →" in texts
     assert {"0.5×", "1×", "2×"} <= set(texts)
+    # one axis for both: the same ticks, so the packages compare
+    assert [t.get_text() for t in hostile.select("text")][-8:] == texts[-8:]
     assert len(page.select("p.kx-spk")) == 1  # how to read the dots, before the first picture
     words = [p.get_text() for p in page.select("p.kexport-speed-words")]
     assert words == [f"speedlib — {SPEEDLIB}.", f"{HOSTILE} — {HOSTILE_WORDS}."]

@@ -49,8 +49,9 @@ def strip_sentence(strip: dict) -> str:
 def build_speed_picture(document: nodes.document, model: PageModel, suffix: str = "") -> list[nodes.Node]:
     """The intro, then per package with figures its sentence and (HTML) its picture; [] without figures."""
     out: list[nodes.Node] = []
-    for group in model.groups:
-        found = strips(group)
+    found_by_group = [(group, strips(group)) for group in model.groups]
+    ratios = [r for _, found in found_by_group for strip in found for r, _ in strip["figures"]]
+    for group, found in found_by_group:
         if not found:
             continue
         sentences = [strip_sentence(s) for s in found]
@@ -60,6 +61,7 @@ def build_speed_picture(document: nodes.document, model: PageModel, suffix: str 
         picture = kexport_speed_picture()
         picture["package"] = group.package
         picture["strips"] = found
+        picture["extent"] = [min(ratios), max(ratios)]  # one axis for the page's pictures: they compare
         picture["sentences"] = sentences
         picture["svg_id"] = reserve_id(document, picture, f"kexport-speed-{group.slug}{suffix}")
         picture["key"] = not out  # the first picture says how to read the dots

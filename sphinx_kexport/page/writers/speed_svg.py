@@ -58,8 +58,7 @@ def _tick_text(exponent: int) -> str:
 
 def speed_svg(node: nodes.Element) -> str:
     strips = node["strips"]
-    ratios = [r for strip in strips for r, _ in strip["figures"]]
-    low, high = _domain(ratios)
+    low, high = _domain(node.get("extent") or [r for strip in strips for r, _ in strip["figures"]])
 
     def x(ratio: float) -> float:
         return LEFT + (_exponent(ratio) - low) / (high - low) * (RIGHT - LEFT)
