@@ -23,6 +23,9 @@
  * and choosing a version swaps those codes in, hides the rows it lacks and
  * copies each differing cell's status from its strip (.kx-vs) into .kx-cur.
  * Rows without data-v read the same in every version and are never touched.
+ *
+ * A page with speed figures (probe --speed) has the filters "faster/slower than eager" per path, by
+ * tr[data-e] (a verdict code per cell), and an order by a column's speed-up, by tr[data-x] (its ratios).
  */
 (function () {
   "use strict";
@@ -51,7 +54,10 @@
       plain: one("plain"), na: one("na"), timedOut: one("timed-out"), breaks: one("breaks"),
       anyBatch: one("batch-any"), batchStatic: one("batch-static"),
       failWord: one("fail-word"), timeoutWord: one("timeout-word"), staticWord: one("static-word"),
-      reproCompare: one("repro-compare"), reproRandom: one("repro-random")
+      reproCompare: one("repro-compare"), reproRandom: one("repro-random"),
+      // the speed filters (only on a page with speed figures): the verdicts' codes in tr[data-e], their words
+      speedFaster: one("speed-faster"), speedSlower: one("speed-slower"),
+      fasterWord: one("faster-word"), slowerWord: one("slower-word")
     };
   }
 
@@ -86,6 +92,7 @@
     this.filterSelect = this.controls && this.controls.querySelector("select[data-kx=filter]");
     this.deviceSelect = this.controls && this.controls.querySelector("select[data-kx=device]");
     this.versionSelect = this.controls && this.controls.querySelector("select[data-kx=version]");
+    this.sortSelect = this.controls && this.controls.querySelector("select[data-kx=sort]");
     this.versions = (root.getAttribute("data-versions") || "").split("|").filter(Boolean);
     this.status = this.controls && this.controls.querySelector("[aria-live]");
     this.reasonChip = this.controls && this.controls.querySelector(".kx-reason");
@@ -121,6 +128,7 @@
   Page.prototype.readRows = function () {
     var tables = this.root.querySelectorAll("table.kx-t");
     var trs = [], codes = [], changes = [], ops = [], pkgs = [], tableOf = [], disagree = [], batch = [], vcodes = [];
+    var speed = [];
     var allOk = new Array(this.columnKeys.length + 1).join(this.vocab.plain); // rows without data-s
     var packageIndex = {}, packages = [], op = -1, nextOp = 0;
     this.tables = [];
@@ -143,6 +151,7 @@
         changes.push(tr.getAttribute("data-c") || "");
         batch.push(tr.getAttribute("data-y") || "");
         vcodes.push(tr.getAttribute("data-v") || "");
+        speed.push(tr.getAttribute("data-e") || "");
         ops.push(op);
         pkgs.push(packageIndex[slug]);
         tableOf.push(t);
@@ -151,7 +160,7 @@
     }
     this.trs = trs; this.codes = codes; this.ops = ops; this.pkgs = pkgs; this.texts = null;
     this.tableOf = tableOf; this.disagree = disagree; this.changes = changes; this.batch = batch;
-    this.vcodes = vcodes; this.shownCodes = codes.slice(); this.absent = new Uint8Array(trs.length);
+    this.vcodes = vcodes; this.speed = speed; this.shownCodes = codes.slice(); this.absent = new Uint8Array(trs.length);
     this.packages = packages; this.packageIndex = packageIndex;
     this.visible = new Uint8Array(trs.length).fill(1);
     this.opSeen = new Uint32Array(nextOp);
@@ -325,6 +334,7 @@
       filter: this.filterSelect ? this.filterSelect.value : "",
       device: this.deviceSelect ? this.deviceSelect.value : "",
       reason: this.reason,
+      sort: this.sortSelect ? this.sortSelect.value : "",
       // in the URL only when not the newest (the page's default)
       version: this.versionSelect && this.version !== this.versions.length - 1 ? this.versions[this.version] : ""
     };
@@ -358,6 +368,19 @@
           probed++;
         }
         return probed > 0;
+      };
+    }
+    // "faster-compile", "slower-onnx": a chosen column of that path whose speed figure has that verdict
+    var speedCode = "", speedWord = "";
+    if (v.fasterWord && filter.indexOf(v.fasterWord + "-") === 0) { speedCode = v.speedFaster; speedWord = v.fasterWord; }
+    if (v.slowerWord && filter.indexOf(v.slowerWord + "-") === 0) { speedCode = v.speedSlower; speedWord = v.slowerWord; }
+    if (speedCode) {
+      var path = filter.slice(speedWord.length + 1);
+      var picked = cols.filter(function (i) { return self.columnPath[i] === path; });
+      return function (s, i) {
+        var e = self.speed[i];
+        for (var k = 0; e && k < picked.length; k++) if (e.charAt(picked[k]) === speedCode) return true;
+        return false;
       };
     }
     if (filter === "disagree") return function (s, i) { return self.disagree[i]; };
@@ -580,7 +603,7 @@
 
   Page.prototype.writeUrl = function (st) {
     var params = new URLSearchParams(location.search);
-    var values = { q: st.query, f: st.filter, d: st.device, reason: st.reason, v: st.version };
+    var values = { q: st.query, f: st.filter, d: st.device, reason: st.reason, v: st.version, sort: st.sort };
     for (var name in values) {
       if (values[name]) params.set(this.prefix + name, values[name]);
       else params.delete(this.prefix + name);
@@ -608,6 +631,7 @@
     var reason = params.get(this.prefix + "reason");
     if (reason) { this.setReason(reason); changed = changed || !!this.reason; }
     if (selectValue(this.versionSelect, params.get(this.prefix + "v"))) this.setVersion(this.chosenVersion());
+    if (selectValue(this.sortSelect, params.get(this.prefix + "sort"))) this.sortBy(this.sortSelect.value);
     return changed || this.version !== this.versions.length - 1;
   };
 
@@ -626,6 +650,30 @@
     this.setReason("");
     this.apply();
     return true;
+  };
+
+  /* The order by speed: each table's rows by the chosen column's ratio eager/path (tr[data-x], the figure the
+     cell's mark shows), largest first; rows without a figure there keep their order, last. "" restores the
+     page's order. Only the rows move: every per-row array keeps its index. */
+  Page.prototype.sortBy = function (key) {
+    var c = key in this.columnIndex ? this.columnIndex[key] : -1, n = this.trs.length, i;
+    if (!this.ratios) {
+      this.ratios = [];
+      for (i = 0; i < n; i++) {
+        var x = this.trs[i].getAttribute("data-x");
+        this.ratios.push(x ? x.split(" ").map(function (r) { return r === "-" ? NaN : +r; }) : null);
+      }
+    }
+    var byTable = this.tables.map(function () { return []; });
+    for (i = 0; i < n; i++) byTable[this.tableOf[i]].push(i);
+    var ratios = this.ratios;
+    function ratio(i) { var r = ratios[i]; return r && c >= 0 && !isNaN(r[c]) ? r[c] : -1; }
+    for (var t = 0; t < byTable.length; t++) {
+      var rows = byTable[t];
+      if (c >= 0) rows.sort(function (a, b) { return ratio(b) - ratio(a) || a - b; });
+      var body = rows.length && this.trs[rows[0]].parentNode;
+      for (var k = 0; k < rows.length; k++) body.appendChild(this.trs[rows[k]]);
+    }
   };
 
   /* A deep link to a row the filter hides clears the filter first. */
@@ -728,6 +776,9 @@
     if (this.input) this.input.addEventListener("input", function () { self.apply(); });
     if (this.filterSelect) this.filterSelect.addEventListener("change", function () { self.apply(); });
     if (this.deviceSelect) this.deviceSelect.addEventListener("change", function () { self.apply(); });
+    if (this.sortSelect) {
+      this.sortSelect.addEventListener("change", function () { self.sortBy(self.sortSelect.value); self.scheduleUrl(self.state()); });
+    }
     if (this.versionSelect) {
       this.versionSelect.addEventListener("change", function () { self.setVersion(self.chosenVersion()); self.apply(); });
     }

@@ -22,6 +22,7 @@ from .nodes import (
     kexport_page,
     kexport_reasons,
     kexport_repro,
+    kexport_speed_picture,
     kexport_table,
 )
 from .parts import badges, downloads, failure_reasons, xrefs
@@ -34,7 +35,7 @@ from .parts.xrefs import setup_xref
 from .sphinx_env.assets import setup_assets
 from .sphinx_env.config import register as register_config
 from .sphinx_env.env_state import setup_env_state
-from .writers import html, latex, lists, text
+from .writers import html, latex, lists, speed_svg, text
 
 # Bump when the stored doctrees or environment data change shape, so Sphinx
 # re-reads every document instead of unpickling stale nodes.
@@ -51,6 +52,8 @@ NODE_VISITORS: dict[type[nodes.Element], dict[str, tuple[Any, Any]]] = {
     kexport_reasons: html_only(html.visit_reasons),  # a plain table elsewhere (resolve step)
     kexport_repro: html_only(html.visit_repro),
     kexport_downloads: html_only(html.visit_downloads),
+    # the other builders have the sentence before it (parts.speed_picture)
+    kexport_speed_picture: html_only(speed_svg.visit_speed_picture),
     # other builders get a plain paragraph instead of the node (badges.add_badges)
     kexport_badges: {**html_only(html.visit_badges), "text": (text.visit_badges, None)},
 }

@@ -76,3 +76,10 @@ class kexport_badges(nodes.General, nodes.Element):
     Not a ``raw`` node: Sphinx's search indexer reads the text of raw HTML,
     so every API entry would match "CPU", "CUDA" or "yes", and stripping
     the tags of a thousand strips cost more than writing them."""
+
+
+class kexport_speed_picture(nodes.General, nodes.Element):
+    """One package's speed figures as an SVG dot plot (HTML only; the paragraph before it says the same
+    in words). Attributes: ``package``, ``strips`` (``parts.speed_picture.strips``), ``sentences`` (the
+    words, per strip), ``extent`` (the page's lowest and highest ratio: one axis for every picture of the
+    page), ``svg_id``, ``key`` (the first picture: it says how to read the dots)."""

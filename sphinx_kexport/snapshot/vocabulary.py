@@ -227,8 +227,12 @@ def speed_verdict(word: str) -> SpeedVerdict:
 
 def speed_mark(verdict: str, ratio: float) -> str:
     """A speed figure in words: "3.1× faster", "0.45× — slower than eager", "no clear difference"."""
-    shown = f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.2g}"
-    return speed_verdict(verdict).mark.format(ratio=shown)
+    return speed_verdict(verdict).mark.format(ratio=speed_ratio(ratio))
+
+
+def speed_ratio(ratio: float) -> str:
+    """A ratio as the marks print it, without the sign: "3.1", "0.45", "12"."""
+    return f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.2g}"
 
 
 def speed_size(size: str, batch: int | None = None) -> str:

@@ -4,6 +4,7 @@ Pages, each in alabaster, furo, pydata-sphinx-theme and sphinx-rtd-theme:
 
 - tests/page/roots/test-browser's page: every status, the comparison with an older snapshot, the failure
   reasons, "Reproduce" boxes (the build the other browser modules share);
+- tests/page/roots/test-speed's page: speed marks, the speed filters and order, the speed picture (SVG);
 - the example site's torch-versions sample (example_docs/_data/versions/kornia-sample-*.json, three torch
   versions) with the worklist on, its two smaller packages only (42 cases: every row is the same markup, and
   axe's time grows with the rows), and an API page whose entries carry badges.
@@ -27,13 +28,15 @@ pytestmark = IN_CHROMIUM
 
 EXAMPLE_DATA = Path(__file__).resolve().parents[2] / "example_docs" / "_data" / "versions"
 SAMPLES = [f"kornia-sample-torch-{v}.json" for v in ("2.9.1", "2.13.0", "2.15.0")]
-PAGES = ["scenario/{theme}/index.html", "example/{theme}/index.html", "example/{theme}/api.html"]
+PAGES = ["scenario/{theme}/index.html", "speed/{theme}/index.html", "example/{theme}/index.html",
+         "example/{theme}/api.html"]
+SPEED_ROOT = Path(__file__).resolve().parent / "roots" / "test-speed"
 
 
 @pytest.fixture(scope="module")
 def site(theme_sites, tmp_path_factory):
-    """One folder served: the shared scenario builds (scenario/<theme>/) and the example's sample page
-    built here in every theme (example/<theme>/)."""
+    """One folder served: the shared scenario builds (scenario/<theme>/), the speed scenario (speed/<theme>/)
+    and the example's sample page built here in every theme (example/<theme>/)."""
     top = tmp_path_factory.mktemp("axe-site")
     (top / "scenario").symlink_to(theme_sites[0], target_is_directory=True)
     src = tmp_path_factory.mktemp("axe-example-src")
@@ -52,6 +55,7 @@ def site(theme_sites, tmp_path_factory):
         ".. py:function:: extract_tensor_patches(input, window_size)\n\n   Patches.\n", encoding="utf-8")
     for name, theme in THEMES.items():
         assert build_html(src, top / "example" / name, html_theme=theme) == ""
+        assert build_html(SPEED_ROOT, top / "speed" / name, html_theme=theme) == ""
     return top
 
 

@@ -15,8 +15,12 @@ from .page_model import Cell, PageModel, Row, slugify
 
 def _speed_fields(cell: Cell) -> dict[str, str]:
     """The cell's speed mark and its title (probe --speed); nothing without them, so the payload is as before."""
-    mark = speed.mark(cell.result)
-    return {"speed": mark, "speed_title": speed.title(cell.result, cell.path)} if mark else {}
+    figure = speed.figure(cell.result)
+    if figure is None:
+        return {}
+    # the verdict and ratio: the browser's speed filters and sort (tr[data-e], tr[data-x])
+    return {"speed": speed.mark(cell.result), "speed_title": speed.title(cell.result, cell.path),
+            "speed_verdict": figure.verdict, "speed_ratio": figure.ratio}
 
 def column_payload(model: PageModel) -> list[dict]:
     return [{"key": f"{p}-{d}", "device": d, "path": p, "label": model.column_label(d, p),

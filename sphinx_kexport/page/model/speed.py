@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from ...snapshot import PATH_LABELS, Result, Snapshot, SpeedFigure
 from ...snapshot.vocabulary import SPEED_METHOD, speed_mark, speed_size
+from .page_model import PageModel
 
 
-def _figure(result: Result) -> SpeedFigure | None:
+def figure(result: Result) -> SpeedFigure | None:
+    """The figure a cell shows: the realistic size's, else the case's inputs' (None: no speed)."""
     speed = result.speed
     if speed is None or not result.supported or not speed.figures:
         return None
@@ -21,8 +23,8 @@ def _figure(result: Result) -> SpeedFigure | None:
 
 def mark(result: Result) -> str:
     """"3.1× faster", "0.45× — slower than eager", "no clear difference", or ""."""
-    figure = _figure(result)
-    return speed_mark(figure.verdict, figure.ratio) if figure is not None else ""
+    shown = figure(result)
+    return speed_mark(shown.verdict, shown.ratio) if shown is not None else ""
 
 
 def _seconds(value: float) -> str:
@@ -36,7 +38,7 @@ def title(result: Result, path: str) -> str:
     """Every figure of the cell: "at batch 32 (32×3×5×5): eager 1.2 ms, torch.compile 0.39 ms, 3.1× (2.9–3.3);
     2 threads", and what was not timed."""
     speed = result.speed
-    if speed is None or _figure(result) is None:
+    if speed is None or figure(result) is None:
         return ""
     label = PATH_LABELS.get(path, path)
     parts = [f"at {speed_size(f.size, f.batch)} ({f.shapes}): eager {_seconds(f.eager_s)}, {label} "
@@ -56,3 +58,10 @@ def method(snapshot: Snapshot) -> str:
             f"inputs and at batch 32 or the case's bench= inputs, the larger size in the mark. Timed with "
             f"{SPEED_METHOD}; {counts} thread{'s' if threads != [1] else ''}. Where the spread of the ratio "
             "crosses 1.0 the mark says no clear difference.")
+
+
+def figure_keys(model: PageModel) -> list[str]:
+    """The keys of the page's columns ("compile-cpu", ...) whose cells have a speed figure, in display order:
+    the speed filters' paths and the sort's columns ([]: a page without speed, its controls as before)."""
+    keys = {cell.key for row in model.rows for cell in row.cells if figure(cell.result) is not None}
+    return [f"{p}-{d}" for d, p in model.columns if f"{p}-{d}" in keys]

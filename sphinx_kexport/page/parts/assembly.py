@@ -2,7 +2,8 @@
 
 cards, what was left out, the incomplete-snapshot warning, how it was
 measured (with what changed since an older snapshot, ``:compare:``, and the
-data's download links), the legend, the summary by package, the failure
+data's download links), the legend, the summary by package, the speed
+picture (probe ``--speed``), the failure
 reasons (``:reasons:``), the controls (HTML only), then one section per
 package. Everything sits in one ``kexport_page`` node; the
 sections come last so the doctree stays well-formed (no body element after a
@@ -18,6 +19,7 @@ from ...snapshot.vocabulary import TIMEOUT
 from ..builders import reading_for_html
 from ..model.page_model import PageModel
 from ..model.payloads import column_payload
+from ..model.speed import figure_keys
 from ..nodes import kexport_controls, kexport_page
 from . import changes
 from .cards import build_cards
@@ -29,6 +31,7 @@ from .not_probed import build_not_probed, summary_sentence
 from .provenance import build_incomplete_notices, build_measured, build_version_environments
 from .repro import build_repro
 from .sections import SECTION_ID_PREFIX, SectionBuilder
+from .speed_picture import build_speed_picture
 from .summary import build_summary
 from .versions import build_regressions
 from .worklist import build_worklist
@@ -94,6 +97,9 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     page["columns"] = column_payload(model)
     if history is not None:
         page["versions"] = history.labels  # oldest first, as each row's ``versions`` strip
+    speed_keys = figure_keys(model)
+    if speed_keys:
+        page["speed"] = True  # the speed filters' codes and words for the script
 
     suffix = "" if ordinal == 1 else f"-{ordinal}"
     newest = history.newest.label if history is not None else ""
@@ -128,6 +134,10 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     page += _rubric(document, "Summary by package", "summary")
     # spanning header cells only where every writer of the family supports them (not man, texinfo)
     page += build_summary(model, sections.section_ids, spanning=reading_for_html(directive.env))
+    speed_part = build_speed_picture(document, model, suffix)
+    if speed_part:
+        page += _rubric(document, "Speed over eager", "speed")
+        page.extend(speed_part)
     if reason_node is not None or older_reasons:
         page += _rubric(document, "Failure reasons", "reasons")
         page += nodes.paragraph("", "Every distinct reason a configuration fails, most frequent first, with "
@@ -166,6 +176,8 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         controls["traced_batch_only"] = True  # adds the "works only at the traced batch size" filter
     if any(c.result.status == TIMEOUT for row in model.rows for c in row.cells):
         controls["timeouts"] = True  # adds the "ran past the time limit" filter
+    if speed_keys:
+        controls["speed_keys"] = speed_keys  # adds the speed filters and the order by speed
     page += controls
     page.extend(package_sections)
     return page

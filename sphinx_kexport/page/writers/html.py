@@ -75,7 +75,7 @@ from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_
 from ..sphinx_env.env_state import fix_page
 from .html_templates import render
 from .plain_words import also_names, version_words
-from .script_data import FILTER_WORDS, PLAIN, script_data
+from .script_data import FILTER_WORDS, NO_SPEED, PLAIN, SPEED_CODE, SPEED_WORDS, script_data, speed_script_data
 
 # A status's one character in ``tr[data-s]`` and its pill element ``<kx-CODE>`` (none for ok) is its record's
 # ``code``. ``tr[data-y]``: each cell's dynamic-batch mark (``dynamic_batch.code``: o any batch, s batch N only,
@@ -220,7 +220,12 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
     codes = "".join(c["code"] for c in status_cells)
     batch = "".join(c["mark_code"] for c in status_cells)
     history = row.get("versions")
+    raw = [cells[col["key"]] for col in columns]
+    speed_codes = "".join(SPEED_CODE[c["speed_verdict"]] if "speed_verdict" in c else NO_SPEED for c in raw)
     return {
+        # the speed filters and sort (probe --speed): only on a row with a figure
+        "speed_codes": "" if speed_codes == NO_SPEED * len(speed_codes) else speed_codes,
+        "speed_ratios": " ".join(f"{c['speed_ratio']:.4g}" if "speed_ratio" in c else NO_SPEED for c in raw),
         "version_codes": _version_codes(row, columns, codes, versions),
         "only_in": ", ".join(history["present"]) if history and history["absent"] else "",
         "id": row["id"],
@@ -301,13 +306,21 @@ def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "",
 def render_controls(node: nodes.Element) -> str:
     columns = display_columns(node["columns"])
     devices = list(dict.fromkeys((c["device"], c["device_label"]) for c in columns))
+
+    def paths_of(keys) -> list[tuple[str, str]]:
+        """(path, label) of the paths with a column among ``keys``, in page order."""
+        return [(p, next(c["path_label"] for c in columns if c["path"] == p)) for p in PATHS
+                if any(c["path"] == p and c["key"] in keys for c in columns)]
+
     return render("controls.html.jinja",
-        paths=[(p, next(c["path_label"] for c in columns if c["path"] == p)) for p in PATHS
-               if any(c["path"] == p for c in columns)],
+        paths=paths_of([c["key"] for c in columns]),
         devices=devices, total=node["total"], since=node.get("since", ""), reasons=bool(node.get("reasons")),
         traced_batch_only=bool(node.get("traced_batch_only")), timeouts=bool(node.get("timeouts")),
         versions=list(reversed(node.get("versions", []))),  # the newest first: the one shown
-        **FILTER_WORDS,
+        speed_paths=paths_of(node.get("speed_keys", [])),
+        speed_columns=[(c["key"], label) for c, label in zip(columns, column_headers(columns))
+                       if c["key"] in node.get("speed_keys", [])],
+        **FILTER_WORDS, **SPEED_WORDS,
     )
 
 
@@ -333,7 +346,7 @@ def visit_page(self, node: nodes.Element) -> None:
     attrs = {"data-cols": " ".join(c["key"] for c in columns),
              "data-labels": "|".join(c["label"] for c in columns),  # for the "Reproduce" snippets
              "style": stacked_labels(columns),  # the column labels of stacked rows (kexport.css)
-             **script_data()}
+             **script_data(), **(speed_script_data() if node.get("speed") else {})}
     if node.get("versions"):
         attrs["data-versions"] = "|".join(node["versions"])
     if node.get("page_id") and node["page_id"] not in node["ids"]:

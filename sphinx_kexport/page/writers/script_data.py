@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ...snapshot.repro import RANDOM_SUFFIX
 from ...snapshot.vocabulary import (DYNAMIC_ANSWERS, DYNAMIC_OK, DYNAMIC_STATIC, FAIL, FAILING_KIND, NOT_APPLICABLE,
-                                    OK, OK_BREAKS, STAGE_COMPARE, SUPPORTED_KIND, TIMEOUT, page_codes)
+                                    OK, OK_BREAKS, SPEED_FASTER, SPEED_SLOWER, SPEED_VERDICTS, STAGE_COMPARE,
+                                    SUPPORTED_KIND, TIMEOUT, page_codes)
 
 # The commonest status: its cell is the plain word (``<td>yes</td>``), every other status a ``<kx-C>``
 # pill, and a row whose every cell has it carries no ``data-s`` (the script reads it as all of them).
@@ -25,6 +26,22 @@ FILTER_WORDS = {
     "timeout_word": TIMEOUT,  # "ran past the time limit"
     "static_word": DYNAMIC_STATIC,  # "works only at the traced batch size", and its count (``kexport-count--static``)
 }
+
+
+# ``tr[data-e]``: each cell's speed verdict as one character (f faster, s slower, u unclear; NO_SPEED: no
+# figure), ``tr[data-x]``: each cell's ratio eager/path ("-": none), space-separated; both only on rows with a
+# figure. The filters "faster than eager" and "slower than eager" name a verdict by its word ("faster-compile").
+SPEED_CODE = {verdict: str(verdict)[0] for verdict in SPEED_VERDICTS}
+NO_SPEED = "-"
+SPEED_WORDS = {"faster_word": SPEED_FASTER, "slower_word": SPEED_SLOWER}
+
+
+def speed_script_data() -> dict[str, str]:
+    """The speed filters' codes and words: on the page's container only where a cell has a speed figure, so
+    a page without speed keeps its bytes."""
+    data = {"speed-faster": SPEED_CODE[SPEED_FASTER], "speed-slower": SPEED_CODE[SPEED_SLOWER],
+            **{name.replace("_", "-"): str(word) for name, word in SPEED_WORDS.items()}}
+    return {f"data-{name}": value for name, value in data.items()}
 
 
 def script_data() -> dict[str, str]:
