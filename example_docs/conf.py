@@ -32,6 +32,7 @@ extensions = [
     "sphinx_kexport",
     "schema_doc",
     "probe_stages",
+    "cli_doc",
 ]
 needs_sphinx = "7.4"  # the guide documents configuration values with the `confval` directive
 

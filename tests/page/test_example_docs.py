@@ -73,7 +73,21 @@ SITE_PAGES = {
     "reference/directive.html": ["export-support", ":packages:", ":devices:", ":reasons:", ":compare:"],
     "reference/configuration.html": ["kexport_api_badges", "kexport_downloads", "kexport_inventories"],
     "reference/browser.html": ["Search", "URL"],
-    "how-to/refresh.html": ["case(", "--shard", "merge", "diff", "Exit"],
+    "get-started.html": ["conf.py", "export-support", "Commit the snapshot"],
+    "how-to/write-cases.html": ["case(", "CASES"],
+    "how-to/discover.html": ["cases_from_docstrings", "cases_from_tests"],
+    "how-to/refresh.html": ["--only", "run_survey", "pyproject.toml"],
+    "how-to/torch-versions.html": ["torch-venv.sh"],
+    "reference/cli.html": ["--shard", "merge", "diff", "Exit status"],
+    "reference/python-api.html": ["ProbeConfig", "SurveyStopped", "ProbeError"],
+    "explanation/measurement.html": ["eager"],
+    "explanation/dynamic-batch.html": ["batch"],
+    "explanation/workers.html": ["--timeout", "resume"],
+    "explanation/discovery.html": ["cache"],
+    "explanation/reuse.html": ["code"],
+    "develop/architecture.html": ["test_design.py"],
+    "develop/testing.html": ["pytest"],
+    "develop/changelog.html": ["Changelog"],
     "how-to/ci.html": ["shard", "GPU", "diff"],
     "reference/snapshot-format.html": ["graph_breaks", "environments", "probed_at"],
     "develop/benchmarks.html": ["bench_page.py", "bench_probe.py"],
@@ -171,18 +185,25 @@ def test_the_snapshot_format_page_is_generated_from_the_schema(built):
 
 
 def test_the_reference_names_every_flag_public_name_and_config_field(built):
-    """A flag, a public name or a ProbeConfig field the code has and the built site does not fails here."""
+    """A flag, a public name or a ProbeConfig field the code has and the generated reference pages do not
+    fails here: every flag of every subcommand's --help is an option entry of the CLI reference, with its help
+    text, and every name of sphinx_kexport.probe.__all__ and every ProbeConfig field an entry of the API
+    reference."""
     import dataclasses
     import posixpath
     import re
 
     import sphinx_kexport.probe as probe
     from sphinx.util.inventory import InventoryFile
+    from sphinx_kexport.probe.cli.main import parsers
 
     with (built / "objects.inv").open("rb") as handle:
         inventory = InventoryFile.load(handle, "", posixpath.join)
-    options = set(inventory["std:cmdoption"])
-    objects = {name for kind, entries in inventory.items() if kind.startswith("py:") for name in entries}
+    options = inventory["std:cmdoption"]
+    objects = {name: entry for kind, entries in inventory.items() if kind.startswith("py:")
+               for name, entry in entries.items()}
+    cli_page = " ".join(BeautifulSoup((built / "reference" / "cli.html").read_text(encoding="utf-8"), "lxml")
+                        .get_text(" ").split())
     missing = []
     for command in ("", "merge", "diff", "repro", "discover", "worklist"):
         helped = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *command.split(), "--help"],
@@ -191,12 +212,18 @@ def test_the_reference_names_every_flag_public_name_and_config_field(built):
         options_part = helped.stdout.split("options:", 1)[1]  # the listing, not the description's mentions
         flags = set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z-]+)", options_part, re.M)) - {"--help"}
         assert flags, command
-        missing += [f"{command or 'probe'} {flag}" for flag in sorted(flags) if f"{program}.{flag}" not in options]
-    missing += [name for name in probe.__all__ if f"sphinx_kexport.probe.{name}" not in objects]
-    reference = (EXAMPLE / "how-to" / "refresh.rst").read_text(encoding="utf-8")
-    signature = reference.split(".. py:class:: sphinx_kexport.probe.ProbeConfig(", 1)[1].split(")\n", 1)[0]
-    missing += [f"ProbeConfig.{f.name}" for f in dataclasses.fields(probe.ProbeConfig) if f"{f.name}=" not in
-                signature and f.name not in ("cases", "out")]
+        helps = {flag: action.help for action in parsers()[command]._actions for flag in action.option_strings}
+        for flag in sorted(flags):
+            entry = options.get(f"{program}.{flag}")
+            if entry is None or not entry.uri.startswith("reference/cli.html#"):
+                missing.append(f"{command or 'probe'} {flag}")
+            elif helps[flag] and " ".join(helps[flag].split()) not in cli_page:
+                missing.append(f"{command or 'probe'} {flag}'s help")
+    api = {name: entry.uri for name, entry in objects.items()}
+    missing += [name for name in probe.__all__
+                if not api.get(f"sphinx_kexport.probe.{name}", "").startswith("reference/python-api.html#")]
+    missing += [f"ProbeConfig.{f.name}" for f in dataclasses.fields(probe.ProbeConfig)
+                if not api.get(f"sphinx_kexport.probe.ProbeConfig.{f.name}", "").startswith("reference/python-api.html#")]
     assert not missing, "the docs lack: " + ", ".join(missing)
 
 

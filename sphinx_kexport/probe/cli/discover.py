@@ -25,7 +25,7 @@ from ..discover.progress import to_stderr
 
 
 
-def _parser() -> CliParser:
+def discover_parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} discover", description=(
         "Run the docstring examples of PACKAGE and its public submodules and print, per object, the cases "
         "cases_from_docstrings(PACKAGE) yields or why it yields none, then totals. Discovered cases that repeat "
@@ -91,7 +91,7 @@ def _case_text(spec: Any) -> str:
 
 
 def run_discover(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    args = discover_parser().parse_args(argv)
     # a line at once, before torch and the library are imported (minutes can pass before the first example)
     what = f"its tests under {args.tests}" if args.tests else "its docstring examples"
     print(f"discovering {args.package}: importing it, then running {what} (or loading them from the discovery "
