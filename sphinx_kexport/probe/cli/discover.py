@@ -32,11 +32,14 @@ def discover_parser() -> CliParser:
         "a hand-written case (same ref and input shapes) are reported; the hand-written one wins."))
     parser.add_argument("package", metavar="PACKAGE", help="import name, e.g. kornia.filters")
     parser.add_argument("--include", action="append", default=[], metavar="PATTERN",
-                        help="only objects whose dotted name equals, starts with or matches PATTERN (repeatable)")
+                        help="only objects (with --tests: test node ids) whose dotted name equals, starts "
+                             "with or matches PATTERN (repeatable)")
     parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
-                        help="skip objects whose dotted name equals, starts with or matches PATTERN (repeatable)")
+                        help="skip objects whose dotted name equals, starts with or matches PATTERN "
+                             "(repeatable); a module left out is not imported")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                        help="per example, or per phase of a test (default 60)")
+                        help="per example, or per phase of a test (default 60): a test past it keeps the calls it made "
+                             "before")
     parser.add_argument("--tests", metavar="PATH",
                         help="run the library's pytest tests under PATH (a folder or a file) instead of the docstring "
                              "examples, and list per test file what cases_from_tests(PACKAGE, PATH) yields")

@@ -14,7 +14,8 @@ def merge_parser() -> CliParser:
     parser.add_argument("out", metavar="OUT")
     parser.add_argument("parts", nargs="+", metavar="PART")
     parser.add_argument("--allow-incomplete", action="store_true",
-                        help="write the snapshot anyway, marked complete: false with the missing case names")
+                        help="write the snapshot anyway, marked complete: false with the missing case names (the page "
+                             "shows a warning)")
     return parser
 
 
