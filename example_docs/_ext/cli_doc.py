@@ -74,7 +74,9 @@ class ProbeCli(SphinxDirective):
             self.env.note_dependency(str(module))
         parser = parsers[name]
         text = usage(parser)
-        out: list[nodes.Node] = [nodes.literal_block(text, text, classes=["kx-cli-usage"])]
+        block = nodes.literal_block(text, text, classes=["kx-cli-usage"])
+        block["language"] = "text"  # a usage line, not Python
+        out: list[nodes.Node] = [block]
         if parser.description:
             out.append(plain(parser.description))
         actions = documented(parser)
