@@ -1,6 +1,6 @@
 """Sphinx configuration of sphinx-kexport's documentation, whose showcase is Kornia's export-support page.
 
-``index.rst`` and ``guide/`` document the project; ``_ext/schema_doc.py``
+``index.rst`` and its sections (get-started, how-to/, reference/, explanation/, showcase/, develop/) document the project; ``_ext/schema_doc.py``
 renders the snapshot format from the package's JSON schema, ``_ext/probe_stages.py``
 the probe's stages and modules from the package's source; ``_inventories/torch.inv`` is the small
 intersphinx inventory of torch's docs the fix-class reference links to (``tools/torch_inventory.py``).
@@ -32,15 +32,16 @@ extensions = [
     "sphinx_kexport",
     "schema_doc",
     "probe_stages",
+    "cli_doc",
 ]
 needs_sphinx = "7.4"  # the guide documents configuration values with the `confval` directive
 
-# _kornia: the checkout of Kornia's source the case modules read its tests from (guide/kornia.rst); its own docs
+# _kornia: the checkout of Kornia's source the case modules read its tests from (showcase/kornia.rst); its own docs
 # are not part of this site
 exclude_patterns = ["_build", "_ext", "_inventories", "_kornia", "cases", "tools"]
 
 # -- intersphinx ---------------------------------------------------------------
-# The fix-class reference (guide/fix-classes.rst) links to torch's documentation. The build works offline:
+# The fix-class reference (reference/fix-classes.rst) links to torch's documentation. The build works offline:
 # intersphinx reads a local inventory of the few entries it links to (tools/torch_inventory.py writes it),
 # never the network.
 
@@ -154,7 +155,8 @@ def _summary(lines: list[str]) -> list[str]:
 
 
 def keep_summary(app, what, name, obj, options, lines: list[str]) -> None:
-    lines[:] = _summary(lines)
+    if name.startswith("kornia"):  # our own API reference (reference/python-api.rst) keeps its whole docstrings
+        lines[:] = _summary(lines)
 
 
 def setup(app):

@@ -17,6 +17,6 @@ def torch_installs(path: Path) -> list[tuple[str, str]]:
 
 def test_the_quickstart_installs_torch_as_the_readme_does():
     readme = torch_installs(REPO / "README.md")
-    quickstart = torch_installs(REPO / "example_docs" / "index.rst")
+    quickstart = torch_installs(REPO / "example_docs" / "get-started.rst")
     assert readme and quickstart
     assert set(quickstart) == set(readme) == {(readme[0][0], "--index-url https://download.pytorch.org/whl/cpu")}

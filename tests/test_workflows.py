@@ -21,7 +21,7 @@ PROJECT = REPO / "tests" / "probe" / "probe_cases" / "gateproject"
 
 def test_there_are_workflows_and_the_guide_includes_each():
     assert {w.name for w in WORKFLOWS} == {"export-support.yml", "export-gate.yml"}
-    guide = (REPO / "example_docs" / "guide" / "ci.rst").read_text()
+    guide = (REPO / "example_docs" / "how-to" / "ci.rst").read_text()
     for workflow in WORKFLOWS:
         assert f".. literalinclude:: ../../.github/workflows/{workflow.name}" in guide
 

@@ -1,5 +1,5 @@
 """Writes example_docs/_inventories/torch.inv: the few entries of torch's documentation the fix-class reference
-page (guide/fix-classes.rst) links to, as an intersphinx inventory.
+page (reference/fix-classes.rst) links to, as an intersphinx inventory.
 
     python example_docs/tools/torch_inventory.py
 

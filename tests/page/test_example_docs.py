@@ -70,15 +70,29 @@ def test_every_supported_cell_says_whether_it_holds_at_any_batch_size(built):
 
 # The documentation site: every page the project promises, reachable from the front page's navigation.
 SITE_PAGES = {
-    "guide/directive.html": ["export-support", ":packages:", ":devices:", ":reasons:", ":compare:"],
-    "guide/configuration.html": ["kexport_api_badges", "kexport_downloads", "kexport_inventories"],
-    "guide/browser.html": ["Search", "URL"],
-    "guide/probe.html": ["case(", "--shard", "merge", "diff", "Exit"],
-    "guide/ci.html": ["shard", "GPU", "diff"],
-    "guide/snapshot-format.html": ["graph_breaks", "environments", "probed_at"],
-    "guide/benchmarks.html": ["bench_page.py", "bench_probe.py"],
-    "guide/kornia.html": ["kornia"],
-    "guide/another-library.html": ["cases_from_docstrings", "MONAI", "torchmetrics", "discover"],
+    "reference/directive.html": ["export-support", ":packages:", ":devices:", ":reasons:", ":compare:"],
+    "reference/configuration.html": ["kexport_api_badges", "kexport_downloads", "kexport_inventories"],
+    "reference/browser.html": ["Search", "URL"],
+    "get-started.html": ["conf.py", "export-support", "Commit the snapshot"],
+    "how-to/write-cases.html": ["case(", "CASES"],
+    "how-to/discover.html": ["cases_from_docstrings", "cases_from_tests"],
+    "how-to/refresh.html": ["--only", "run_survey", "pyproject.toml"],
+    "how-to/torch-versions.html": ["torch-venv.sh"],
+    "reference/cli.html": ["--shard", "merge", "diff", "Exit status"],
+    "reference/python-api.html": ["ProbeConfig", "SurveyStopped", "ProbeError"],
+    "explanation/measurement.html": ["eager"],
+    "explanation/dynamic-batch.html": ["batch"],
+    "explanation/workers.html": ["--timeout", "resume"],
+    "explanation/discovery.html": ["cache"],
+    "explanation/reuse.html": ["code"],
+    "develop/architecture.html": ["test_design.py"],
+    "develop/testing.html": ["pytest"],
+    "develop/changelog.html": ["Changelog"],
+    "how-to/ci.html": ["shard", "GPU", "diff"],
+    "reference/snapshot-format.html": ["graph_breaks", "environments", "probed_at"],
+    "develop/benchmarks.html": ["bench_page.py", "bench_probe.py"],
+    "showcase/kornia.html": ["kornia"],
+    "how-to/another-library.html": ["cases_from_docstrings", "MONAI", "torchmetrics", "discover"],
     "export-support.html": ["ONNX"],
     "torch-versions.html": ["torch 2.9.1", "2.13.0", "2.15.0", "draw_rectangle"],
     "torch-versions-whole.html": ["torch 2.9.1", "2.13.0", "2.15.0", "binary_focal_loss_with_logits"],
@@ -91,10 +105,29 @@ def test_the_docs_site_holds_each_page_and_links_it(built, page):
     text = BeautifulSoup(html, "lxml").get_text(" ")
     missing = [word for word in SITE_PAGES[page] if word not in text]
     assert not missing, f"{page} does not mention {missing}"
-    # reachable: the front page or the guide's index links to it
-    index = (built / "index.html").read_text(encoding="utf-8") + (built / "guide" / "index.html").read_text(
-        encoding="utf-8")
-    assert page.split("/")[-1] in index
+    assert page in toctree_reachable(built)
+
+
+def toctree_reachable(built: Path) -> set[str]:
+    """The pages the front page's toctrees lead to, following each page's own toctrees."""
+    import posixpath
+
+    seen, todo = {"index.html"}, ["index.html"]
+    while todo:
+        page = todo.pop()
+        soup = BeautifulSoup((built / page).read_text(encoding="utf-8"), "lxml")
+        for link in soup.select("div.toctree-wrapper a.reference.internal[href]"):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), link["href"].split("#")[0]))
+            if target.endswith(".html") and target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_every_page_of_the_site_is_reachable_from_the_front_page(built):
+    pages = {p.relative_to(built).as_posix() for p in built.rglob("*.html") if not p.relative_to(built).parts[0]
+             .startswith("_")} - {"genindex.html", "search.html", "py-modindex.html"}
+    assert pages and not sorted(pages - toctree_reachable(built))
 
 
 SAMPLES = sorted((EXAMPLE / "_data" / "versions").glob("kornia-sample-torch-*.json"),
@@ -145,25 +178,32 @@ def test_a_versions_page_marks_every_cell_as_its_snapshots_say(built, page):
 def test_the_snapshot_format_page_is_generated_from_the_schema(built):
     from sphinx_kexport.snapshot import load_schema
 
-    text = BeautifulSoup((built / "guide" / "snapshot-format.html").read_text(encoding="utf-8"), "lxml").get_text(" ")
+    text = BeautifulSoup((built / "reference" / "snapshot-format.html").read_text(encoding="utf-8"), "lxml").get_text(" ")
     schema = load_schema()
     fields = set(schema["properties"]) | {f for d in schema["$defs"].values() for f in d.get("properties", {})}
     assert fields and not [f for f in sorted(fields) if f not in text]
 
 
 def test_the_reference_names_every_flag_public_name_and_config_field(built):
-    """A flag, a public name or a ProbeConfig field the code has and the built site does not fails here."""
+    """A flag, a public name or a ProbeConfig field the code has and the generated reference pages do not
+    fails here: every flag of every subcommand's --help is an option entry of the CLI reference, with its help
+    text, and every name of sphinx_kexport.probe.__all__ and every ProbeConfig field an entry of the API
+    reference."""
     import dataclasses
     import posixpath
     import re
 
     import sphinx_kexport.probe as probe
     from sphinx.util.inventory import InventoryFile
+    from sphinx_kexport.probe.cli.main import parsers
 
     with (built / "objects.inv").open("rb") as handle:
         inventory = InventoryFile.load(handle, "", posixpath.join)
-    options = set(inventory["std:cmdoption"])
-    objects = {name for kind, entries in inventory.items() if kind.startswith("py:") for name in entries}
+    options = inventory["std:cmdoption"]
+    objects = {name: entry for kind, entries in inventory.items() if kind.startswith("py:")
+               for name, entry in entries.items()}
+    cli_page = " ".join(BeautifulSoup((built / "reference" / "cli.html").read_text(encoding="utf-8"), "lxml")
+                        .get_text(" ").split())
     missing = []
     for command in ("", "merge", "diff", "repro", "discover", "worklist"):
         helped = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *command.split(), "--help"],
@@ -172,12 +212,18 @@ def test_the_reference_names_every_flag_public_name_and_config_field(built):
         options_part = helped.stdout.split("options:", 1)[1]  # the listing, not the description's mentions
         flags = set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z-]+)", options_part, re.M)) - {"--help"}
         assert flags, command
-        missing += [f"{command or 'probe'} {flag}" for flag in sorted(flags) if f"{program}.{flag}" not in options]
-    missing += [name for name in probe.__all__ if f"sphinx_kexport.probe.{name}" not in objects]
-    reference = (EXAMPLE / "guide" / "probe.rst").read_text(encoding="utf-8")
-    signature = reference.split(".. py:class:: sphinx_kexport.probe.ProbeConfig(", 1)[1].split(")\n", 1)[0]
-    missing += [f"ProbeConfig.{f.name}" for f in dataclasses.fields(probe.ProbeConfig) if f"{f.name}=" not in
-                signature and f.name not in ("cases", "out")]
+        helps = {flag: action.help for action in parsers()[command]._actions for flag in action.option_strings}
+        for flag in sorted(flags):
+            entry = options.get(f"{program}.{flag}")
+            if entry is None or not entry.uri.startswith("reference/cli.html#"):
+                missing.append(f"{command or 'probe'} {flag}")
+            elif helps[flag] and " ".join(helps[flag].split()) not in cli_page:
+                missing.append(f"{command or 'probe'} {flag}'s help")
+    api = {name: entry.uri for name, entry in objects.items()}
+    missing += [name for name in probe.__all__
+                if not api.get(f"sphinx_kexport.probe.{name}", "").startswith("reference/python-api.html#")]
+    missing += [f"ProbeConfig.{f.name}" for f in dataclasses.fields(probe.ProbeConfig)
+                if not api.get(f"sphinx_kexport.probe.ProbeConfig.{f.name}", "").startswith("reference/python-api.html#")]
     assert not missing, "the docs lack: " + ", ".join(missing)
 
 
@@ -188,7 +234,7 @@ def test_the_development_page_draws_the_probe_stages_from_the_code(built):
     import sphinx_kexport.probe
     from sphinx_kexport.probe.base import STAGES
 
-    soup = BeautifulSoup((built / "guide" / "development.html").read_text(encoding="utf-8"), "lxml")
+    soup = BeautifulSoup((built / "develop" / "architecture.html").read_text(encoding="utf-8"), "lxml")
     drawing = soup.select_one("div.kx-probe-stages, pre.kx-probe-stages").get_text()
     assert drawing.split("\n")[0] == " ◄── ".join(f"{stage}/" for stage in STAGES)
     rows = {tr.select("td")[0].get_text(): tr.select("td")[1].get_text(" ")

@@ -7,14 +7,18 @@ from ...snapshot.vocabulary import DEVICES
 from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
 
 
-def run_diff(argv: list[str]) -> int:
+def diff_parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} diff", description=(
         "List per case, device and path what regressed (supported -> mismatch/fail), what was fixed and what "
         "changed between two snapshots. Exit status 1 when anything regressed."))
     parser.add_argument("old", metavar="OLD")
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("--device", action="append", choices=DEVICES, help="compare only this device")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def run_diff(argv: list[str]) -> int:
+    args = diff_parser().parse_args(argv)
     from ...snapshot import SnapshotError, read_snapshot
     from ...snapshot.diff import KINDS, compare, count, not_compared, regressed, renamed
 

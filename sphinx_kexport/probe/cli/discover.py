@@ -25,7 +25,7 @@ from ..discover.progress import to_stderr
 
 
 
-def _parser() -> CliParser:
+def discover_parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} discover", description=(
         "Run the docstring examples of PACKAGE and its public submodules and print, per object, the cases "
         "cases_from_docstrings(PACKAGE) yields or why it yields none, then totals. Discovered cases that repeat "
@@ -33,11 +33,14 @@ def _parser() -> CliParser:
         "the hand-written one wins."))
     parser.add_argument("package", metavar="PACKAGE", help="import name, e.g. kornia.filters")
     parser.add_argument("--include", action="append", default=[], metavar="PATTERN",
-                        help="only objects whose dotted name equals, starts with or matches PATTERN (repeatable)")
+                        help="only objects (with --tests: test node ids) whose dotted name equals, starts "
+                             "with or matches PATTERN (repeatable)")
     parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
-                        help="skip objects whose dotted name equals, starts with or matches PATTERN (repeatable)")
+                        help="skip objects whose dotted name equals, starts with or matches PATTERN "
+                             "(repeatable); a module left out is not imported")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                        help="per example, or per phase of a test (default 60)")
+                        help="per example, or per phase of a test (default 60): a test past it keeps the calls it made "
+                             "before")
     parser.add_argument("--tests", metavar="PATH",
                         help="run the library's pytest tests under PATH (a folder or a file) instead of the docstring "
                              "examples, and list per test file what cases_from_tests(PACKAGE, PATH) yields")
@@ -92,7 +95,7 @@ def _case_text(spec: Any) -> str:
 
 
 def run_discover(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    args = discover_parser().parse_args(argv)
     # a line at once, before torch and the library are imported (minutes can pass before the first example)
     what = f"its tests under {args.tests}" if args.tests else "its docstring examples"
     print(f"discovering {args.package}: importing it, then running {what} (or loading them from the discovery "

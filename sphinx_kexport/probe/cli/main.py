@@ -7,6 +7,7 @@ are the others. Each module imports what it needs when it runs, so ``--help`` an
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from .common import EXIT_USAGE
@@ -42,6 +43,21 @@ def main(argv: list[str] | None = None) -> int:
         return run_probe(probe_parser().parse_args(argv))
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+
+
+def parsers() -> dict[str, argparse.ArgumentParser]:
+    """Each command's parser, the refresh first (under ""): what ``--help`` prints and what the docs' CLI
+    reference is generated from. Building them imports no torch."""
+    from .diff import diff_parser
+    from .discover import discover_parser
+    from .merge import merge_parser
+    from .probe import probe_parser
+    from .repro import repro_parser
+    from .worklist import worklist_parser
+
+    made = {"merge": merge_parser, "diff": diff_parser, "worklist": worklist_parser, "repro": repro_parser,
+            "discover": discover_parser}
+    return {"": probe_parser(), **{name: made[name]() for name in SUBCOMMANDS}}
 
 
 def entry_point() -> None:

@@ -7,15 +7,20 @@ from pathlib import Path
 from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
 
 
-def run_merge(argv: list[str]) -> int:
+def merge_parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} merge", description=(
         "Combine shard outputs (and per-device runs) into one snapshot. The parts must share the case "
         "inventory, library and tool versions; a case no part measured is refused unless --allow-incomplete."))
     parser.add_argument("out", metavar="OUT")
     parser.add_argument("parts", nargs="+", metavar="PART")
     parser.add_argument("--allow-incomplete", action="store_true",
-                        help="write the snapshot anyway, marked complete: false with the missing case names")
-    args = parser.parse_args(argv)
+                        help="write the snapshot anyway, marked complete: false with the missing case names (the page "
+                             "shows a warning)")
+    return parser
+
+
+def run_merge(argv: list[str]) -> int:
+    args = merge_parser().parse_args(argv)
     from ..survey.merge import MergeError, MergeGap, merge_command
 
     try:

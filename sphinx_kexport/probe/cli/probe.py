@@ -56,7 +56,8 @@ def probe_parser() -> argparse.ArgumentParser:
                         help="probe the K-th of N deterministic slices of the cases and write a part for "
                              "`merge` (default output: <out>.shard-K-of-N.json)")
     parser.add_argument("--library", metavar="NAME",
-                        help="import name of the surveyed library (replaces `library`)")
+                        help="import name of the surveyed library (replaces `library`; without either, the most common "
+                             "top-level package of the cases)")
     parser.add_argument("--config", metavar="PYPROJECT", help="pyproject.toml to read instead of the nearest")
     parser.add_argument("--fresh", action="store_true",
                         help="measure every selected case again: ignore the results already in the snapshot and "

@@ -7,7 +7,7 @@ from ...snapshot.vocabulary import DEVICES, PATHS
 from .common import EXIT_OK, PROG, CliParser, report_failure
 
 
-def run_repro(argv: list[str]) -> int:
+def repro_parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} repro", description=(
         "Print the Python snippet that reproduces one cell of a snapshot (what the page offers for it): it "
         "rebuilds the case's callable and inputs, runs the path and compares with eager."))
@@ -15,7 +15,11 @@ def run_repro(argv: list[str]) -> int:
     parser.add_argument("case", metavar="CASE", help="the case's name, as in the snapshot (e.g. 'warp[reflect]')")
     parser.add_argument("--path", required=True, choices=PATHS)
     parser.add_argument("--device", choices=DEVICES, default="cpu")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def run_repro(argv: list[str]) -> int:
+    args = repro_parser().parse_args(argv)
     from ..base.errors import did_you_mean
     from ...snapshot import PATH_LABELS, SnapshotError, read_snapshot
     from ...snapshot.repro import repro_code

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .common import EXIT_OK, PROG, CliParser, report_failure
 
 
-def run_worklist(argv: list[str]) -> int:
+def worklist_parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} worklist", description=(
         "Rank the library lines (a red cell's `where`) by the distinct operators, then the cells, they block, "
         "per path, with the class of the failure and its fix: where to fix first. A red cell fails, breaks "
@@ -17,7 +17,11 @@ def run_worklist(argv: list[str]) -> int:
     parser.add_argument("--format", choices=("md", "csv"), default="md",
                         help="a markdown table per torch version (default), or CSV rows")
     parser.add_argument("--top", type=int, default=None, metavar="N", help="only the first N lines of each version")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def run_worklist(argv: list[str]) -> int:
+    args = worklist_parser().parse_args(argv)
     if args.top is not None and args.top < 1:
         return report_failure(f"--top must be 1 or more, found {args.top}")
     from ...snapshot import SnapshotError, build, read_snapshot

@@ -47,31 +47,37 @@ class ProbeConfig:
     """Everything a survey needs; :func:`build_config` makes one from pyproject.toml and flags, and
     ``ProbeConfig(cases=[...], out=Path(...))`` is enough to call :func:`~.api.run_survey` directly."""
 
-    cases: list[str]  # case modules, .py files or directories (relative to ``root``)
-    out: Path  # the snapshot to write
-    root: Path = field(default_factory=Path.cwd)  # directory of the pyproject.toml (or the current directory)
-    devices: list[str] = field(default_factory=lambda: ["cpu"])
-    library: str = ""
-    jobs: int = 1  # worker processes (and child processes building the inventory)
-    timeout: float = DEFAULT_TIMEOUT
-    build_timeout: float = DEFAULT_BUILD_TIMEOUT  # building one case in a worker (not a step: no status)
-    opset: int = DEFAULT_OPSET
-    only: list[str] = field(default_factory=list)
-    shard: Shard | None = None
-    keep_work: bool = False
-    fresh: bool = False  # measure every selected case again (the discovery cache stays)
-    rediscover: bool = False  # run the docstring examples again, replacing their discovery cache entries
-    stats: Path | None = None
-    pyproject: Path | None = None
-    base_out: Path | None = None  # the project's snapshot, when `out` is a shard part: a cache for the shard
-    dynamic: bool = True  # the dynamic-batch pass (dynamic_batch.py); --no-dynamic or `dynamic = false` skip it
-    speed: bool = False  # the speed pass (measure/speed.py): every supported path timed against eager; --speed
-    # seconds after the survey began at which measuring stops and the snapshot is written with what is done
-    # (--stop-after; None: no limit)
+    cases: list[str]  #: case modules, .py files or directories (relative to ``root``): ``--cases``, ``cases``
+    out: Path  #: the snapshot to write: ``--out``, ``out``
+    root: Path = field(default_factory=Path.cwd)  #: directory of the pyproject.toml (or the current directory)
+    devices: list[str] = field(default_factory=lambda: ["cpu"])  #: ``cpu`` and/or ``cuda``: ``--device``, ``devices``
+    library: str = ""  #: import name of the surveyed library: ``--library``, ``library``
+    jobs: int = 1  #: worker processes (and child processes building the inventory): ``--jobs``, ``jobs``
+    timeout: float = DEFAULT_TIMEOUT  #: seconds each step of a case may take: ``--timeout``, ``timeout``
+    #: seconds building one case in a worker may take (not a step: no status): ``--build-timeout``
+    build_timeout: float = DEFAULT_BUILD_TIMEOUT
+    opset: int = DEFAULT_OPSET  #: the ONNX opset: ``--opset``, ``opset``
+    only: list[str] = field(default_factory=list)  #: probe only the cases these patterns select: ``--only``
+    shard: Shard | None = None  #: probe one slice of the cases and write a part for ``merge``: ``--shard K/N``
+    keep_work: bool = False  #: keep the work directory of per-case records: ``--keep-work``
+    fresh: bool = False  #: measure every selected case again (the discovery cache stays): ``--fresh``
+    #: run the docstring examples again, replacing their discovery cache entries: ``--rediscover``
+    rediscover: bool = False
+    stats: Path | None = None  #: where to write the run statistics as JSON: ``--stats``
+    pyproject: Path | None = None  #: the pyproject.toml the settings came from: ``--config``
+    #: the project's snapshot, when ``out`` is a shard part: a cache for the shard
+    base_out: Path | None = None
+    #: the dynamic-batch pass; ``--no-dynamic`` or ``dynamic = false`` skip it
+    dynamic: bool = True
+    #: the speed pass (measure/speed.py): every supported path timed against eager: ``--speed``, ``speed``
+    speed: bool = False
+    #: seconds after the survey began at which measuring stops and the snapshot is written with what is done
+    #: (``--stop-after``; None: no limit)
     stop_after: float | None = None
-    dry_run: bool = False  # say what a run would measure and why, then stop: nothing measured, nothing written
-    # record the code each case runs (what reuse is keyed on); off only to measure what watching costs
-    # (benchmarks/bench_code_watch.py): records without it are measured again by the next run
+    #: say what a run would measure and why, then stop: nothing measured, nothing written (``--dry-run``)
+    dry_run: bool = False
+    #: record the code each case runs (what reuse is keyed on); off only to measure what watching costs
+    #: (benchmarks/bench_code_watch.py): records without it are measured again by the next run
     watch_code: bool = True
 
 
