@@ -220,6 +220,6 @@ GENERATORS = [
 HAND = [*AUG_2D, *AUG_3D, *CONTAINERS, *GENERATORS]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
-# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+# wins), then one call from kornia's own tests for each operator neither reaches (see showcase/kornia.rst)
 DOC = cases_from_docstrings(PKG)
 CASES = HAND + DOC + from_tests(PKG, "augmentation", HAND, DOC)

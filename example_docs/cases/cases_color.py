@@ -98,7 +98,7 @@ HAND += [c(f"{fname}[float64]", getattr(KC, fname), [_rand(1, 3, 32, 32, seed=25
          for fname in SHAPE_VARIANTS if hasattr(KC, fname)]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
-# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+# wins), then one call from kornia's own tests for each operator neither reaches (see showcase/kornia.rst)
 DOC = cases_from_docstrings(PKG)
 HAND += [c("ColorMap", KC.ColorMap, [], {"base": "viridis", "num_colors": 16},
            note="no tensor input; base='viridis', num_colors=16 baked; read as the (3,16) colours it holds")]

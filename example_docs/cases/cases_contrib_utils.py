@@ -129,7 +129,7 @@ UTILS += [
 HAND = [*CONTRIB, *UTILS]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
-# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+# wins), then one call from kornia's own tests for each operator neither reaches (see showcase/kornia.rst)
 DOC = cases_from_docstrings("kornia.contrib") + cases_from_docstrings("kornia.utils")
 CASES = (HAND + DOC + from_tests("kornia.contrib", "contrib", HAND, DOC)
          + from_tests("kornia.utils", "utils", HAND, DOC))

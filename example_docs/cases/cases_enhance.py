@@ -112,6 +112,6 @@ HAND += _variants("[batch=4][48x64]", lambda: _rand(4, 3, 48, 64, seed=23), "(4,
 HAND += _variants("[float64]", lambda: _rand(1, 3, 32, 32, seed=26).double(), "(1,3,32,32) float64")
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
-# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+# wins), then one call from kornia's own tests for each operator neither reaches (see showcase/kornia.rst)
 DOC = cases_from_docstrings(PKG)
 CASES = HAND + DOC + from_tests(PKG, "enhance", HAND, DOC)

@@ -237,7 +237,7 @@ MATCHING += [
 HAND = [*RESPONSES, *DETECTORS, *DESCRIPTORS, *ORIENTATION, *MATCHING, *LAF, *LARGE_MODELS]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
-# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+# wins), then one call from kornia's own tests for each operator neither reaches (see showcase/kornia.rst)
 # the hand-written sections, by the module that defines a discovered operator
 SECTION_OF_MODULE = {
     "responses": "responses", "scale_space_detector": "detectors", "keynet": "detectors", "disk": "detectors",

@@ -486,7 +486,7 @@ MORE = [
 HAND = [*TRANSFORM, *CONVERSIONS, *CAMERA, *EPIPOLAR, *LIEGROUP, *LINALG, *HOMOGRAPHY, *BOXES, *OTHER, *MORE]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
-# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+# wins), then one call from kornia's own tests for each operator neither reaches (see showcase/kornia.rst)
 SECTIONS = ("transform", "conversions", "camera", "epipolar", "liegroup", "linalg", "homography", "boxes", "depth",
             "subpix", "calibration", "line", "plane")
 

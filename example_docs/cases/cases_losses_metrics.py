@@ -100,7 +100,7 @@ METRICS += [
 HAND = [*LOSSES, *METRICS]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
-# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+# wins), then one call from kornia's own tests for each operator neither reaches (see showcase/kornia.rst)
 DOC = cases_from_docstrings("kornia.losses") + cases_from_docstrings("kornia.metrics")
 CASES = (HAND + DOC + from_tests("kornia.losses", "losses", HAND, DOC)
          + from_tests("kornia.metrics", "metrics", HAND, DOC))

@@ -59,6 +59,6 @@ HAND += [c(f"{fname}[batch=4][48x64]", getattr(KM, fname), [_rand(4, 1, 48, 64, 
          for fname in ("dilation", "erosion", "opening", "closing", "gradient", "top_hat", "bottom_hat")]
 
 # every call a docstring example makes on tensors (a hand-written case with the same ref and input shapes
-# wins), then one call from kornia's own tests for each operator neither reaches (see guide/kornia.rst)
+# wins), then one call from kornia's own tests for each operator neither reaches (see showcase/kornia.rst)
 DOC = cases_from_docstrings(PKG)
 CASES = HAND + DOC + from_tests(PKG, "morphology", HAND, DOC)

@@ -77,6 +77,6 @@ HAND += [
 DOC = [spec for name in ("core", "image", "models", "sensors") for spec in cases_from_docstrings(f"kornia.{name}")]
 # not kornia.models' tests: each test builds its own full-size model (SigLip2, Kimi-VL, PaliGemma), and discovery
 # holds every configuration it keeps until the tests end: 7.2 GB alone, 24 GB in this module's inventory child
-# beside the docstring examples' models (see guide/kornia.rst)
+# beside the docstring examples' models (see showcase/kornia.rst)
 CASES = HAND + DOC + [spec for name in ("core", "image", "sensors")
                       for spec in from_tests(f"kornia.{name}", name, HAND, DOC)]
