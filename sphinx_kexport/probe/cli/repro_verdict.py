@@ -4,8 +4,9 @@ Read from what the run left: its exit status, whether it ran past its time limit
 snippet's own lines tell where it stopped: building the call (``fn`` and ``inputs``), the eager run, the path,
 or the comparison with eager. A fail cell reproduces when the path raises for the same reason the probe
 recorded: the same worded cause (the probe's table of known causes, read off the whole traceback as the
-probe reads the exception chain), the same root exception line, or the same exception raised at the same
-library line (the cell's ``where``). A mismatch cell reproduces when the comparison fails; a timeout cell
+probe reads the exception chain; an operator's namespace spelling aside), the same root exception line, or
+a failure raised while the recorded library line ran (the cell's ``where``, its deepest library frame),
+however worded (a guard on a data-dependent bool or int at that line, say). A mismatch cell reproduces when the comparison fails; a timeout cell
 when the snippet is still running at the time limit.
 """
 
@@ -102,9 +103,18 @@ def reason(stderr: str) -> str:
                                                                       stderr.strip() else "")
 
 
+_OPERATOR_PREFIX = re.compile(r"\b(?:aten|torch|prims)\.(?:_+)?")
+
+
+def _plain(text: str) -> str:
+    """A reason without the spelling of its operator's namespace: the probe words ``aten._sample_dirichlet`` as
+    ``torch.sample_dirichlet`` only when torch was imported where it explained the failure."""
+    return _OPERATOR_PREFIX.sub("", text.replace(".default", "")).replace(".", "_")
+
+
 def _same_words(ours: str, recorded: str) -> bool:
     """Whether two worded reasons say the same thing: equal, or one a cut-off ("…") start of the other."""
-    ours, recorded = ours.rstrip("…").strip(), recorded.rstrip("…").strip()
+    ours, recorded = _plain(ours.rstrip("…").strip()), _plain(recorded.rstrip("…").strip())
     if not ours or not recorded:
         return False
     shorter = min(len(ours), len(recorded))
@@ -121,14 +131,13 @@ def same_failure(stderr: str, recorded: dict) -> bool:
     """Whether a failed run failed for the cell's own reason."""
     detail = recorded.get("detail", "")
     cause = known_cause(stderr)
-    if cause and cause in detail:
+    if cause and (cause in detail or _same_words(cause, detail)):
         return True
     if any(_same_words(clean_line(f"{name}: {message}" if name not in message else message), detail)
            for name, message in exception_lines(stderr)):
         return True
-    final = exception_lines(stderr)
     where = recorded.get("where", "")
-    return bool(final and where and _raised_at(stderr, where) and final[-1][0] in detail)
+    return bool(where and _raised_at(stderr, where))  # the recorded library line raised it, worded otherwise
 
 
 def judge(recorded: dict, snippet: str, script: str, ran: Ran) -> Verdict:
@@ -156,7 +165,9 @@ def judge(recorded: dict, snippet: str, script: str, ran: Ran) -> Verdict:
             return Verdict(REPRODUCED, f"differs from eager: {said}")
         return Verdict(ENDED_OTHERWISE, f"raised before the comparison: {said}")
     if status == FAIL and line < compare and same_failure(ran.stderr, recorded):
-        return Verdict(REPRODUCED, said)
+        detail, where = recorded.get("detail", ""), recorded.get("where", "")
+        alike = said in detail or _same_words(said, detail)
+        return Verdict(REPRODUCED, said if alike or not where else f"{said} (raised at the recorded line {where})")
     if line >= compare:
         return Verdict(ENDED_OTHERWISE, f"differs from eager: {said}")
     return Verdict(ENDED_OTHERWISE, f"raised {said}")
