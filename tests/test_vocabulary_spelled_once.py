@@ -32,7 +32,7 @@ OTHER_MEANINGS = {
     ("sphinx_kexport/page/sphinx_env/resources.py", "'static'"): (1, "the package's static/ folder"),
     ("sphinx_kexport/snapshot/records.py", "'check'"): (1, "a case's check field (exact or random)"),
     ("sphinx_kexport/probe/cases/describe.py", "'check'"): (1, "a case's check field"),
-    ("sphinx_kexport/probe/cli/repro.py", "'check'"): (1, "a case's check field"),
+    ("sphinx_kexport/snapshot/repro.py", "'check'"): (1, "a case's check field"),
     ("sphinx_kexport/probe/cases/fingerprint.py", "'check'"): (1, "a key of the hashed case definition"),
     ("sphinx_kexport/probe/cases/fingerprint.py", "'skip'"): (1, "a key of the hashed case definition"),
     ("sphinx_kexport/probe/measure/graph_breaks.py", "'eager'"): (1, "torch.compile's backend of that name"),

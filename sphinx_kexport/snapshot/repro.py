@@ -1,4 +1,4 @@
-"""The Python that reproduces one cell: what the page offers and ``probe repro`` prints. One function.
+"""The Python that reproduces one cell: what the page offers and ``probe repro`` prints.
 
 Built from the case's registration as the probe recorded it (the ``call``
 field: source that defines ``fn`` and ``inputs``); snapshots without it
@@ -11,7 +11,9 @@ operator (``check: false``) is compared on output count and shapes only.
 
 from __future__ import annotations
 
-from .vocabulary import DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL, STAGE_COMPARE
+from typing import Any
+
+from .vocabulary import DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL, PATH_LABELS, STAGE_COMPARE
 
 # Where a template (see repro_templates) takes the case's call, title and comparison.
 CALL_SLOT = "@@KX_CALL@@"
@@ -20,26 +22,50 @@ COMPARE_SLOT = "@@KX_COMPARE@@"
 ATOL, RTOL = DEFAULT_ATOL, DEFAULT_RTOL  # the probe's defaults (a case may set its own; the snapshot does not say)
 
 TORCH_IMPORT = "import torch\n"
+PRELUDE_IMPORT = "import dataclasses\n"  # what the prelude needs besides torch
 
 _PRELUDE = '''\
 class Probe(torch.nn.Module):
-    """Every tensor input is a graph input, as the probe ran it."""
+    """Every tensor input is a graph input, and every tensor the call returns an output, as the probe ran it."""
 
     def __init__(self, fn):
         super().__init__()
         self.fn = fn
 
     def forward(self, *args):
-        return self.fn(*args)
+        return tuple(leaves(self.fn(*args)))
+
+
+HELD = {}  # the attributes an object's class holds its tensors in, learnt eagerly (read by name when captured)
 
 
 def leaves(value):
-    """The tensors inside a (nested) dict, list or tuple, in the exporter's order."""
+    """The tensors in a result, in the probe's order: in dicts, lists and tuples, and in the objects that hold
+    them (a `.data` tensor, a value module's tensors, a dataclass's fields, an object's attributes)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
     if isinstance(value, dict):
         return [t for item in value.values() for t in leaves(item)]
     if isinstance(value, (list, tuple)):
         return [t for item in value for t in leaves(item)]
-    return [value] if isinstance(value, torch.Tensor) else []
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, torch.SymInt, torch.SymFloat)):
+        return []
+    if isinstance(getattr(value, "data", None), torch.Tensor):
+        return [value.data]
+    if isinstance(value, torch.nn.Module) and type(value).forward is not torch.nn.Module.forward:
+        return []  # a layer or a model: its weights are no output
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [t for f in dataclasses.fields(value) for t in leaves(getattr(value, f.name))]
+    if isinstance(value, type) or callable(value) or not hasattr(value, "__dict__"):
+        return []
+    if not torch.compiler.is_compiling():
+        if isinstance(value, torch.nn.Module):
+            names = [*value._parameters, *value._buffers, *value._modules]
+            names += [k for k, v in vars(value).items() if isinstance(v, (torch.Tensor, torch.nn.Module))]
+            HELD[type(value)] = tuple(sorted(dict.fromkeys([*HELD.get(type(value), ()), *names])))
+        else:
+            HELD[type(value)] = tuple(dict.fromkeys([*HELD.get(type(value), ()), *vars(value)]))
+    return [t for name in HELD.get(type(value), ()) for t in leaves(getattr(value, name, None))]
 
 
 model = Probe(fn).eval()
@@ -122,7 +148,7 @@ def _snippet(call: str, path: str, device: str, opset: int, title: str, compare:
     providers = ('["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == "cuda"
                  else '["CPUExecutionProvider"]')
     lines = [f"# {title}"] if title else []
-    lines += [TORCH_IMPORT.rstrip(), "", call, "", _PRELUDE]  # the one import call_body keeps from repeating
+    lines += ["import dataclasses", TORCH_IMPORT.rstrip(), "", call, "", _PRELUDE]  # torch: the import call_body drops
     if device == "cuda":
         lines.append(_TO_CUDA)
     lines.append("with torch.no_grad():")
@@ -140,6 +166,18 @@ def repro_code(call: str, path: str, device: str, opset: int = DEFAULT_OPSET, ti
     if path not in _PATH_CODE:
         raise ValueError(f"unknown path {path!r}; expected one of {', '.join(PATHS)}")
     return _snippet(call_body(call), path, device, opset, title, compare_block(check))
+
+
+def cell_repro(snapshot: dict[str, Any], case: dict[str, Any], path: str, device: str) -> str:
+    """The snippet of one cell of a (format-1) snapshot, titled with its recorded outcome, as ``probe repro``
+    prints it and ``probe repro --check`` runs it; "" when the case records no call."""
+    result = case.get("results", {}).get(device, {}).get(path, {})
+    title = f"{case['name']}: {PATH_LABELS[path]} on {device}"
+    if result:
+        title += f", recorded {result['status']}" + (f" ({result['detail']})" if result.get("detail") else "")
+    opset = int(snapshot["environments"].get(device, {}).get("opset") or DEFAULT_OPSET)
+    return repro_code(case.get("call") or "", path, device, opset, " ".join(title.split()),
+                      check=bool(case.get("check", True)))
 
 
 # --------------------------------------------------------------------------

@@ -93,6 +93,7 @@ def test_an_object_that_cannot_be_rebuilt_stops_the_snippet_and_says_why(survey,
     ("squared_error[doc]", "export", "same as eager"),  # the example's `target` tensor stays an input
     ("checked_error[doc]", "export", None),  # fails as recorded, not on `preds - <function>`
     ("Doubler[doc]", "onnx", "same as eager"),  # the example's `model`: no recursion into the snippet's own
+    ("Weighted[doc]", "export", "same as eager"),  # forward(*tensors): built by the example, not refused
 ])
 def test_a_docstring_case_repro_keeps_the_examples_names_apart(survey, tmp_path, name, path, outcome):
     where, cases = survey
@@ -115,7 +116,9 @@ def test_a_docstring_case_rebuilds_the_probed_values_bit_for_bit(tmp_path):
         specs = cases_from_docstrings("probe_cases.metriclib", time_limit=5)
     finally:
         sys.path.remove(str(REPO / "tests" / "probe"))
-    assert {s.name for s in specs} == {"squared_error[doc]", "checked_error[doc]", "Doubler[doc]"}
+    assert {s.name for s in specs} == {"squared_error[doc]", "checked_error[doc]", "Doubler[doc]", "Weighted[doc]"}
+    weighted = next(s for s in specs if s.name == "Weighted[doc]").code
+    assert "model = Weighted(0.5)" in weighted and "target, inputs = model, (a, b)" in weighted
     for spec in specs:
         saved = tmp_path / "inputs.pt"
         script = f"import torch\n{spec.code}torch.save(list(inputs), {str(saved)!r})\n"

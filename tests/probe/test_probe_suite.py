@@ -61,6 +61,7 @@ EXPECTED = {
     "tests/test_ops.py::test_downloads_weights": "network",
     "tests/test_ops.py::test_blend_an_indirect_parameter[1]": ["blend[test 2]"],
     "tests/test_ops.py::test_writes_a_file_by_a_relative_name": "covered",
+    "tests/test_with_fixture_values.py::test_smooth_on_the_fixtures_place": ["smooth[test 2]"],
     # a call during which the test's unittest.mock stand-in ran is no case; one the stand-in stays out of is
     "tests/test_with_mocks.py::test_a_function_patched_with_autospec": "mocked",
     "tests/test_with_mocks.py::test_a_function_patched_by_a_decorator": "mocked",
@@ -185,6 +186,8 @@ def test_the_code_is_the_tests_own_lines_with_fixtures_inlined(found):
     assert "pytest" not in cases["checked[test]"].code  # the test's checks are left out
     assert cases["scale[test]"].code == ""  # made in a helper of the test file: written from ref and inputs
     assert cases["blend[test 2]"].code == ""  # its fixture reads request.param: `offset = 1` would be wrong
+    # a fixture whose source cannot be held (it reads a name set in a loop): the device it gave, written out
+    assert "place = torch.device('cpu')" in cases["smooth[test 2]"].code
 
 
 def test_every_snippet_runs_as_pasted(found):
@@ -262,7 +265,7 @@ def test_names_and_fingerprints_are_identical_in_two_processes(found):
     from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
     here = [[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {})] for c in found.cases]
-    assert results[0] == results[1] == here and len(here) == 18
+    assert results[0] == results[1] == here and len(here) == 19
 
 
 def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, monkeypatch):
@@ -327,7 +330,7 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert "    test_that_fails: no case: the test failed: AssertionError: wrong on purpose" in lines
     assert "    test_on_cuda: no case: it needs CUDA: skipped: needs a CUDA device" in lines
     assert "    test_scale_shapes[shape1]: scale[test 3] -> suitelib.scale [(1,3,4,4)]" in lines
-    assert lines[-2].startswith(f"suitelib from {TESTS}: 33 tests in 5 files, 17 cases (+1 repeating hand-written "
+    assert lines[-2].startswith(f"suitelib from {TESTS}: 34 tests in 6 files, 18 cases (+1 repeating hand-written "
                                 "or docstring cases from ")
     # 4 repeat: test_leaves_float64_as_the_default's call ran in float64, another dtype
     assert "tests without a case: 1 no public tensor call, 4 its calls repeat configurations already kept, " \
@@ -338,9 +341,9 @@ def test_discover_tests_lists_each_file_and_why(tmp_path):
     assert done.stderr.startswith(f"discovering suitelib: importing it, then running its tests under {TESTS} (or "
                                   "loading them from the discovery cache)\n")
     # progress, on stderr: a whole line per test, numbered as the tests end (in shards: --jobs, the CPU count)
-    progress = [line for line in done.stderr.splitlines() if re.match(r"  \[\d+/28\] tests/", line)]
-    assert sorted(int(re.match(r"  \[(\d+)/", line).group(1)) for line in progress) == list(range(1, 29))
-    assert any(re.fullmatch(r"  \[\d+/28\] tests/test_objects.py::TestGain::test_forward: 1 case, \d+\.\d s", line)
+    progress = [line for line in done.stderr.splitlines() if re.match(r"  \[\d+/29\] tests/", line)]
+    assert sorted(int(re.match(r"  \[(\d+)/", line).group(1)) for line in progress) == list(range(1, 30))
+    assert any(re.fullmatch(r"  \[\d+/29\] tests/test_objects.py::TestGain::test_forward: 1 case, \d+\.\d s", line)
                for line in progress)
 
 
@@ -395,7 +398,7 @@ def test_a_survey_from_the_tests_alone(survey):
                         for name in ("Gain[test]", "scale[test 2]", "Box.area[test]", "Gain.squared[test]",
                                      "make_ramp[test]")}  # built by the workers alone; the last two: no tensor input
     assert "gain = Gain(0.5)" in cases["Gain[test]"]["call"]
-    assert "suitelib_cases.py: 18 cases in" in progress
+    assert "suitelib_cases.py: 19 cases in" in progress
 
 
 def test_the_page_renders_the_test_cases(survey, tmp_path):

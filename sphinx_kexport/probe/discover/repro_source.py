@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 from typing import Any
 
 from .call_replay import callee_signature
@@ -37,9 +38,14 @@ def argument_sources(node: ast.Call, call: Call, names: list[str]) -> list[str] 
         return None
     if len(node.args) != len(call.args) or {k.arg for k in node.keywords} != set(call.kwargs):
         return None  # the span is another call (e.g. map(fn, ...)): do not guess
-    signature = callee_signature(call.callee)
-    positional = list(signature.parameters)[: len(node.args)]
-    by_name = {p: ast.unparse(a) for p, a in zip(positional, node.args)}
+    parameters = list(callee_signature(call.callee).parameters.values())
+    star = next((i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_POSITIONAL), None)
+    by_name = {}
+    for index, argument in enumerate(node.args):
+        if star is not None and index >= star:  # fn(*args): the i-th is "args[i]", as call_replay names it
+            by_name[f"{parameters[star].name}[{index - star}]"] = ast.unparse(argument)
+        elif index < len(parameters):
+            by_name[parameters[index].name] = ast.unparse(argument)
     by_name.update({k.arg: ast.unparse(k.value) for k in node.keywords})
     if any(n not in by_name for n in names):
         return None

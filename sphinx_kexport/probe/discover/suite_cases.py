@@ -299,7 +299,12 @@ def _argument(name: str, source: NodeSource, snippet: _Snippet, depth: int = 0) 
         snippet.defined.add(name)
         return ""
     if name in source.fixtures:
-        return _fixture(name, source.fixtures[name], source, snippet, depth)
+        why = _fixture(name, source.fixtures[name], source, snippet, depth)
+        if why and name in source.values:  # its function cannot be inlined: the value it gave, when exact
+            snippet.lines.append(f"{name} = {source.values[name]}")
+            snippet.defined.add(name)
+            return ""
+        return why
     return f"its argument {name!r} is neither parametrised nor a fixture"
 
 

@@ -70,6 +70,9 @@ class NodeSource:
     params: dict[str, Any]  # the parametrised arguments' values
     fixtures: dict[str, Any]  # fixture name -> the fixture's function, for the fixtures the test requested
     indirect: set[str] = field(default_factory=set)  # params that go to a fixture (``request.param``), not the test
+    # fixture name -> the source of the value it gave the test, where that is exact (a device, a dtype, a number,
+    # a small tensor): kornia's `device` fixture reads TEST_DEVICES, which no snippet can import
+    values: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -323,9 +326,22 @@ def outcome(report: Any, excinfo: Any) -> tuple[str, str]:
     return "failed", f"{text}{where}"
 
 
-def node_source(item: Any) -> NodeSource:
+def fixture_values(item: Any) -> dict[str, str]:
+    """The exact source of each fixture value the test of ``item`` is given (read as its call begins, before the
+    test can change them; pytest drops them after teardown)."""
+    from ..cases.literals import literal_source
+
+    found = {}
+    for name, value in (getattr(item, "funcargs", None) or {}).items():
+        text = literal_source(value)
+        if text is not None and not text.startswith("torch.rand"):  # a stand-in of a big tensor is not its value
+            found[name] = text
+    return found
+
+
+def node_source(item: Any, values: dict[str, str] | None = None) -> NodeSource:
     """How the test of ``item`` was called (read from pytest's item; ``_fixtureinfo`` is how pytest itself
-    knows which fixture function gives each argument)."""
+    knows which fixture function gives each argument); ``values``: its fixtures' (``fixture_values``)."""
     callspec = getattr(item, "callspec", None)
     params = dict(getattr(callspec, "params", {}))
     fixtures: dict[str, Any] = {}
@@ -337,7 +353,7 @@ def node_source(item: Any) -> NodeSource:
         elif defs and getattr(defs[-1].func, "__name__", "") != DIRECT_PARAM:
             indirect.add(name)  # parametrize(..., indirect=True): the test gets what the fixture makes of it
     return NodeSource(item.nodeid, str(item.config.rootpath), getattr(item, "function", None), params, fixtures,
-                      indirect)
+                      indirect, {k: v for k, v in (values or {}).items() if k in fixtures})
 
 
 # --------------------------------------------------------------------------
@@ -400,6 +416,7 @@ class SuitePlugin:
         self.rootdir = ""
         self.current: NodeRun | None = None
         self.rerunning = False  # a failed test runs again without the recorder (_again_without_recorder)
+        self.values: dict[str, dict[str, str]] = {}  # node id -> its fixtures' values (fixture_values)
 
     def pytest_configure(self, config: Any) -> None:
         self.rootdir = str(config.rootpath)
@@ -453,7 +470,7 @@ class SuitePlugin:
             self.current = None
             self.done += 1
             try:
-                self.on_test(run, node_source(item), self.done, self.total)
+                self.on_test(run, node_source(item, self.values.pop(item.nodeid, None)), self.done, self.total)
             except Exception as exc:  # the cases of one test must not stop the others
                 run.kind, run.detail = "failed", f"turning its calls into cases failed: {first_line(exc)}"
             finally:
@@ -484,6 +501,7 @@ class SuitePlugin:
         if self.rerunning:  # the run without the recorder
             with time_limit(self.limit):
                 return (yield)
+        self.values[item.nodeid] = fixture_values(item)
         with time_limit(self.limit):
             RECORDER.begin(run.calls if run is not None else [], self.own, self.wanted, stand_in_uses)
             try:

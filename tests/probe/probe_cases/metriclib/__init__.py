@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["Doubler", "checked_error", "squared_error"]
+__all__ = ["Doubler", "Weighted", "checked_error", "squared_error"]
 
 
 def squared_error(preds, target):
@@ -43,3 +43,20 @@ class Doubler(torch.nn.Module):
 
     def forward(self, mode, x):
         return x * (2.0 if mode == "twice" else 1.0)
+
+
+class Weighted(torch.nn.Module):
+    """Sums any number of tensors, then scales by the weight it was built with (``forward(*tensors)``).
+
+    >>> model = Weighted(0.5)
+    >>> a, b = torch.rand(2, 3), torch.rand(2, 3)
+    >>> model(a, b).shape
+    torch.Size([2, 3])
+    """
+
+    def __init__(self, weight):
+        super().__init__()
+        self.weight = weight
+
+    def forward(self, *tensors):
+        return sum(tensors) * self.weight

@@ -30,3 +30,14 @@ def _ramp(n):
 @pytest.fixture
 def image():
     return _ramp(8).repeat(1, 3, 8, 1)
+
+
+# The places a run may use, set in a loop (as a plugin might set them): no snippet can slice these lines, so a
+# repro of a test asking for ``place`` writes out the value the fixture gave instead of the fixture's source.
+for _kind in ("cpu",):
+    globals()["PLACE_" + _kind.upper()] = torch.device(_kind)
+
+
+@pytest.fixture
+def place():
+    return PLACE_CPU  # noqa: F821 (set in the loop above)
