@@ -20,7 +20,7 @@ from sphinx_kexport.probe import case  # noqa: E402
 from sphinx_kexport.probe.measure.case_run import CaseRun  # noqa: E402
 from sphinx_kexport.probe.measure.locate import library_root  # noqa: E402
 from sphinx_kexport.probe.measure.measurement import Measurement  # noqa: E402
-from sphinx_kexport.probe.run.memory import peak_rss_kb, reset_peak, rss_kb  # noqa: E402
+from sphinx_kexport.probe.base.memory import peak_rss_kb, reset_peak, rss_kb  # noqa: E402
 
 ROWS, WIDTH = 262_144, 256  # float32: 256 MiB
 MODEL_KB = ROWS * WIDTH * 4 // 1024

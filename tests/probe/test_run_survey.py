@@ -160,7 +160,7 @@ def test_the_parent_never_imports_torch_and_a_heavy_example_does_not_raise_its_m
         import json, sys
         from pathlib import Path
         from sphinx_kexport.probe import ProbeConfig, run_survey
-        from sphinx_kexport.probe.run.memory import peak_rss_kb
+        from sphinx_kexport.probe.base.memory import peak_rss_kb
         result = run_survey(ProbeConfig(cases=["heavy_cases.py"], out=Path("snap.json"), root=Path.cwd(), jobs=1,
                                         library="heavylib_kx", dynamic=False), stream=open("progress.txt", "w"))
         print(json.dumps({{"torch": "torch" in sys.modules, "kornia_or_lib": "heavylib_kx" in sys.modules,

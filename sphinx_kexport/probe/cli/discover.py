@@ -217,6 +217,10 @@ def _discover_tests(args: Any, winners: list[Any], where: str) -> int:
     reasons = ", ".join(f"{skipped[k]} {TEST_WORDS[k]}" for k in TEST_WORDS if skipped[k]) or "none"
     tests = sum(1 for r in found.reports if r.skip != "file failed")
     files = len(found.files())
+    heaviest = max(found.reports, key=lambda r: r.peak_kb, default=None)
+    if heaviest is not None and heaviest.peak_kb:  # the test to look at when discovery runs short of memory
+        out.write(f"most memory: {heaviest.ref} ({heaviest.peak_kb / 2**20:.1f} GB at the peak of the process "
+                  "that ran it)\n")
     out.write(f"\n{args.package} from {args.tests}: {tests} test{'s' if tests != 1 else ''} in {files} "
               f"file{'s' if files != 1 else ''}, {kept} case{'s' if kept != 1 else ''}"
               f"{f' (+{repeats} repeating hand-written or docstring cases from {where})' if repeats else ''}; "

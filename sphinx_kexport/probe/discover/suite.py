@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterable
 
+from ..base.memory import status_kb
 from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
 from .call_replay import UnsupportedCall, probed_call
 from .recording import Call, recording
@@ -60,6 +61,7 @@ class NodeReport:
     dropped: list[str] = field(default_factory=list)  # calls that could not become cases, with why
     seconds: float = 0.0
     covered: int = 0  # calls whose configuration was kept already
+    peak_kb: int = 0  # the most memory the process that ran it held meanwhile, KiB (0: unknown)
     from_tests = True  # how progress lines tell it from a docstring example's report
 
     @property
@@ -222,6 +224,7 @@ class _Taker:
             take.candidates, take.rebuilt = [], []
             take.run.kind = "failed"
             take.run.detail = f"turning its calls into cases failed: {type(exc).__name__}: {exc}"
+        take.run.peak_kb = status_kb("VmHWM")  # since the test began (SuitePlugin): its run and its cases' building
         report = self.line_selector.report(take)
         if self.selector is not None:
             self.reports[run.nodeid] = report
@@ -321,7 +324,7 @@ class _Selector:
 
     def report(self, take: Take) -> NodeReport:
         run = take.run
-        report = NodeReport(run.nodeid, skip=run.kind, detail=run.detail, seconds=run.seconds)
+        report = NodeReport(run.nodeid, skip=run.kind, detail=run.detail, seconds=run.seconds, peak_kb=run.peak_kb)
         if run.kind and not _stopped(run.kind):  # its calls' repeats are not counted (a shard's count differs)
             return report
         report.skip, report.detail, report.covered = "", "", take.covered

@@ -24,7 +24,8 @@ of a test function parametrised over a ``set`` in the order of their ids
 parametrisation with a device other than the CPU
 (``torch.device("cuda")``, ``"cuda:0"``) or a dtype other than float32
 (``torch.float64``, ``"float16"``) is deselected and reported: discovery runs on
-the CPU in float32, as kornia's own conftest does by default.
+the CPU in float32, as kornia's own conftest does by default. A test whose fixtures
+set another default dtype (e3nn's autouse ``float_tolerance``) is set up but not run.
 
 A test whose call phase fails runs once more without the recorder
 (:func:`~.recording.originals_restored`): passing then, it is reported as failing
@@ -34,6 +35,7 @@ only under the probe's recorder, not as a failing test.
 from __future__ import annotations
 
 import contextlib
+import gc
 import inspect
 import io
 import os
@@ -46,6 +48,7 @@ from typing import Any, Callable, Iterator
 
 from .recording import RECORDER, Call, Wanted, first_line, originals_restored, seed_everything
 from ..base.errors import ProbeError
+from ..base.memory import reset_peak
 from ..base.network import is_download_blocked, network_blocked
 from .sandbox import ExampleTimeout, scratch_directory, time_limit
 
@@ -54,6 +57,8 @@ TEST_SEED = 0
 PYTEST_RAN = (0, 1, 5)
 CUDA_WORDS = ("cuda", "gpu")
 DIRECT_PARAM = "get_direct_param_fixture_func"  # the fixture function pytest gives a directly parametrised argument
+# the outcomes of a test whose own code raised (progress.TEST_WORDS)
+RAISED_IN_TEST = ("failed", "recorder", "time limit", "network", "needs CUDA")
 
 
 class SuiteError(ProbeError):
@@ -85,6 +90,7 @@ class NodeRun:
     calls: list[Call] = field(default_factory=list)
     seconds: float = 0.0
     failed_in: str = ""  # the phase that failed (setup, call, teardown); "" when none did
+    peak_kb: int = 0  # the most memory its process held while it ran and its calls became cases (0: unknown)
 
     @property
     def file(self) -> str:
@@ -457,12 +463,15 @@ class SuitePlugin:
 
     def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> Iterator[Any]:
         self.current = run = NodeRun(item.nodeid)
+        reset_peak()  # each test's own peak (on_test reads it once its calls are cases)
         began = time.monotonic()
         seed_everything(TEST_SEED)
         try:
             result = yield
             if run.failed_in == "call":
                 self._again_without_recorder(item, nextitem, run)
+            if run.kind in RAISED_IN_TEST:  # its exception, traceback and frames form cycles: free them now
+                gc.collect()
             return result
         finally:
             run.seconds = time.monotonic() - began
@@ -498,16 +507,20 @@ class SuitePlugin:
 
     def pytest_runtest_call(self, item: Any) -> Iterator[Any]:
         run = self.current
-        if self.rerunning:  # the run without the recorder
+        try:
+            if self.rerunning:  # the run without the recorder
+                with time_limit(self.limit):
+                    return (yield)
+            _not_in_float32(run)
+            self.values[item.nodeid] = fixture_values(item)
             with time_limit(self.limit):
-                return (yield)
-        self.values[item.nodeid] = fixture_values(item)
-        with time_limit(self.limit):
-            RECORDER.begin(run.calls if run is not None else [], self.own, self.wanted, stand_in_uses)
-            try:
-                return (yield)
-            finally:
-                RECORDER.end()
+                RECORDER.begin(run.calls if run is not None else [], self.own, self.wanted, stand_in_uses)
+                try:
+                    return (yield)
+                finally:
+                    RECORDER.end()
+        finally:
+            _forget_last_failure()
 
     def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Iterator[Any]:
         with time_limit(self.limit):
@@ -521,6 +534,32 @@ class SuitePlugin:
             if report.failed and run.kind == "failed":
                 run.failed_in = report.when
         return report
+
+
+def _not_in_float32(run: NodeRun | None) -> None:
+    """Skip the test (pytest's skip, raised before its call phase) when its fixtures left another default dtype
+    than float32 (e3nn's autouse ``float_tolerance`` sets float64): every call it made would run in that dtype,
+    and no such call is recorded (suite_cases.other_dtype), so running it would only cost time and memory (e3nn's
+    ``test_square_normalization`` in float64 needs 4 GB)."""
+    import torch
+
+    dtype = torch.get_default_dtype()
+    if dtype == torch.float32 or run is None:
+        return
+    run.kind = "other dtype"
+    run.detail = f"its fixtures set the default dtype to {dtype}, so its calls would run in it: not run"
+    import pytest
+
+    raise pytest.skip.Exception(run.detail)
+
+
+def _forget_last_failure() -> None:
+    """Drop pytest's post-mortem record of the test's failure (``sys.last_traceback`` and co., kept until the
+    next test's call): its frames hold the test's tensors while the calls become cases and the next test sets
+    up (e3nn's ``test_square_normalization``, stopped at its time limit, held 2 GB so)."""
+    for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+        if hasattr(sys, name):
+            delattr(sys, name)
 
 
 def _as_hooks(plugin: SuitePlugin) -> SuitePlugin:

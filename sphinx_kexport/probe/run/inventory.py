@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from ..cases.inventory import InventoryCase, LoadError, Source, TorchLacks, join_inventory
 from ..base.lifetime import die_with_parent
-from .memory import peak_rss_kb
+from ..base.memory import peak_rss_kb
 from .parent_state import ParentState
 from ..base.errors import ToolError
 from .settings import limit_threads, thread_share

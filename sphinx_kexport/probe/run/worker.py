@@ -27,7 +27,7 @@ from ..cases.inventory import LoadError, SuiteRef
 from ...snapshot.vocabulary import COMPILE
 from ..cases.step import Step
 from ..base.lifetime import die_with_parent
-from .memory import peak_rss_kb, reset_peak, rss_kb
+from ..base.memory import peak_rss_kb, reset_peak, rss_kb
 from .messages import CaseDone, CodeRan, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan
 from .settings import WorkerSettings, limit_threads
 

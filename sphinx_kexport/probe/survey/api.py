@@ -37,7 +37,7 @@ from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
 from ..discover.progress import whole_line
 from ..run.inventory import Inventory, build_inventory
-from ..run.memory import peak_rss_kb
+from ..base.memory import peak_rss_kb
 from ..run.outcomes import Outcomes
 from ..run.parent_state import ParentState
 from ..run.pool import Runner, Task
