@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .focus import focused_cases
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
                       public_objects, random_state_kept, recorded_callables, selected, Switch)
-from .progress import OnExample, reporter
+from .progress import OnExample, reporter, whole_line
 from . import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
 from ..base.code_digest import CodePlaces
@@ -808,6 +809,8 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
         return focused
     found = discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
                            per_operator=per_operator, on_test=reporter())
+    if reporter() is not None and found.tests_run:  # a survey's inventory (its --dry-run too) says what ran and why
+        whole_line(sys.stderr, f"  {package} tests: {found.cache}")
     for failure in found.import_failures:  # a module left out is listed in the snapshot with why
         without_cases.note(failure.ref, place(failure.ref, package)[0], failure.skip, failure.detail)
     return found.cases
