@@ -562,10 +562,11 @@ def _build_unpickled(selector: _Selector, rootdir: str, arguments: tuple[Any, ..
 
 
 def _rerun(store: DiscoveryCache, stored: Stored, why: dict[str, str], arguments: Arguments,
-           on_test: OnExample | None, jobs: int) -> tuple[_Ran, dict[str, str]] | None:
+           on_test: OnExample | None, jobs: int) -> tuple[_Ran, dict[str, str], int] | None:
     """The test files whose record changed (``why``: suite_records.changes), new ones, and those whose tests or
     cache entries are not what they were run again; the others' takes come from the cache. (the run, why each
-    file ran again); None when the cache is unusable (then every test runs)."""
+    file ran again, how many tests of the others ran alone); None when the cache is unusable (then every test
+    runs)."""
     records: SuiteRecords = stored.suite
     if jobs > 1:
         [(collected, failures)] = run_in_children(_collected, [arguments], 1, 0, None)
@@ -579,6 +580,7 @@ def _rerun(store: DiscoveryCache, stored: Stored, why: dict[str, str], arguments
     entries = {entry.name: entry for entry in stored.entries}
     again: dict[str, str] = {}
     cached: dict[str, Take] = {}
+    alone: list[str] = []  # tests whose entries hold no calls (their cases do not pickle): they run, not their files
     for file, nodes in by_file.items():
         record = records.files.get(file)
         reason = why.get(SHARED) or why.get(file, "")
@@ -589,21 +591,25 @@ def _rerun(store: DiscoveryCache, stored: Stored, why: dict[str, str], arguments
         if not reason:  # read before the recorder replaces the library's callables, which unpickling looks up
             reason, takes = _cached_takes(store, stored, entries, nodes)
             cached.update(takes)
+            alone += [node for node in nodes if not reason and node not in takes]
         if reason:
             again[file] = reason
-    nodes = [node for node in collected.nodes if node.split("::", 1)[0] in again]
-    return _run_nodes(arguments, collected, failures, nodes, cached, on_test, jobs, True), again
+    nodes = [node for node in collected.nodes if node.split("::", 1)[0] in again or node in alone]
+    return _run_nodes(arguments, collected, failures, nodes, cached, on_test, jobs, True), again, len(alone)
 
 
 def _cached_takes(store: DiscoveryCache, stored: Stored, entries: dict[str, Any], nodes: list[str]
                   ) -> tuple[str, dict[str, Take]]:
-    """("", the stored takes of one test file's tests, each candidate kept before with its case) or (why its
-    tests run again, {})."""
+    """("", the stored takes of one test file's tests, each candidate kept before with its case; a test whose
+    cases do not pickle has none: it runs alone, its calls selected with the others' as a whole run would) or
+    (why its tests run again, {})."""
     takes: dict[str, Take] = {}
     for node in nodes:
         entry = entries.get(node)
-        if entry is None or not entry.stored:
-            return "its cases do not pickle", {}
+        if entry is None:
+            return "its tests are not the ones it had", {}
+        if not entry.stored:
+            continue
         try:
             report = store.load_report(stored, entry)
         except Exception:  # a class it names moved or changed
@@ -684,6 +690,7 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
         digests = Digests(places, str(store.directory / DIGEST_STORE)) if store is not None and places else None
         ran: _Ran | None = None
         again: dict[str, str] | None = None  # a rerun's test files run again, with why
+        alone = 0  # a rerun's tests of the other files that ran (their cases do not pickle)
         stored = store.load() if store is not None and not refreshing() else None
         if stored is not None and isinstance(stored.suite, SuiteRecords) and digests is not None:
             why = changes(stored.suite, digests, path, stored.library_source == store.library_source)
@@ -695,7 +702,7 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
                     return found
             rerun = _rerun(store, stored, why, arguments, on_test, jobs)
             if rerun is not None:
-                ran, again = rerun
+                ran, again, alone = rerun
         if ran is None:
             ran = _run_all(arguments, on_test, jobs, watched=store is not None)
         seconds = time.monotonic() - began
@@ -710,11 +717,16 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
             if digests is not None:
                 digests.save()
             files = len({report.file for report in ran.reports})
-            note = ((f"ran again {len(again)} of {files} test file(s){': ' if again else ''}{_said_again(again)}; "
-                     "the others' calls came from" if again is not None else "ran the tests and stored them in")
-                    + f" the discovery cache {store.path} ({store.size()})"
-                    + (f" ({kept} test(s) will run again: their cases do not pickle)" if kept else ""))
-    tests_run = ran.tests_run if again is not None else sum(1 for r in ran.reports if r.skip not in ("other dtype", "file failed"))
+            if again is None:
+                said = "ran the tests and stored them in"
+            else:
+                said = (f"ran again {len(again)} of {files} test file(s){': ' if again else ''}{_said_again(again)}"
+                        + (f"; {alone} test(s) of the others ran alone (their cases do not pickle)" if alone else "")
+                        + "; the others' calls came from")
+            note = f"{said} the discovery cache {store.path} ({store.size()})" + (
+                f" ({kept} test(s) will run again: their cases do not pickle)" if kept else "")
+    tests_run = ran.tests_run if again is not None else sum(
+        1 for r in ran.reports if r.skip not in ("other dtype", "file failed"))
     return SuiteDiscovery(package, str(path), ran.reports, seconds, note, tests_run, ran.failures)
 
 
