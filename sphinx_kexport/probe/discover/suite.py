@@ -635,12 +635,24 @@ def _for_cache(ran: _Ran) -> list[NodeReport]:
             continue
         unkept = []
         for candidate in take.candidates:
-            if candidate.spec is not None and not candidate.stored:
+            if candidate.spec is not None and not candidate.stored and _pickles(candidate.spec):
                 candidate.spec.name = candidate.stored = f"{UNKEPT}{len(unkept)}"
                 unkept.append(candidate.spec)
         stored.append(dataclasses.replace(report, cases=report.cases + unkept, take=dataclasses.replace(
             take, candidates=[dataclasses.replace(c, spec=None) for c in take.candidates], rebuilt=[])))
     return stored
+
+
+def _pickles(spec: CaseSpec) -> bool:
+    """Whether a case not kept can be stored: one that cannot must not keep its test's kept cases from the
+    cache (a rerun that keeps it runs its test again)."""
+    import pickle
+
+    try:
+        pickle.dumps(spec)
+    except Exception:
+        return False
+    return True
 
 
 def _kept_entry(entry: Any) -> Any:
