@@ -71,10 +71,16 @@ def test_the_suites_jobs_setting_shards_a_discovery(monkeypatch):
     from sphinx_kexport.probe.discover import suite, suite_shards
 
     seen = []
-    monkeypatch.setattr(suite, "_run_in_shards", lambda *args: seen.append(args[-1]) or ([], []))
+
+    def run_all(arguments, on_test, jobs, watched):
+        seen.append(jobs)
+        raise KeyboardInterrupt  # what the run would do is not this test's
+
+    monkeypatch.setattr(suite, "_run_all", run_all)
     suite_shards.set_suite_jobs(3)
     try:
-        suite.discover_suite("suitelib", TESTS, time_limit=LIMIT)
+        with pytest.raises(KeyboardInterrupt):
+            suite.discover_suite("suitelib", TESTS, time_limit=LIMIT)
     finally:
         suite_shards.set_suite_jobs(1)
     assert seen == [3]

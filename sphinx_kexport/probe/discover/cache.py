@@ -10,12 +10,12 @@ source of the library (every ``.py`` file of its top-level package). One file
 per package and arguments is kept in :func:`cache_dir`; writing a new key
 removes the file of the old one.
 
-For docstring examples the library's source is not in the key but in the file
-(``Stored.library_source``), and each example's entry names the library code it
-ran and a digest of its text: when the library changed, only the examples whose
-code or text changed run again (and new ones), the others are loaded
-(:mod:`.docstrings`). The cases recorded from tests keep the source in the key:
-an edit to the library runs the tests again.
+The library's source is not in the key but in the file (``Stored.library_source``).
+Each docstring example's entry names the library code it ran and a digest of its
+text: when the library changed, only the examples whose code or text changed run
+again (and new ones), the others are loaded (:mod:`.docstrings`). A test suite's
+file says what each test file's tests ran (``Stored.suite``): only the test files
+whose code, own source or conftests changed run again (:mod:`.suite_records`).
 
 Each object's report (why it has no case, and the rest of what it says) is pickled
 on its own, and each of its cases apart from it, then unpickled once to check that it
@@ -56,8 +56,8 @@ from .case_pickle import BlobIndex, CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
-CACHE_FORMAT = 4  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
-# and text of each docstring example, the library's source in the file)
+CACHE_FORMAT = 5  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
+# and text of each docstring example, the library's source in the file; 5: a test suite's code per test file)
 _REFRESH = {"on": False}
 _PROBE_DIR = Path(__file__).resolve().parent.parent
 _PACKAGE_DIR = _PROBE_DIR.parent  # sphinx_kexport/
@@ -288,6 +288,7 @@ class Stored:
     blobs_start: int = 0  # where the cases' large tensors begin, from data_start (case_pickle.py)
     data_start: int = 0  # where the reports' bytes begin in the file (set when read)
     library_source: str = ""  # the library's source digest when it is not in the key (docstring examples)
+    suite: Any = None  # a test suite's: what each of its test files depends on (suite_records.SuiteRecords)
 
 
 def _safe(text: str) -> str:
@@ -372,7 +373,7 @@ class DiscoveryCache:
         return report
 
     def save(self, reports: list[Any], failures: list[Any], seconds: float,
-             base_name: Callable[[Any], str]) -> int:
+             base_name: Callable[[Any], str], suite: Any = None) -> int:
         """Store the reports (in run order); returns how many will run again on load (they do not pickle).
 
         A cache that cannot be written (read-only home, full disk) is skipped:
@@ -387,7 +388,8 @@ class DiscoveryCache:
                 entries = [_write_report(body, blobs, report, base_name) for report in reports]
                 stored = Stored(self.key, time.time(), seconds, entries,
                                 pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL),
-                                blobs_start=body.seek(0, os.SEEK_END), library_source=self.library_source)
+                                blobs_start=body.seek(0, os.SEEK_END), library_source=self.library_source,
+                                suite=suite)
                 header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
                 handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
                 try:

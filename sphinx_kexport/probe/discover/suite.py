@@ -20,8 +20,10 @@ names, inputs and fingerprints. The result is stored in the discovery cache
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,18 +38,19 @@ from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .focus import focused_cases
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
                       public_objects, random_state_kept, recorded_callables, selected, Switch)
-from .progress import OnExample, reporter
+from .progress import OnExample, reporter, whole_line
 from . import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
-from .suite_run import NodeRun, NodeSource, SuiteError, SuiteRun, library_roots, run_suite, suite_roots
+from ..base.code_digest import CodePlaces
+from .suite_records import DIGEST_STORE, ROOT_MARKERS, Digests, SuiteRecords, build_records, changes, config_root, places_for
+from .suite_run import SHARED, NodeRun, NodeSource, SuiteError, SuiteRun, library_roots, run_suite, suite_roots
 from .suite_shards import SHARDS_PER_JOB, deal, run_in_children, suite_jobs, tell_parent
+from ..measure.code_watch import CodeWatch
+from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
 
 DEFAULT_PER_OPERATOR = 3
-# the files of the test suite whose bytes are in the cache key, besides every .py file under the tests' path
-CONFIG_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
-ROOT_MARKERS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
 
 
 @dataclass
@@ -62,6 +65,7 @@ class NodeReport:
     seconds: float = 0.0
     covered: int = 0  # calls whose configuration was kept already
     peak_kb: int = 0  # the most memory the process that ran it held meanwhile, KiB (0: unknown)
+    take: Any = field(default=None, repr=False, compare=False)  # its Take, without cases, in the discovery cache
     from_tests = True  # how progress lines tell it from a docstring example's report
 
     @property
@@ -108,22 +112,21 @@ def suite_path(tests: str | os.PathLike[str]) -> Path:
     return absolute
 
 
-def suite_source_digest(path: Path) -> str:
-    """sha256 of every .py file under ``path`` and of the conftest and pytest configuration files of the folders
-    above it, up to the first that holds a configuration file (pytest's rootdir, as a rule)."""
-    files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-    folder = path if path.is_dir() else path.parent
-    for parent in [folder, *folder.parents]:
-        files += [parent / name for name in CONFIG_FILES if (parent / name).is_file()]
-        if any((parent / name).is_file() for name in ROOT_MARKERS):
-            break
+def suite_config_digest(path: Path) -> str:
+    """sha256 of the pytest configuration files of the folders at and above the tests, up to the first that
+    holds one (pytest's rootdir, as a rule). The .py files are not in it: each test file's record says what
+    it depends on (discover/suite_records.py)."""
+    folder, top = (path if path.is_dir() else path.parent), config_root(path)
+    files = [parent / name for parent in [folder, *folder.parents] if parent == top or top in parent.parents
+             for name in ROOT_MARKERS if (parent / name).is_file()]
     return digest_files(sorted(set(files)), Path(folder.anchor))
 
 
 def _open_cache(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
                 per_operator: int) -> DiscoveryCache | None:
-    extra = {"tests": str(path), "per_operator": per_operator, "tests_source": suite_source_digest(path)}
-    return DiscoveryCache.open(package, include, exclude, time_limit, entry="suite.py", extra=extra)
+    extra = {"tests": str(path), "per_operator": per_operator, "tests_config": suite_config_digest(path)}
+    return DiscoveryCache.open(package, include, exclude, time_limit, entry="suite.py", extra=extra,
+                               per_example=True)
 
 
 def _slot(spec: CaseSpec) -> str:
@@ -132,6 +135,8 @@ def _slot(spec: CaseSpec) -> str:
     assert isinstance(ref, SuiteRef)
     return json.dumps([spec.name, ref.call_ref, ref.occurrence, ref.rootdir])
 
+
+UNKEPT = "\0unkept "  # how the cache names a call's case that the selection did not keep
 
 # (case name, call ref, occurrence) to build again, per node id
 Rebuild = dict[str, list[tuple[str, str, int]]]
@@ -148,6 +153,7 @@ class Candidate:
     dropped: str = ""  # why it could not become a case
     outside: str = ""  # why it does not run outside its test
     rebuild: bool = False  # the case did not pickle out of its shard: the test runs again for it
+    stored: str = ""  # the name its case has in the discovery cache ("": not stored; kept later, it is rebuilt)
 
 
 @dataclass
@@ -176,7 +182,10 @@ class _Taker:
                  on_test: OnExample | None, selector: "_Selector | None"):
         self.package, self.path, self.include, self.exclude = package, path, include, exclude
         self.time_limit, self.per_operator, self.aliases = time_limit, per_operator, aliases
-        self.selection = Selection(per_operator)  # this process's: what it need not record or build again
+        # what this process need not record or build again, per test file: a file's calls are its own whatever
+        # the other files call, so that a rerun may keep them (the selection across files is _Selector's)
+        self.selections: dict[str, Selection] = {}
+        self.selection = Selection(per_operator)
         self.rebuild = rebuild
         self.on_test = on_test
         self.selector = selector
@@ -188,6 +197,10 @@ class _Taker:
         self.passed_over: list[str] = []  # refs of this test's calls not recorded: left out, or covered already
         self.covered = 0
         self.other_dtype: dict[str, None] = {}  # this test's calls not recorded for their dtype, with why (once each)
+
+    def begin(self, nodeid: str) -> None:
+        """A test begins: its file's selection is the one its calls are checked against."""
+        self.selection = self.selections.setdefault(nodeid.split("::", 1)[0], Selection(self.per_operator))
 
     def wants(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
         """The recorder's filter, before it copies anything: a call outside the package, left out by include /
@@ -345,8 +358,10 @@ class _Selector:
                 if candidate.spec is None:  # built again once the shards are done (suite_shards)
                     self.unpickled.append((report, len(report.cases), name, candidate.ref, candidate.occurrence))
                 else:
-                    candidate.spec.name = name
+                    candidate.spec.name = candidate.stored = name
                     report.cases.append(candidate.spec)
+                continue
+            candidate.stored = ""  # not kept (the cache holds its case apart: a rerun may keep it)
         self._explain(take, report, outside, any(r is report for r, *_ in self.unpickled))
         if _stopped(run.kind):
             if report.skip:  # no case from what it called before: said as the time limit it ran past
@@ -386,16 +401,31 @@ class _Selector:
                                   "pytest.raises)")
 
 
+# (package, the tests' path, include, exclude, time_limit, per_operator): what every run of one discovery shares
+Arguments = tuple[str, Path, list[str], list[str], float, int]
+
+
+@dataclass
+class _Ran:
+    """A discovery's run of the suite: the reports in pytest's order, each test's take (for the cache), and the
+    code each test file ran (by the watch's context: a test file's node id part, or SHARED)."""
+
+    reports: list[NodeReport]
+    failures: list[ObjectReport]
+    rootdir: str
+    takes: dict[str, Take]
+    code: dict[str, dict[str, str]] | None  # None: not watched
+    tests_run: int
+
+
 def _run(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float, per_operator: int,
-         targets: list[str] | None = None, rebuild: Rebuild | None = None, on_test: OnExample | None = None,
-         jobs: int = 1) -> tuple[list[NodeReport], list[ObjectReport]]:
-    """(the reports of the tests, in the order pytest reported them; the public modules that do not import).
-    With ``jobs`` over 1 a whole suite runs in shards, in child processes (discover/suite_shards.py)."""
-    if jobs > 1 and targets is None and rebuild is None:
-        return _run_in_shards(package, path, include, exclude, time_limit, per_operator, on_test, jobs)
+         targets: list[str] | None = None, rebuild: Rebuild | None = None, on_test: OnExample | None = None
+         ) -> tuple[list[NodeReport], list[ObjectReport]]:
+    """(the reports of the tests of ``targets`` run in this process, in the order pytest reported them; the
+    public modules that do not import): ``rebuild`` names the cases to build again."""
     selector = _Selector(package, per_operator)
-    taker, suite, failures = _run_here(package, path, include, exclude, time_limit, per_operator, targets, rebuild,
-                                       on_test, selector)
+    taker, suite, failures, _ = _run_here(package, path, include, exclude, time_limit, per_operator, targets,
+                                          rebuild, on_test, selector)
     reports = [taker.reports.get(run.nodeid) or NodeReport(run.nodeid, skip=run.kind, detail=run.detail)
                for run in suite.runs]
     return reports, failures
@@ -403,41 +433,63 @@ def _run(package: str, path: Path, include: list[str], exclude: list[str], time_
 
 def _run_here(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
               per_operator: int, targets: list[str] | None, rebuild: Rebuild | None, on_test: OnExample | None,
-              selector: _Selector | None, only: set[str] | None = None, collect_only: bool = False
-              ) -> tuple[_Taker, SuiteRun, list[ObjectReport]]:
-    """The tests run in this process under the recorder (a shard's when ``selector`` is None)."""
+              selector: _Selector | None, only: set[str] | None = None, collect_only: bool = False,
+              watched: bool = False) -> tuple[_Taker, SuiteRun, list[ObjectReport], dict[str, dict[str, str]] | None]:
+    """The tests run in this process under the recorder (a shard's when ``selector`` is None); with ``watched``,
+    the code each test file ran too (None when not watched, or coverage.py is missing)."""
     top = package.split(".")[0]
     modules, failures = public_modules(package, exclude)
     objects = public_objects(modules, top, package)
     functions, module_classes, method_classes = recorded_callables(objects)
     taker = _Taker(package, path, include, exclude, time_limit, per_operator, find_aliases(modules, objects), rebuild,
                    on_test, selector)
+    watch = _watch(package, path) if watched else None
     with recording(functions, module_classes, top, method_classes):
         try:
             suite = run_suite(targets or [str(path)], suite_roots(path), library_roots(top), time_limit, taker,
-                              taker.wants, only=only, collect_only=collect_only)
+                              taker.wants, only=only, collect_only=collect_only, watch=watch, on_begin=taker.begin)
         except SuiteError as exc:
             raise DiscoveryError(str(exc)) from None
-    return taker, suite, failures
+    return taker, suite, failures, watch.code_by_context() if watch is not None else None
+
+
+def _places(package: str, path: Path) -> CodePlaces | None:
+    """Where the suite's code refs point (None: the library's folder is not found)."""
+    top = package.split(".")[0]
+    root = library_root(top)
+    return None if root is NO_LIBRARY else places_for(top, root.directory, path)
+
+
+def _watch(package: str, path: Path) -> CodeWatch | None:
+    """A watch on the library's and the project's code (the tests, their helpers); None when the library's folder
+    is not found or coverage.py is missing (then a change to the library runs every test file again)."""
+    places = _places(package, path)
+    if places is None:
+        return None
+    try:
+        return CodeWatch(places, [places.library_dir, places.root])
+    except ImportError:
+        return None
 
 
 def _collected(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
                per_operator: int) -> tuple[SuiteRun, list[ObjectReport]]:
     """A child's entry: the suite collected as a run in a row collects it (the tests that run, in order; the
     files that do not import and the tests deselected, as runs)."""
-    _, suite, failures = _run_here(package, path, include, exclude, time_limit, per_operator, None, None, None, None,
-                                   collect_only=True)
+    _, suite, failures, _ = _run_here(package, path, include, exclude, time_limit, per_operator, None, None, None,
+                                      None, collect_only=True)
     return suite, failures
 
 
 def _shard(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float, per_operator: int,
-           only: list[str]) -> list[Take]:
-    """A child's entry: the takes of one shard's tests, in the order they ran. A case that does not pickle is
-    sent without its case (``Candidate.spec`` None): the parent builds it again if the selection keeps it."""
+           only: list[str], watched: bool = False) -> tuple[list[Take], dict[str, dict[str, str]] | None]:
+    """A child's entry: the takes of one shard's tests, in the order they ran, and the code each test file ran.
+    A case that does not pickle is sent without its case (``Candidate.spec`` None): the parent builds it again
+    if the selection keeps it."""
     import pickle
 
-    taker, _, _ = _run_here(package, path, include, exclude, time_limit, per_operator, None, None, tell_parent, None,
-                            only=set(only))
+    taker, _, _, code = _run_here(package, path, include, exclude, time_limit, per_operator, None, None, tell_parent,
+                                  None, only=set(only), watched=watched)
     takes = list(taker.takes.values())  # the tests that ran: this shard's
     for take in takes:
         for candidate in take.candidates:
@@ -446,27 +498,60 @@ def _shard(package: str, path: Path, include: list[str], exclude: list[str], tim
                     pickle.dumps(candidate.spec)
                 except Exception:
                     candidate.spec, candidate.rebuild = None, True
-    return takes
+    return takes, code
 
 
-def _run_in_shards(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
-                   per_operator: int, on_test: OnExample | None, jobs: int
-                   ) -> tuple[list[NodeReport], list[ObjectReport]]:
-    arguments = (package, path, include, exclude, time_limit, per_operator)
-    [(collected, failures)] = run_in_children(_collected, [arguments], 1, 0, None)
-    shards = deal(collected.nodes, jobs * SHARDS_PER_JOB)
-    found = run_in_children(_shard, [(*arguments, shard) for shard in shards], jobs, len(collected.nodes), on_test)
-    takes = {take.run.nodeid: take for shard in found for take in shard}
+def _merged(parts: list[dict[str, dict[str, str]] | None]) -> dict[str, dict[str, str]] | None:
+    """The code by context of several runs (shards) together; None when one was not watched."""
+    if any(part is None for part in parts):
+        return None
+    merged: dict[str, dict[str, str]] = {}
+    for part in parts:
+        for context, code in (part or {}).items():
+            merged.setdefault(context, {}).update(code)
+    return merged
+
+
+def _run_all(arguments: Arguments, on_test: OnExample | None, jobs: int, watched: bool) -> _Ran:
+    """Every test runs: in this process, its cases selected as each test ends, or (``jobs`` over 1) in shards."""
+    if jobs > 1:
+        [(collected, failures)] = run_in_children(_collected, [arguments], 1, 0, None)
+        return _run_nodes(arguments, collected, failures, collected.nodes, {}, on_test, jobs, watched)
+    package, per_operator = arguments[0], arguments[5]
+    selector = _Selector(package, per_operator)
+    taker, suite, failures, code = _run_here(*arguments, None, None, on_test, selector, watched=watched)
+    reports = [taker.reports.get(run.nodeid) or NodeReport(run.nodeid, skip=run.kind, detail=run.detail)
+               for run in suite.runs]
+    return _Ran(reports, failures, suite.rootdir, taker.takes, code, len(taker.takes))
+
+
+def _run_nodes(arguments: Arguments, collected: SuiteRun, failures: list[ObjectReport], nodes: list[str],
+               cached: dict[str, Take], on_test: OnExample | None, jobs: int, watched: bool) -> _Ran:
+    """The tests ``nodes`` of the suite ``collected`` run (in shards with ``jobs`` over 1, else here, none of the
+    others); with the ``cached`` takes of the others, the cases are selected across the suite in pytest's order,
+    as a run in a row selects them."""
+    takes: dict[str, Take] = dict(cached)
+    code: dict[str, dict[str, str]] | None = {} if watched else None
+    if nodes and jobs > 1:
+        shards = deal(nodes, jobs * SHARDS_PER_JOB)
+        found = run_in_children(_shard, [(*arguments, shard, watched) for shard in shards], jobs, len(nodes),
+                                on_test)
+        takes.update((take.run.nodeid, take) for shard, _ in found for take in shard)
+        code = _merged([part for _, part in found])
+    elif nodes:
+        taker, _, _, code = _run_here(*arguments, None, None, on_test, None, only=set(nodes), watched=watched)
+        takes.update(taker.takes)
     runs = [*collected.runs, *(take.run for take in takes.values())]  # the files that did not import, deselected
     runs.sort(key=lambda run: collected.order.get(run.nodeid, -1))
-    selector = _Selector(package, per_operator)
+    selector = _Selector(arguments[0], arguments[5])
     reports = [selector.report(takes.get(run.nodeid) or Take(run)) for run in runs]
     _build_unpickled(selector, collected.rootdir, arguments)
-    return reports, failures
+    return _Ran(reports, failures, collected.rootdir, takes, code, len(takes) - len(cached))
 
 
 def _build_unpickled(selector: _Selector, rootdir: str, arguments: tuple[Any, ...]) -> None:
-    """The kept cases that did not pickle out of their shard, built here by running their tests again."""
+    """The kept cases that did not pickle out of their shard, or that no cached test made before, built here by
+    running their tests again."""
     wanted: Rebuild = {}
     for report, _, name, ref, occurrence in selector.unpickled:
         wanted.setdefault(report.ref, []).append((name, ref, occurrence))
@@ -479,14 +564,130 @@ def _build_unpickled(selector: _Selector, rootdir: str, arguments: tuple[Any, ..
             report.cases.insert(place_, specs[name])
 
 
+def _rerun(store: DiscoveryCache, stored: Stored, why: dict[str, str], arguments: Arguments,
+           on_test: OnExample | None, jobs: int) -> tuple[_Ran, dict[str, str], int] | None:
+    """The test files whose record changed (``why``: suite_records.changes), new ones, and those whose tests or
+    cache entries are not what they were run again; the others' takes come from the cache. (the run, why each
+    file ran again, how many tests of the others ran alone); None when the cache is unusable (then every test
+    runs)."""
+    records: SuiteRecords = stored.suite
+    if jobs > 1:
+        [(collected, failures)] = run_in_children(_collected, [arguments], 1, 0, None)
+    else:
+        collected, failures = _collected(*arguments)
+    if collected.rootdir != records.rootdir:
+        return None
+    by_file: dict[str, list[str]] = {}
+    for node in collected.nodes:
+        by_file.setdefault(node.split("::", 1)[0], []).append(node)
+    entries = {entry.name: entry for entry in stored.entries}
+    again: dict[str, str] = {}
+    cached: dict[str, Take] = {}
+    alone: list[str] = []  # tests whose entries hold no calls (their cases do not pickle): they run, not their files
+    for file, nodes in by_file.items():
+        record = records.files.get(file)
+        reason = why.get(SHARED) or why.get(file, "")
+        if record is None:
+            reason = "new"
+        elif not reason and nodes != record.nodes:
+            reason = "its tests are not the ones it had"
+        if not reason:  # read before the recorder replaces the library's callables, which unpickling looks up
+            reason, takes = _cached_takes(store, stored, entries, nodes)
+            cached.update(takes)
+            alone += [node for node in nodes if not reason and node not in takes]
+        if reason:
+            again[file] = reason
+    nodes = [node for node in collected.nodes if node.split("::", 1)[0] in again or node in alone]
+    return _run_nodes(arguments, collected, failures, nodes, cached, on_test, jobs, True), again, len(alone)
+
+
+def _cached_takes(store: DiscoveryCache, stored: Stored, entries: dict[str, Any], nodes: list[str]
+                  ) -> tuple[str, dict[str, Take]]:
+    """("", the stored takes of one test file's tests, each candidate kept before with its case; a test whose
+    cases do not pickle has none: it runs alone, its calls selected with the others' as a whole run would) or
+    (why its tests run again, {})."""
+    takes: dict[str, Take] = {}
+    for node in nodes:
+        entry = entries.get(node)
+        if entry is None:
+            return "its tests are not the ones it had", {}
+        if not entry.stored:
+            continue
+        try:
+            report = store.load_report(stored, entry)
+        except Exception:  # a class it names moved or changed
+            return "its cache entry does not load", {}
+        take = report.take
+        if take is None:
+            return "its cache entry holds no calls", {}
+        specs = {spec.name: spec for spec in report.cases}
+        for candidate in take.candidates:
+            candidate.spec = specs.get(candidate.stored)  # None: not kept before; if kept now, its test runs again
+        takes[node] = take
+    return "", takes
+
+
+def _for_cache(ran: _Ran) -> list[NodeReport]:
+    """The reports as the cache stores them: each with its take, without cases; its cases, then those of its
+    calls the selection did not keep (named ``UNKEPT``...: a rerun whose other files changed may keep them)."""
+    stored = []
+    for report in ran.reports:
+        take = ran.takes.get(report.ref)
+        if take is None:
+            stored.append(report)
+            continue
+        unkept = []
+        for candidate in take.candidates:
+            if candidate.spec is not None and not candidate.stored and _pickles(candidate.spec):
+                candidate.spec.name = candidate.stored = f"{UNKEPT}{len(unkept)}"
+                unkept.append(candidate.spec)
+        stored.append(dataclasses.replace(report, cases=report.cases + unkept, take=dataclasses.replace(
+            take, candidates=[dataclasses.replace(c, spec=None) for c in take.candidates], rebuilt=[])))
+    return stored
+
+
+def _pickles(spec: CaseSpec) -> bool:
+    """Whether a case not kept can be stored: one that cannot must not keep its test's kept cases from the
+    cache (a rerun that keeps it runs its test again)."""
+    import pickle
+
+    try:
+        pickle.dumps(spec)
+    except Exception:
+        return False
+    return True
+
+
+def _kept_entry(entry: Any) -> Any:
+    """A cache entry without the cases its selection did not keep."""
+    return dataclasses.replace(entry, cases=[case for case in entry.cases if not case[0].startswith(UNKEPT)])
+
+
+def _tests_by_file(ran: _Ran) -> dict[str, list[str]]:
+    """Each test file the run saw (one that does not import too), with its tests that ran, in order."""
+    files: dict[str, list[str]] = {}
+    for report in ran.reports:
+        files.setdefault(report.file, [])
+        if report.ref in ran.takes:
+            files[report.file].append(report.ref)
+    return files
+
+
+def _said_again(again: dict[str, str]) -> str:
+    shown = [f"{file} ({why})" for file, why in list(again.items())[:5]]
+    return "; ".join(shown) + (f"; and {len(again) - 5} more" if len(again) > 5 else "")
+
+
 def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iterable[str] = (),
                    exclude: Iterable[str] = (), time_limit: float = DEFAULT_TIME_LIMIT,
                    per_operator: int = DEFAULT_PER_OPERATOR, on_test: OnExample | None = None,
                    jobs: int | None = None) -> SuiteDiscovery:
     """Run the pytest tests under ``tests`` and report, per test, its cases or why none.
 
-    The result comes from the discovery cache when nothing it depends on changed (the library's and the
-    tests' sources among it); either way the global random state is left as it was.
+    The result comes from the discovery cache when nothing it depends on changed; when the code some test
+    files ran changed (or the files themselves, or their conftests), only those run again
+    (discover/suite_records.py), and the cases are the ones a run with an empty cache gives. Either way the
+    global random state is left as it was.
     ``on_test(done, total, report, seconds)`` is called after each test that runs. ``jobs``: shards of the
     suite run at once in child processes (default: :func:`~.suite_shards.set_suite_jobs`'s, 1 unless the probe
     or ``discover --jobs`` set it; 1 runs the tests in this process, in a row); the cases are the same.
@@ -496,26 +697,52 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
     if per_operator < 1:
         raise DiscoveryError(f"per_operator must be 1 or more, found {per_operator}")
     path = suite_path(tests)
+    arguments: Arguments = (package, path, include, exclude, time_limit, per_operator)
+    jobs = suite_jobs() if jobs is None else jobs
     with random_state_kept():
         store = _open_cache(package, path, include, exclude, time_limit, per_operator)
-        if store is not None and not refreshing():
-            stored = store.load()
-            found = _from_cache(store, stored, package, path, include, exclude, time_limit, per_operator,
-                                began) if stored else None
-            if found is not None:
-                return found
-        reports, failures = _run(package, path, include, exclude, time_limit, per_operator, on_test=on_test,
-                                 jobs=suite_jobs() if jobs is None else jobs)
+        places = _places(package, path)
+        digests = Digests(places, str(store.directory / DIGEST_STORE)) if store is not None and places else None
+        ran: _Ran | None = None
+        again: dict[str, str] | None = None  # a rerun's test files run again, with why
+        alone = 0  # a rerun's tests of the other files that ran (their cases do not pickle)
+        stored = store.load() if store is not None and not refreshing() else None
+        if stored is not None and isinstance(stored.suite, SuiteRecords) and digests is not None:
+            why = changes(stored.suite, digests, path, stored.library_source == store.library_source)
+            if not why:
+                found = _from_cache(store, stored, package, path, include, exclude, time_limit, per_operator,
+                                    began)
+                if found is not None:
+                    digests.save()
+                    return found
+            rerun = _rerun(store, stored, why, arguments, on_test, jobs)
+            if rerun is not None:
+                ran, again, alone = rerun
+        if ran is None:
+            ran = _run_all(arguments, on_test, jobs, watched=store is not None)
         seconds = time.monotonic() - began
         if store is None:
             note = ("discovery cache off" if cache_dir() is None
                     else f"not cached: the source of {package.split('.')[0]!r} was not found")
         else:
-            again = store.save(reports, failures, seconds, _slot)
-            note = f"ran the tests and stored them in the discovery cache {store.path} ({store.size()})" + (
-                f" ({again} test(s) will run again: their cases do not pickle)" if again else "")
-    ran = sum(1 for r in reports if r.skip not in ("other dtype", "file failed"))
-    return SuiteDiscovery(package, str(path), reports, seconds, note, ran, failures)
+            records = None if digests is None else build_records(
+                ran.rootdir, path, _tests_by_file(ran), ran.code, digests,
+                stored.suite if again is not None else None, set(again) if again is not None else None)
+            kept = store.save(_for_cache(ran), ran.failures, seconds, _slot, suite=records)
+            if digests is not None:
+                digests.save()
+            files = len({report.file for report in ran.reports})
+            if again is None:
+                said = "ran the tests and stored them in"
+            else:
+                said = (f"ran again {len(again)} of {files} test file(s){': ' if again else ''}{_said_again(again)}"
+                        + (f"; {alone} test(s) of the others ran alone (their cases do not pickle)" if alone else "")
+                        + "; the others' calls came from")
+            note = f"{said} the discovery cache {store.path} ({store.size()})" + (
+                f" ({kept} test(s) will run again: their cases do not pickle)" if kept else "")
+    tests_run = ran.tests_run if again is not None else sum(
+        1 for r in ran.reports if r.skip not in ("other dtype", "file failed"))
+    return SuiteDiscovery(package, str(path), ran.reports, seconds, note, tests_run, ran.failures)
 
 
 def _from_cache(store: DiscoveryCache, stored: Stored, package: str, path: Path, include: list[str],
@@ -525,16 +752,21 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, path: Path,
 
     try:
         failures = pickle.loads(stored.failures)
-        loaded = {i: store.load_report(stored, e) for i, e in enumerate(stored.entries) if e.stored}
+        loaded = {i: store.load_report(stored, _kept_entry(e)) for i, e in enumerate(stored.entries) if e.stored}
     except Exception:  # a class it names moved or changed: run the tests (and store them again)
         return None
-    again = [e for e in stored.entries if not e.stored]
+    for report in loaded.values():
+        report.take = None
+    again = [dataclasses.replace(e, bases=[b for b in e.bases if not json.loads(b)[0].startswith(UNKEPT)])
+             for e in stored.entries if not e.stored]
     rerun: dict[str, NodeReport] = {}
     if again:
         slots = {e.name: [json.loads(b) for b in e.bases] for e in again}
         rebuild = {node: [(name, ref, occurrence) for name, ref, occurrence, _ in found]
                    for node, found in slots.items()}
         targets = [f"{found[0][3]}{os.sep}{node}" for node, found in slots.items() if found]
+        if len(targets) != len(again):  # a test whose kept cases pickle, but not its calls' others: its file runs
+            return None
         try:
             reports, _ = _run(package, path, include, exclude, time_limit, per_operator, targets=targets,
                               rebuild=rebuild)
@@ -604,6 +836,8 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
         return focused
     found = discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
                            per_operator=per_operator, on_test=reporter())
+    if reporter() is not None and found.tests_run:  # a survey's inventory (its --dry-run too) says what ran and why
+        whole_line(sys.stderr, f"  {package} tests: {found.cache}")
     for failure in found.import_failures:  # a module left out is listed in the snapshot with why
         without_cases.note(failure.ref, place(failure.ref, package)[0], failure.skip, failure.detail)
     return found.cases

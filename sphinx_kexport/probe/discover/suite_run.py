@@ -59,6 +59,7 @@ CUDA_WORDS = ("cuda", "gpu")
 DIRECT_PARAM = "get_direct_param_fixture_func"  # the fixture function pytest gives a directly parametrised argument
 # the outcomes of a test whose own code raised (progress.TEST_WORDS)
 RAISED_IN_TEST = ("failed", "recorder", "time limit", "network", "needs CUDA")
+SHARED = ""  # the watch's context of what no one test file runs: conftests' imports, session fixtures
 
 
 class SuiteError(ProbeError):
@@ -408,8 +409,11 @@ class SuitePlugin:
     """Records each test's calls and outcome; ``on_test(run, source, done, total)`` is called as each test ends."""
 
     def __init__(self, roots: list[str], library: list[str], limit: float, on_test: OnTest,
-                 wanted: Wanted | None = None, only: set[str] | None = None):
+                 wanted: Wanted | None = None, only: set[str] | None = None, watch: Any = None,
+                 on_begin: Callable[[str], None] | None = None):
         self.own = own_test_code(roots, library)
+        self.watch = watch  # a CodeWatch told which test file runs (its contexts: SHARED and each file's node id)
+        self.on_begin = on_begin  # told each test's node id as it begins
         self.only = only  # the node ids of a shard's tests (None: all)
         self.nodes: list[str] = []  # the tests that run, in order
         self.wanted = wanted
@@ -440,6 +444,26 @@ class SuitePlugin:
         # the worker that runs it alone as in the discovery that found it
         if type(collector).__name__ == "Module":
             seed_everything(TEST_SEED)
+            self._context(collector.nodeid)  # what its import runs is its file's
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        self._context(SHARED)
+
+    def _context(self, name: str) -> None:
+        if self.watch is not None:
+            self.watch.switch(name)
+
+    def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Iterator[Any]:
+        """A session or package fixture is set up in the first test that asks for it, for all that follow:
+        what it runs is every test file's (SHARED), not that first test's file's."""
+        if self.watch is None or fixturedef.scope not in ("session", "package"):
+            return (yield)
+        before = self.watch.context
+        self._context(SHARED)
+        try:
+            return (yield)
+        finally:
+            self._context(before)
 
     def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
         items[:] = in_stable_order(items)
@@ -464,6 +488,9 @@ class SuitePlugin:
     def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> Iterator[Any]:
         self.current = run = NodeRun(item.nodeid)
         reset_peak()  # each test's own peak (on_test reads it once its calls are cases)
+        self._context(run.file)
+        if self.on_begin is not None:
+            self.on_begin(item.nodeid)
         began = time.monotonic()
         seed_everything(TEST_SEED)
         try:
@@ -484,6 +511,7 @@ class SuitePlugin:
                 run.kind, run.detail = "failed", f"turning its calls into cases failed: {first_line(exc)}"
             finally:
                 run.calls = []  # the cases hold copies of what they need: a suite's calls are not kept to the end
+                self._context(SHARED)  # building its cases (a call run again outside the test) was its file's
 
     def _again_without_recorder(self, item: Any, nextitem: Any, run: NodeRun) -> None:
         """Run a test whose call failed once more with the library as it is without the recorder: passing then,
@@ -571,6 +599,7 @@ def _as_hooks(plugin: SuitePlugin) -> SuitePlugin:
                                                   "pytest_runtest_call", "pytest_runtest_teardown",
                                                   "pytest_runtest_makereport")}
     marks["pytest_collection_modifyitems"] = {"trylast": True}  # after the suite's own selection
+    marks["pytest_fixture_setup"] = {"wrapper": True}
     for name, options in marks.items():
         function = vars(cls)[name]
         if not hasattr(function, "pytest_impl"):  # what pytest.hookimpl sets
@@ -594,13 +623,15 @@ def pytest_arguments(targets: list[str]) -> list[str]:
 
 
 def run_suite(targets: list[str], roots: list[str], library: list[str], limit: float, on_test: OnTest,
-              wanted: Wanted | None = None, *, only: set[str] | None = None, collect_only: bool = False
-              ) -> SuiteRun:
+              wanted: Wanted | None = None, *, only: set[str] | None = None, collect_only: bool = False,
+              watch: Any = None, on_begin: Callable[[str], None] | None = None) -> SuiteRun:
     """Run the tests of ``targets`` under the recorder (installed by the caller), calling ``on_test`` as each
     ends; calls from files under ``roots`` count, except those under ``library``, and of those the ones
     ``wanted`` takes (all when None). ``only``: the node ids of the tests to run (a shard's), the others
     deselected; ``collect_only``: run none, collect them (``SuiteRun.nodes``). SuiteError when pytest cannot run
-    them. The test modules it imports are
+    them. ``watch``: a CodeWatch that records what each test file's tests (their collection, their fixtures)
+    ran, each file in its own context (``SHARED`` the rest); ``on_begin(node id)`` as each test begins. The test
+    modules it imports are
     dropped from ``sys.modules`` afterwards, and ``sys.path`` is restored, so a second run imports them afresh."""
     try:
         import pytest
@@ -610,7 +641,7 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
 
     import torch
 
-    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted, only))
+    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted, only, watch, on_begin))
     modules, path = set(sys.modules), list(sys.path)
     # what a test or a conftest may set for the whole process and forget (a worker measures other cases
     # afterwards; kornia's conftest points torch.hub and HF_HOME at a relative folder of its own)
@@ -621,8 +652,14 @@ def run_suite(targets: list[str], roots: list[str], library: list[str], limit: f
     try:  # pytest's report would mix into discover's own on stdout; its errors still show on stderr
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors), raises_watched(), \
                 patches_watched(library), network_blocked(), scratch_directory():
-            status = pytest.main(pytest_arguments(targets) + (["--collect-only"] if collect_only else []),
-                                 plugins=[plugin])
+            if watch is not None:
+                watch.start()
+            try:
+                status = pytest.main(pytest_arguments(targets) + (["--collect-only"] if collect_only else []),
+                                     plugins=[plugin])
+            finally:
+                if watch is not None:
+                    watch.stop()
     finally:
         sys.path[:] = path
         _forget_test_modules(modules, roots)

@@ -29,8 +29,10 @@ from typing import Any, Iterable
 from ..base.code_digest import CodePlaces, SourceDigests
 
 _OWN_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # sphinx_kexport/
-_traced_code: list[list[Any]] = []  # the traced_code list of every TracingContext made while a watch is on
+# (the watch's context then, the traced_code list) of every TracingContext made while a watch is on
+_traced_code: list[tuple[str, list[Any]]] = []
 _watching = False
+_context = {"now": ""}  # the context :meth:`CodeWatch.switch` set last
 
 
 def _observe_dynamo() -> None:
@@ -47,7 +49,7 @@ def _observe_dynamo() -> None:
         original(self, *args, **kwargs)
         traced = getattr(self, "traced_code", None)
         if _watching and isinstance(traced, list):
-            _traced_code.append(traced)
+            _traced_code.append((_context["now"], traced))
 
     init._kexport_observed = True  # type: ignore[attr-defined]
     TracingContext.__init__ = init  # type: ignore[method-assign]
@@ -70,7 +72,6 @@ class CodeWatch:
         self.digests = digests or SourceDigests()
         self._coverage: Any = None
         self._tracing = False
-        self._seen: dict[str, str] = {}
         _observe_dynamo()
 
     def start(self, more_folders: Iterable[str] = ()) -> None:
@@ -88,7 +89,7 @@ class CodeWatch:
             self._coverage.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured",
                                                                "already-imported", "module-not-imported"])
         _traced_code.clear()
-        self._seen = {}
+        _context["now"] = ""
         self._coverage.erase()
         _watching = True
         self._tracing = True
@@ -99,6 +100,8 @@ class CodeWatch:
         if on != self._tracing:
             self._tracing = on
             (self._coverage.start if on else self._coverage.stop)()
+            if on and _context["now"]:
+                self._coverage.switch_context(_context["now"])
 
     def stop(self) -> None:
         global _watching
@@ -107,24 +110,49 @@ class CodeWatch:
             self._tracing = False
             self._coverage.stop()
 
+    @property
+    def context(self) -> str:
+        return _context["now"]
+
+    def switch(self, context: str) -> None:
+        """What runs from now on is ``context``'s (:meth:`code_by_context`; a test suite's module, say)."""
+        if context != _context["now"]:
+            _context["now"] = context
+            if self._tracing:
+                self._coverage.switch_context(context)
+
     def code(self) -> dict[str, str]:
         """``{ref: digest}`` of what ran since :meth:`start`."""
+        merged: dict[str, str] = {}
+        for seen in self.code_by_context().values():
+            merged.update(seen)
+        return dict(sorted(merged.items()))
+
+    def code_by_context(self) -> dict[str, dict[str, str]]:
+        """``{context: {ref: digest}}`` of what ran since :meth:`start`, in each context :meth:`switch` named
+        ("" before the first switch)."""
+        seen: dict[str, dict[str, str]] = {}
         data = self._coverage.get_data()
         for path in data.measured_files():
             digests = self.digests.of_file(path)
             if digests is None:
                 continue
-            functions = {digests.function_at(line) for line in data.lines(path) or ()}
-            self._add(path, digests, functions)
-        for traced in _traced_code:
+            functions: dict[str, set[str | None]] = {}
+            for line, contexts in (data.contexts_by_lineno(path) or {}).items():
+                for context in contexts or [""]:
+                    functions.setdefault(context, set()).add(digests.function_at(line))
+            for context, ran in functions.items():
+                self._add(path, digests, ran, seen.setdefault(context, {}))
+        for context, traced in _traced_code:
             for code in list(traced):
                 path = os.path.realpath(code.co_filename)
                 if not self._watched(path):
                     continue
                 digests = self.digests.of_file(path)
                 if digests is not None:
-                    self._add(path, digests, {digests.function_named(getattr(code, "co_qualname", code.co_name))})
-        return dict(sorted(self._seen.items()))
+                    self._add(path, digests, {digests.function_named(getattr(code, "co_qualname", code.co_name))},
+                              seen.setdefault(context, {}))
+        return {context: dict(sorted(found.items())) for context, found in seen.items()}
 
     def _omitted(self, folders: list[str]) -> list[str]:
         """The probe's own code, and installed packages under a watched folder (a case module beside the
@@ -142,11 +170,11 @@ class CodeWatch:
         return any(path.startswith(folder + os.sep) for folder in self.folders) and \
             not any(fnmatch.fnmatch(path, pattern) for pattern in self._omit)
 
-    def _add(self, path: str, digests: Any, functions: set[str | None]) -> None:
+    def _add(self, path: str, digests: Any, functions: set[str | None], seen: dict[str, str]) -> None:
         ran = {name for name in functions if name is not None}
         if not ran:  # only its top level ran: importing it (importing kornia runs every file's) is no dependency
             return
         ref = self.places.ref_for(path)
-        self._seen[ref] = digests.top  # a function depends on the imports and constants of its file
+        seen[ref] = digests.top  # a function depends on the imports and constants of its file
         for name in ran:
-            self._seen[f"{ref}::{name}"] = digests.functions[name]
+            seen[f"{ref}::{name}"] = digests.functions[name]
