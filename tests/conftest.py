@@ -87,12 +87,14 @@ def driver():
 # and leaving the many quick page modules to fill in at the end keeps both cores busy to the last
 # minute. Only an order: a module not named here runs after them, in collection order.
 LONGEST_FIRST = (
+    "test_workflows", "test_probe_case_build", "test_probe_suite_code_cache",
     "test_probe_dynamic", "test_probe_discovery_cache", "test_probe_dynamic_reruns", "test_probe_docstrings",
     "test_probe_time_limits",  # mostly waiting for time limits: early, beside modules that use the CPUs
     "test_probe_run", "test_probe_reuse", "test_probe_repro_cli", "test_probe_suite", "test_probe_repro_pasted",
     "test_run_survey",
     "test_probe_resume", "test_probe_containers", "test_example_docs",
-    "test_probe_statuses_at_the_edges",
+    "test_probe_statuses_at_the_edges", "test_probe_repro_check", "test_probe_suite_memory", "test_probe_speed",
+    "test_probe_aliases", "test_probe_suite_under_recording",
     "test_browser", "test_browser_layout", "test_browser_features", "test_browser_axe",  # they share the built sites
 )
 
