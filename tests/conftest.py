@@ -93,7 +93,7 @@ LONGEST_FIRST = (
     "test_probe_run", "test_probe_reuse", "test_probe_repro_cli", "test_probe_suite", "test_probe_repro_pasted",
     "test_run_survey",
     "test_probe_resume", "test_probe_containers", "test_example_docs",
-    "test_probe_statuses_at_the_edges", "test_probe_repro_check", "test_probe_suite_memory", "test_probe_speed",
+    "test_probe_statuses_at_the_edges", "test_probe_suite_memory", "test_probe_speed",
     "test_probe_aliases", "test_probe_suite_under_recording",
     "test_browser", "test_browser_layout", "test_browser_features", "test_browser_axe",  # they share the built sites
 )

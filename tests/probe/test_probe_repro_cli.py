@@ -1,11 +1,19 @@
-"""`probe repro`: the snippet of every failing cell of a real survey runs as pasted and fails as recorded."""
+"""`probe repro`: the snippet of every failing cell of a real survey runs as pasted and fails as recorded.
+
+`probe repro --check` runs them all over the same survey, each snippet as pasted in a fresh interpreter, and
+judges each reproduced, ended otherwise or could not run; the exit status says whether all reproduced. The
+cells that end otherwise or cannot run are made from the survey's snapshot: a passing cell recorded as
+failing (its snippet runs to the end), a failing cell recorded with another reason, a call whose inputs line
+cannot be built, and a time limit shorter than the interpreter takes to start."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -92,4 +100,130 @@ def test_a_passing_cell_snippet_runs_clean(survey, tmp_path):
 def test_unknown_case_path_or_device_is_a_clear_error(survey, args, message):
     where, _ = survey
     done = probe("repro", "repro.json", *args, cwd=where, timeout=60)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+# -- repro --check
+
+def _cells(snapshot: dict, wanted: set[str]) -> dict[tuple[str, str], dict]:
+    return {(c["name"], path): r for c in snapshot["cases"] for path, r in c["results"]["cpu"].items()
+            if r["status"] in wanted}
+
+
+def per_cell(stdout: str) -> dict[tuple[str, str], str]:
+    """(case, path) -> its progress line ("[2/3] ended otherwise  case · path: ...")."""
+    found = {}
+    for line in stdout.splitlines():
+        if line.startswith("["):
+            rest = line.split("] ", 1)[1]
+            verdict = next(v for v in ("reproduced", "ended otherwise", "could not run") if rest.startswith(v))
+            case, path = rest[len(verdict):].strip().split(": ", 1)[0].rsplit(" · ", 1)
+            found[case, path] = line
+    return found
+
+
+def snapshot_status(snapshot: dict, cell: tuple[str, str]) -> str:
+    return next(c["results"]["cpu"][cell[1]]["status"] for c in snapshot["cases"] if c["name"] == cell[0])
+
+
+def _variant(where: Path, snapshot: dict, name: str, change) -> str:
+    changed = json.loads(json.dumps(snapshot))
+    for case in changed["cases"]:
+        change(case)
+    (where / name).write_text(json.dumps(changed))
+    return name
+
+
+def test_every_failing_cell_of_a_real_survey_is_reported_reproduced(survey):
+    where, snapshot = survey
+    failing = _cells(snapshot, {"fail", "mismatch", "timeout"})
+    assert {r["status"] for r in failing.values()} == {"fail", "mismatch"}, failing
+    done = probe("repro", "repro.json", "--check", "--jobs", "2", "--write", "check.json", cwd=where)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    lines = per_cell(done.stdout)
+    assert set(lines) == set(failing), done.stdout
+    assert all("] reproduced " in line for line in lines.values()), done.stdout
+    assert f"{len(failing)} of {len(failing)} failing cells checked" in done.stdout
+    assert f"{len(failing)} reproduced (100.0 %), 0 ended otherwise, 0 could not run" in done.stdout
+    assert "  hand-written: " in done.stdout and "not reproduced:" not in done.stdout
+    written = json.loads((where / "check.json").read_text())
+    assert {(row["case"], row["path"]) for row in written["cells"]} == set(failing)
+    assert {row["verdict"] for row in written["cells"]} == {"reproduced"}
+    ok = [line for line in done.stdout.splitlines() if "singular_values · onnx" in line]
+    assert ok and "no ONNX lowering for torch.linalg.svd" in ok[0]  # the worded cause it reproduced
+
+
+def test_cells_that_end_otherwise_or_cannot_run_are_said_with_what_and_exit_1(survey):
+    where, snapshot = survey
+    clean, other, broken = ("singular_values", "export"), ("branch_on_values", "export"), ("erf_float64", "onnx")
+    assert snapshot_status(snapshot, clean) == "ok" and snapshot_status(snapshot, other) == "fail"
+    assert snapshot_status(snapshot, broken) == "fail"
+
+    def change(case):
+        for path, result in case["results"]["cpu"].items():
+            if (case["name"], path) == clean:  # its snippet runs clean: it does not reproduce a failure
+                result.update(status="fail", detail="no ONNX lowering for torch.nextafter", stage="translate")
+            if (case["name"], path) == other:  # it fails, for the reason it really has, not this one
+                result.update(detail="no ONNX lowering for torch.nextafter", where="")
+        if case["name"] == broken[0]:
+            case["call"] = case["call"].replace("inputs = (", "inputs = (not_defined_anywhere, ")
+
+    name = _variant(where, snapshot, "changed.json", change)
+    done = probe("repro", name, "--check", "--only", clean[0], "--only", other[0], "--only", broken[0],
+                 "--jobs", "2", cwd=where)
+    assert done.returncode == 1, done.stdout + done.stderr[-2000:]
+    lines = per_cell(done.stdout)
+    said = lines[clean]
+    assert "ended otherwise" in said and "recorded fail (no ONNX lowering for torch.nextafter)" in said
+    assert "ran to the end (same as eager)" in said
+    said = lines[other]
+    assert "ended otherwise" in said and "; raised " in said and "torch.nextafter" not in said.split("; raised ")[1]
+    said = lines[broken]
+    assert "could not run" in said and "building the call raised: NameError" in said
+    assert "not reproduced:" in done.stdout and "Traceback" not in done.stdout
+
+
+def test_a_time_limit_reproduces_a_timeout_cell_and_ends_another_otherwise(survey):
+    where, snapshot = survey
+    first, second = ("singular_values", "onnx"), ("erf_float64", "onnx")
+
+    def change(case):
+        for path, result in case["results"]["cpu"].items():
+            if (case["name"], path) == first:
+                result.update(status="timeout", detail="ran past the time limit of 1 s", stage="process",
+                              time_limit=1.0)
+
+    name = _variant(where, snapshot, "timeout.json", change)
+    started = time.monotonic()
+    done = probe("repro", name, "--check", "--only", first[0], "--path", first[1], "--timeout", "1", cwd=where)
+    assert time.monotonic() - started < 60  # the snippet was stopped at its limit, not run to its end
+    assert done.returncode == 0 and "reproduced" in done.stdout and "still running after 1 s" in done.stdout
+    done = probe("repro", "repro.json", "--check", "--only", second[0], "--path", second[1], "--timeout", "1",
+                 cwd=where)
+    assert done.returncode == 1 and "ended otherwise" in done.stdout and "still running after 1 s" in done.stdout
+
+
+def test_ctrl_c_stops_the_snippets_and_prints_what_finished(survey):
+    where, _ = survey
+    process = subprocess.Popen([sys.executable, "-m", "sphinx_kexport.probe", "repro", "repro.json", "--check"],
+                               cwd=where, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = process.stdout.readline()
+    assert first.startswith("checking "), first
+    time.sleep(2)  # a snippet is running now
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err[-2000:]
+    assert "interrupted:" in err and "the running snippets were stopped" in err and "Traceback" not in err
+    assert "failing cells checked" in out  # the summary of what finished
+
+
+@pytest.mark.parametrize("args, message", [
+    (["repro.json", "singular_values", "--check"], "name cases with --only"),
+    (["repro.json", "--check", "--jobs", "0"], "--jobs must be 1 or more"),
+    (["repro.json", "singular_values"], "name the CASE and its --path"),
+    (["repro.json", "singular_values", "--path", "onnx", "--only", "x"], "go with --check"),
+])
+def test_mistakes_on_the_command_line_are_said_with_status_2(survey, args, message):
+    where, _ = survey
+    done = probe("repro", *args, cwd=where)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
