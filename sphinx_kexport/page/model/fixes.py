@@ -21,11 +21,15 @@ def fix_payload(fix: FixClass) -> dict[str, str]:
     return {"id": str(fix), "anchor": ANCHOR_PREFIX + fix, "title": fix.title, "fix": fix.fix, "before": fix.before, "after": fix.after}
 
 
+def _own_detail(cell: dict[str, Any], text: str) -> bool:
+    """Whether ``text`` is the cell's own detail (not its dynamic result's reason)."""
+    return " ".join(str(cell.get("detail", "")).split()) == text
+
+
 def _red(cell: dict[str, Any], text: str) -> bool:
     if text.startswith((STATIC_PREFIX, FAIL_PREFIX)):
         return True
-    same = " ".join(str(cell.get("detail", "")).split()) == text
-    return same and (status(cell["status"]).failing or bool(cell.get("graph_breaks")))
+    return _own_detail(cell, text) and (status(cell["status"]).failing or bool(cell.get("graph_breaks")))
 
 
 def detail_fixes(detail: dict[str, Any], cells: dict[str, dict[str, Any]]) -> list[dict[str, str]]:
@@ -35,8 +39,8 @@ def detail_fixes(detail: dict[str, Any], cells: dict[str, dict[str, Any]]) -> li
     for key in detail["columns"]:
         cell = cells.get(key)
         if cell is not None and _red(cell, text):
-            own = " ".join(str(cell.get("detail", "")).split()) == text  # else the dynamic result's reason
-            fix = classify(cell["path"], text, cell.get("where_code", "") if own else "")
+            statement = cell.get("where_code", "") if _own_detail(cell, text) else ""
+            fix = classify(cell["path"], text, statement)
             if fix not in found:
                 found.append(fix)
     return [fix_payload(f) for f in found]
