@@ -80,6 +80,9 @@ def gate(tmp_path_factory):
     runs["fixes"] = probe(where, "diff", "broken.json", "support.json")
     edit(where / "gatelib" / "_compiled.py", "return torch.neg(x)", "return x * -1")
     runs["compile_only"] = probe(where, "--dry-run")
+    git(where, "checkout", "-q", "--", "gatelib")
+    edit(helper, "    return 2.0", "    return 3.0")
+    runs["build_only"] = probe(where, "--dry-run")
     return runs
 
 
@@ -97,13 +100,17 @@ def test_each_record_names_the_code_its_case_ran(gate):
     assert "gatelib/_compiled.py::negated_for_compilers" in code["negate"]
     assert "./cases/cases_gatelib.py::negated" in code["negate"]  # the case module's code is the case's too
     assert "gatelib/__init__.py" not in code["negate"]  # importing a module is no dependency on it
+    # what building a case ran is the case's too: Gain's constructor and the helper it calls
+    assert {"gatelib/modules.py::Gain.__init__", "gatelib/_common.py::default_gain",
+            "gatelib/modules.py::Gain.forward"} <= set(code["gain"])
+    assert not any("default_gain" in ref or "Gain" in ref for name in (*SHARED, "negate") for ref in code[name])
     assert all(len(digest) == 16 for refs in table.values() for digest in refs.values())
     assert pack(table) == snapshot["code"]  # the table is what packing the sets gives
 
 
 def test_a_comment_docstring_or_formatting_edit_measures_nothing(gate):
     stdout, snapshot = gate["comment"]
-    assert "measured 0, reused 4" in stdout
+    assert "measured 0, reused 5" in stdout
     # the same records and code (the header's revision says the checkout is dirty now)
     assert snapshot["cases"] == gate["first"][1]["cases"] and snapshot["code"] == gate["first"][1]["code"]
 
@@ -116,13 +123,13 @@ def test_dry_run_names_the_cases_that_ran_the_changed_helper_and_why(gate):
     assert sorted(line.split()[0] for line in planned) == sorted(SHARED)
     for line in planned:
         assert "code it ran changed: gatelib/_common.py::normalize" in line and "s the last time)" in line
-    assert "would reuse 1 unchanged since support.json" in plan.stdout
+    assert "would reuse 2 unchanged since support.json" in plan.stdout
     assert "nothing was measured or written (--dry-run)" in plan.stdout
 
 
 def test_a_broken_helper_remeasures_exactly_its_callers_and_the_gate_fails(gate):
     stdout, snapshot = gate["broken"]
-    assert "measured 3, reused 1" in stdout
+    assert "measured 3, reused 2" in stdout
     before = gate["first"][1]
     negate = next(c for c in snapshot["cases"] if c["name"] == "negate")
     assert negate["measured"] == next(c for c in before["cases"] if c["name"] == "negate")["measured"]
@@ -138,7 +145,7 @@ def test_a_broken_helper_remeasures_exactly_its_callers_and_the_gate_fails(gate)
 
 def test_the_revert_is_measured_again_and_the_gate_says_fixed(gate):
     stdout, snapshot = gate["reverted"]
-    assert "measured 3, reused 1" in stdout
+    assert "measured 3, reused 2" in stdout
     assert statuses(snapshot, "export") == statuses(gate["first"][1], "export")
     fixes = gate["fixes"]
     assert fixes.returncode == 0 and "0 regressed" in fixes.stdout
@@ -151,3 +158,12 @@ def test_code_that_only_compilers_run_is_followed_too(gate):
     planned = [line.split()[0] for line in plan.splitlines() if line.startswith("  ") and "[cpu]:" in line]
     assert planned == ["negate"]
     assert "gatelib/_compiled.py::negated_for_compilers" in plan
+
+
+def test_code_that_only_building_a_case_ran_is_followed_too(gate):
+    plan = gate["build_only"]
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    planned = [line for line in plan.stdout.splitlines() if line.startswith("  ") and "[cpu]:" in line]
+    assert [line.split()[0] for line in planned] == ["gain"]
+    assert "code it ran changed: gatelib/_common.py::default_gain" in planned[0]
+    assert "would reuse 4 unchanged since support.json" in plan.stdout

@@ -103,6 +103,8 @@ class InventoryCase:
     discovery: DiscoveryRef | SuiteRef | None = None  # for a discovered case: how a worker rebuilds it alone
     weight_bytes: int = 0  # of the module it calls (cases/describe.py); not part of what the fingerprint covers
     aliases: tuple[str, ...] = ()  # the object's other public names (cases/public_names.py)
+    # what building it ran, {ref: digest} (measure/build_watch.py): each record of the case names it too
+    build_code: dict[str, str] = field(default_factory=dict)
 
     @property
     def discovered(self) -> bool:

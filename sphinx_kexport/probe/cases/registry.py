@@ -20,6 +20,7 @@ from .inventory import DiscoveryRef, Joinable, SuiteRef
 from .public_names import aliases_of
 from ..base.errors import ProbeError
 from .batch_dim import Batch
+from .build_marks import case_built
 
 
 IMPORT_SEED = 0  # the seed case modules are imported under (cases/loader.py), so random inputs repeat
@@ -229,9 +230,11 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     if ref is None and target is not None:
         ref = default_ref(target, method, package)
     resolved = batch_dim.resolve(batch, inputs, where, CaseError) if skip is None else Batch(None)
-    return CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
+    spec = CaseSpec(name=name, target=target, inputs=inputs, kwargs=kwargs, package=package, section=section,
                     note=note, check=bool(check), atol=float(atol), rtol=float(rtol), skip=skip, method=method,
                     ref=ref or "", code=code or "", batch=resolved, bench=bench)
+    case_built(name)  # what ran since the previous case() built this one (measure/build_watch.py)
+    return spec
 
 
 def _checked_leaf(value: Any) -> bool:

@@ -42,6 +42,7 @@ from ..measure.code_watch import CodeWatch
 from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec
+from ..cases.build_marks import case_built
 from .library import (ObjectReport, as_written, case_base_name, find_aliases, place, selected,
                       public_modules, public_objects, random_state_kept, recorded_callables, Switch)
 from . import without_cases
@@ -460,6 +461,7 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     for report in found.objects:
         if report.skip in NO_CASE_KINDS:  # listed in the snapshot with why (run/inventory takes them)
             without_cases.note(report.ref, place(report.ref, package)[0], report.skip, report.detail)
+    case_built(None)  # what discovering ran built no one case: its cache follows that code
     return found.cases
 
 

@@ -49,6 +49,7 @@ from ..measure.code_watch import CodeWatch
 from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
+from ..cases.build_marks import case_built
 
 DEFAULT_PER_OPERATOR = 3
 
@@ -840,4 +841,5 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
         whole_line(sys.stderr, f"  {package} tests: {found.cache}")
     for failure in found.import_failures:  # a module left out is listed in the snapshot with why
         without_cases.note(failure.ref, place(failure.ref, package)[0], failure.skip, failure.detail)
+    case_built(None)  # what discovering ran built no one case: its cache follows that code
     return found.cases

@@ -1,9 +1,7 @@
 """Which code of the library and the project one case runs, while a worker measures it.
 
-What building the case ran is not watched: its result is the case's definition (the module's structure and
-weights, the inputs, the arguments), which the case's fingerprint holds; and a case module's top level builds
-all of its cases at once, so its code is no one case's. From the eager run on, two sources, because one
-cannot see everything:
+What building the case ran is watched elsewhere, where its case module is imported for the inventory
+(:mod:`.build_watch`). From the eager run on, two sources, because one cannot see everything:
 
 - coverage.py's tracer sees every line Python runs: the eager run, ``torch.export`` and the ONNX exporter
   (both run the library's Python code, with fake tensors), and whatever runs outside a graph;

@@ -12,12 +12,15 @@ modules' descriptions in the order of ``cases`` (:func:`~..cases.inventory.join_
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import sys
 import threading
 import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from ..base.code_digest import CodePlaces
 
 from ..cases.inventory import InventoryCase, LoadError, Source, TorchLacks, join_inventory
 from ..base.lifetime import die_with_parent
@@ -26,6 +29,8 @@ from .parent_state import ParentState
 from ..base.errors import ToolError
 from .settings import limit_threads, thread_share
 from .warm_start import worker_context
+
+BuildWatchPlaces = tuple[CodePlaces, list[str]]  # where the code is whose building of each case is watched
 
 
 @dataclass
@@ -71,16 +76,16 @@ class ModuleMistake:
 
 
 def describe_in_child(source: Source, sys_path: list[str], parent: ParentState, rediscover: bool, jobs: int,
-                      environment: tuple[list[str], int] | None = None, suite_jobs: int = 1
-                      ) -> ModuleDescribed | ModuleMistake:
+                      environment: tuple[list[str], int] | None = None, suite_jobs: int = 1,
+                      watch: BuildWatchPlaces | None = None) -> ModuleDescribed | ModuleMistake:
     """A child's whole life: import one case module and describe its cases (and, for the first module, read the
     environment of ``(devices, opset)``). ``suite_jobs``: shards of a library's tests run at once by its
-    ``cases_from_tests`` (its share of the run's jobs)."""
+    ``cases_from_tests`` (its share of the run's jobs). ``watch``: where the library's and the project's code
+    is, to record what building each hand-written case ran (None: not recorded)."""
     began = time.monotonic()
     parent.adopt()
     sys.path[:] = sys_path
     limit_threads(thread_share(jobs))
-    from ..cases.describe import describe_module
     from ..discover.cache import refresh
     from ..discover.progress import report_examples, to_stderr
     from ..discover.suite_shards import set_suite_jobs
@@ -91,13 +96,26 @@ def describe_in_child(source: Source, sys_path: list[str], parent: ParentState, 
     report_examples(to_stderr(f"    {source.label} "))  # examples that run (not from the cache): a line each
     skipped = ""
     try:
-        cases = describe_module(source)
+        cases = _described(source, watch)
     except TorchLacks as exc:  # not a mistake: the module is for a newer torch; the run goes on without it
         cases, skipped = [], str(exc)
     except LoadError as exc:
         return ModuleMistake(str(exc))
     env = _environment(*environment) if environment else None
     return ModuleDescribed(cases, env, time.monotonic() - began, peak_rss_kb(), taken(), skipped)
+
+
+def _described(source: Source, watch: BuildWatchPlaces | None) -> list[InventoryCase]:
+    from ..cases.describe import describe_module
+
+    if watch is None:
+        return describe_module(source)
+    from ..measure.build_watch import BuildWatch
+
+    with BuildWatch(*watch) as builds:
+        cases = describe_module(source)
+    return [dataclasses.replace(case, build_code=builds.code_of(case.local_name))
+            if not case.discovered and not case.skip else case for case in cases]
 
 
 def _environment(devices: list[str], opset: int) -> dict[str, Any]:
@@ -114,9 +132,10 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
                     on_line: Callable[[str], None] = lambda line: None,
                     on_module: Callable[[Source, list[InventoryCase]], None] = lambda source, cases: None,
                     started: Callable[[Callable[[], None]], None] = lambda stop: None,
-                    parent: ParentState | None = None) -> Inventory:
+                    parent: ParentState | None = None, watch: BuildWatchPlaces | None = None) -> Inventory:
     """The joined inventory of ``sources``; LoadError for a mistake in a case module, ToolError when a child dies.
-    ``parent``: the environment the children adopt (default: this process's, now)."""
+    ``parent``: the environment the children adopt (default: this process's, now); ``watch``: (places, folders)
+    of the code whose building of each hand-written case is recorded (None: not recorded)."""
     run_jobs, jobs = jobs, max(1, min(jobs, len(sources)))
     # children forked from the warmed server where possible; spawned when one reads the CUDA device's name
     context = worker_context(thread_share(jobs), cuda="cuda" in devices)
@@ -126,7 +145,7 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
     started(lambda: _stop(pool))  # how a caller in another thread stops it (an error, Ctrl-C)
     try:
         futures = {pool.submit(describe_in_child, source, sys_path, parent, rediscover, jobs,
-                               (devices, opset) if index == 0 else None, max(1, run_jobs // jobs)): source
+                               (devices, opset) if index == 0 else None, max(1, run_jobs // jobs), watch): source
                    for index, source in enumerate(sources)}
         env: dict[str, Any] = {}
         described: dict[str, list[InventoryCase]] = {}

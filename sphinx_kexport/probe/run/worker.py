@@ -136,8 +136,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             continue
         _quiet()  # importing a case module may have configured logging again
         measurement = Measurement(spec, device, opset, root, dynamic=settings.dynamic, speed=settings.speed)
-        # from here: what building the case ran made its definition, which its fingerprint holds (a case module's
-        # top level builds all of its cases at once: its code is no one case's)
+        # from here: what building the case ran was watched where the inventory built it (measure/build_watch.py)
         if watch is not None:
             watch.start(_test_folders(task.discovery))
         try:

@@ -164,6 +164,7 @@ class _Survey:
         self.places = CodePlaces(root=str(config.root))  # where the refs of the code the cases ran point
         self.code: CodeCheck | None = None  # whether that code is still the code there is
         self.code_sets: dict[str, dict[str, str]] = {}  # set id -> {ref: digest}: the snapshot's code table
+        self.build_code: dict[str, dict[str, str]] = {}  # case name -> what building it ran (measure/build_watch.py)
         self.why_not: dict[str, str] = {}  # device -> why none of the snapshot's results apply ("": they may)
         self.snapshot_cases: dict[str, set[str]] = {}  # device -> the cases the reusable snapshot has results for
 
@@ -208,14 +209,18 @@ class _Survey:
         return reusable_keys(case.definition, device, self.config.opset, self.info["version"], self.tools,
                              self.config.dynamic)
 
-    def _runner(self, library: str, jobs: int) -> Runner:
+    def _code_folders(self) -> list[str]:
+        """Where the code is whose running a record names: the library's folder and the case modules'."""
         folders = [self.places.library_dir] + [source.path_entry for source in self.sources]
+        return [folder for folder in folders if folder]
+
+    def _runner(self, library: str, jobs: int) -> Runner:
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
                                   speed=self.config.speed,
                                   threads=thread_share(jobs), parent=self.parent,
                                   code_places=self.places if self.config.watch_code else None,
-                                  code_folders=[folder for folder in folders if folder])
+                                  code_folders=self._code_folders())
         outcomes = Outcomes(self.work, library_root(library),
                             on_start=lambda t: self.progress.started(t.name, t.device), on_finish=self._finished,
                             on_note=self.progress.note, on_unbuilt=self._unbuilt)
@@ -238,9 +243,11 @@ class _Survey:
         self.plan.extend(part)
         self.measured_cells.update(part.measured)
         self.stamps.update(part.stamps)
-        for cell, stamp in part.stamps.items():  # a record resumed from the work directory carries its code
+        for case in fresh:
+            self.build_code[case.name] = case.build_code
+        for (name, _), stamp in part.stamps.items():  # a record resumed from the work directory carries its code
             if isinstance(stamp.get("code"), dict):
-                stamp["code"] = self._code_set(stamp["code"])
+                stamp["code"] = self._code_set(self._with_build(name, stamp["code"]))
         self.progress.total += part.total
         self.progress.resumed(len(part.resumed), part.resumed)
         self.progress.reused(len(part.cached), part.cached,
@@ -256,13 +263,19 @@ class _Survey:
         stamp: dict[str, Any] = {"fingerprint": task.fingerprint, "measured_at": utc_now(),
                                  "seconds": round(task.seconds, 1)}
         if task.code is not None:
-            stamp["code"] = self._code_set(task.code)
+            stamp["code"] = self._code_set(self._with_build(task.name, task.code))
         self.stamps[(task.name, task.device)] = stamp
         key = f"{task.name} [{task.device}]"  # how --stats names a case on a device
         self.seconds[key] = round(task.seconds, 3)
         self.case_memory[key] = task.peak_rss_kb
         self.case_began[key] = task.began_rss_kb
         self.progress.finished(task.name, task.device, results, task.seconds)
+
+    def _with_build(self, name: str, code: dict[str, str]) -> dict[str, str]:
+        """What the case's cell ran, and what building the case ran (measure/build_watch.py): a result is reused
+        only while both are unchanged. A record from before build watching gets its build code here, as it is
+        now."""
+        return {**self.build_code.get(name, {}), **code}
 
     def _code_set(self, code: dict[str, str]) -> str:
         """The id of ``code`` in the snapshot's code table (added when new)."""
@@ -289,9 +302,12 @@ class _Survey:
     def _build_inventory(self, on_module: Any = lambda source, cases: None, started: Any = lambda stop: None
                          ) -> Inventory:
         config = self.config
+        if config.library and not self.places.library_dir:  # known before the cases are: watch building them there
+            self._library([])
         inventory = build_inventory(self.sources, jobs=config.jobs, rediscover=config.rediscover, devices=config.devices,
                                     opset=config.opset, on_line=self.say, on_module=on_module, started=started,
-                                    parent=self.parent)
+                                    parent=self.parent,
+                                    watch=(self.places, self._code_folders()) if config.watch_code else None)
         if inventory.repeats:
             shown = ", ".join(f"{d.name} (= {h.name})" for d, h in inventory.repeats[:5]) + (
                 ", ..." if len(inventory.repeats) > 5 else "")

@@ -51,7 +51,9 @@ class ProbeConfig:
     out: Path  #: the snapshot to write: ``--out``, ``out``
     root: Path = field(default_factory=Path.cwd)  #: directory of the pyproject.toml (or the current directory)
     devices: list[str] = field(default_factory=lambda: ["cpu"])  #: ``cpu`` and/or ``cuda``: ``--device``, ``devices``
-    library: str = ""  #: import name of the surveyed library: ``--library``, ``library``
+    #: import name of the surveyed library: ``--library``, ``library``; set, it also lets the probe watch what
+    #: building each hand-written case runs in the library (without it: in the project's folders only)
+    library: str = ""
     jobs: int = 1  #: worker processes (and child processes building the inventory): ``--jobs``, ``jobs``
     timeout: float = DEFAULT_TIMEOUT  #: seconds each step of a case may take: ``--timeout``, ``timeout``
     #: seconds building one case in a worker may take (not a step: no status): ``--build-timeout``

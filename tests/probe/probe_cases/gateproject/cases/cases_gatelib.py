@@ -1,4 +1,5 @@
-"""One case per operator of gatelib; ``negate`` through a helper of the case module's own."""
+"""One case per operator of gatelib; ``negate`` through a helper of the case module's own; ``gain`` a module
+whose constructor runs library code."""
 
 import torch
 
@@ -14,3 +15,4 @@ def negated(x: torch.Tensor) -> torch.Tensor:
 CASES = [case(name, getattr(gatelib, name), [torch.rand(2, 3)], package="gatelib")
          for name in ("brighten", "darken", "contrast")]
 CASES.append(case("negate", negated, [torch.rand(2, 3)], package="gatelib"))
+CASES.append(case("gain", gatelib.Gain(), [torch.rand(2, 3)], package="gatelib"))

@@ -6,3 +6,8 @@ import torch
 def normalize(x: torch.Tensor) -> torch.Tensor:
     """Scale ``x`` into [-1, 1]."""
     return x / (x.abs().max() + 1e-6)
+
+
+def default_gain() -> float:
+    """The gain a ``Gain`` is built with."""
+    return 2.0
