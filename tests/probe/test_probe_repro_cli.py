@@ -19,6 +19,9 @@ from pathlib import Path
 import pytest
 
 from probe_cli import probe_cli
+from sphinx_kexport.snapshot import read_snapshot
+from sphinx_kexport.snapshot.records import build
+from sphinx_kexport.snapshot.repro_checks import check_matches, parse_checks
 
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
@@ -149,6 +152,10 @@ def test_every_failing_cell_of_a_real_survey_is_reported_reproduced(survey):
     written = json.loads((where / "check.json").read_text())
     assert {(row["case"], row["path"]) for row in written["cells"]} == set(failing)
     assert {row["verdict"] for row in written["cells"]} == {"reproduced"}
+    # the file is what the page's :repro-check: reads, and it matches the snapshot it checked
+    checks = parse_checks(written, "check.json")
+    assert (checks.device, checks.snapshot) == ("cpu", "repro.json")
+    check_matches(checks, build(read_snapshot(where / "repro.json")[0], "repro.json"))
     ok = [line for line in done.stdout.splitlines() if "singular_values · onnx" in line]
     assert ok and "no ONNX lowering for torch.linalg.svd" in ok[0]  # the worded cause it reproduced
 

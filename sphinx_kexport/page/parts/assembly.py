@@ -30,6 +30,7 @@ from .legend import build_legend
 from .not_probed import build_not_probed, summary_sentence
 from .provenance import build_incomplete_notices, build_measured, build_version_environments
 from .repro import build_repro
+from .repro_check import checks_sentence, row_checks
 from .sections import SECTION_ID_PREFIX, SectionBuilder
 from .speed_picture import build_speed_picture
 from .summary import build_summary
@@ -56,11 +57,12 @@ def _not_probed(document: nodes.document, model: PageModel) -> list[nodes.Node]:
     return [_rubric(document, "Not probed", "not-probed"), *part] if part else []
 
 
-def _decorator(reason_links: dict[str, dict[str, str]], comparison, history=None):
+def _decorator(reason_links: dict[str, dict[str, str]], comparison, history=None, checks=None):
     """Adds the optional row payload keys: ``reasons`` ({detail text: reason
-    index entry id}), ``changes`` (cells that differ from the older snapshot)
-    and ``versions`` (``History.row_payload``: a row whose versions differ)."""
-    if not reason_links and comparison is None and history is None:
+    index entry id}), ``changes`` (cells that differ from the older snapshot),
+    ``versions`` (``History.row_payload``: a row whose versions differ) and
+    ``repro_checks`` (``repro_check.row_checks``: its snippets, checked)."""
+    if not reason_links and comparison is None and history is None and checks is None:
         return None
 
     def decorate(row, payload: dict) -> None:
@@ -75,16 +77,21 @@ def _decorator(reason_links: dict[str, dict[str, str]], comparison, history=None
             versions = history.row_payload(row)
             if versions is not None:
                 payload["versions"] = versions
+        checked = row_checks(checks, row.case.name)
+        if checked:
+            payload["repro_checks"] = checked
     return decorate
 
 
 def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = True, comparison=None,
-               downloads: dict | None = None, history=None, older_models=(), worklist=((), 0)) -> kexport_page:
+               downloads: dict | None = None, history=None, older_models=(), worklist=((), 0),
+               checks=None) -> kexport_page:
     """``reasons``: add the reason index; ``comparison``: a ``model.comparison.Comparison``;
     ``downloads``: what ``downloads.note_snapshot`` returned (None: no links); ``history``: a
     ``model.version_history.History`` (a page across torch versions); ``older_models``: (torch version,
     that version's ``PageModel``) for each older version, whose reason indexes HTML lets the reader choose;
-    ``worklist``: (``snapshot.worklist`` rankings, newest first; lines shown per version), 0 lines: no part."""
+    ``worklist``: (``snapshot.worklist`` rankings, newest first; lines shown per version), 0 lines: no part;
+    ``checks``: ``snapshot.repro_checks.ReproChecks`` of the page's snapshot (None: not checked)."""
     document = directive.state.document
     page = kexport_page()
     directive.set_source_info(page)
@@ -109,7 +116,7 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     if comparison is not None:
         page["since"] = comparison.since  # the change markers' titles
     # Package sections first: the summary links to their ids.
-    sections = SectionBuilder(document, model, row_suffix=suffix, decorate=_decorator(reason_links, comparison, history))
+    sections = SectionBuilder(document, model, row_suffix=suffix, decorate=_decorator(reason_links, comparison, history, checks))
     package_sections = sections.build()
 
     page += build_incomplete_notices(model.snapshot)
@@ -118,6 +125,8 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         page += build_regressions(history, model)
     page += _left_out(model, history)
     page += build_measured(model)
+    if checks is not None:
+        page += checks_sentence(checks)
     if history is not None:
         page += build_version_environments(history.versions[:-1])
     if comparison is not None:

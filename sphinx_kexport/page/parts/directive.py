@@ -32,6 +32,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ...snapshot import DEVICES, Snapshot, SnapshotError, build, read_snapshot
 from ...snapshot.torch_versions import torch_version
+from ...snapshot.repro_checks import ReproChecks
 from ...snapshot.worklist import rank_versions
 from .. import gc_pause
 from ..model.comparison import Comparison, load_comparison
@@ -41,6 +42,7 @@ from ..model.versions import order_versions
 from ..sphinx_env import env_state
 from .assembly import build_page
 from .downloads import note_snapshot
+from .repro_check import load_checks
 from .worklist import DEFAULT_LINES
 
 logger = logging.getLogger(__name__)
@@ -75,6 +77,7 @@ class ExportSupportDirective(SphinxDirective):
         "reasons": directives.unchanged,
         "compare": directives.unchanged,
         "worklist": directives.unchanged,
+        "repro-check": directives.unchanged,
     }
 
     def run(self) -> list[nodes.Node]:
@@ -96,6 +99,7 @@ class ExportSupportDirective(SphinxDirective):
             reasons = self._reasons_option(relative)
             old = self._compare_option(relative)
             worklist = self._worklist_option(relative)
+            checks = self._repro_check_option(relative, history.newest.snapshot if history is not None else snapshot)
         except SnapshotError as exc:
             return self._fail(str(exc))
         config = self.config
@@ -123,7 +127,8 @@ class ExportSupportDirective(SphinxDirective):
                         else [(_torch_label(snapshot, relative), snapshot)])
             rankings = rank_versions(versions)
         return [build_page(self, model, reasons=reasons, comparison=comparison, downloads=downloads,
-                           history=history, older_models=older_models, worklist=(rankings, worklist))]
+                           history=history, older_models=older_models, worklist=(rankings, worklist),
+                           checks=checks)]
 
     def _paths(self) -> list[str]:
         """The snapshot paths, separated by whitespace; one path with spaces in it still reads as one."""
@@ -165,6 +170,18 @@ class ExportSupportDirective(SphinxDirective):
             return int(value)
         raise SnapshotError(f"{source}: option :worklist:: expected on, off or a number of lines (1 or more), "
                             f"found {value!r}.")
+
+    def _repro_check_option(self, source: str, snapshot: Snapshot) -> ReproChecks | None:
+        """``:repro-check: PATH``: what ``probe repro --check --write PATH`` found, checked against the snapshot."""
+        if "repro-check" not in self.options:
+            return None
+        argument = (self.options["repro-check"] or "").strip()
+        if not argument:
+            raise SnapshotError(f"{source}: option :repro-check:: expected the path of the file `python -m "
+                                "sphinx_kexport.probe repro --check SNAPSHOT --write FILE` wrote, found nothing.")
+        relative, absolute = self.env.relfn2path(argument, self.env.docname)
+        self.env.note_dependency(absolute)
+        return load_checks(absolute, relative, snapshot)
 
     def _compare_option(self, source: str) -> tuple[dict, str] | None:
         """``:compare: PATH``: the older snapshot, read and checked like the main one."""

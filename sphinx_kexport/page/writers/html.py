@@ -250,6 +250,7 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "name": row["name"],
         "call": _repro(row),
         "exact": row.get("exact", True),
+        "checks": row.get("repro_checks", []),  # :repro-check: (parts/repro_check.py)
     }
 
 

@@ -40,7 +40,8 @@ def repro_parser() -> CliParser:
     check.add_argument("--sample", type=int, metavar="N",
                        help="check N failing cells drawn at random (a fixed draw for a given N and snapshot)")
     check.add_argument("--write", metavar="FILE",
-                       help="also write the per-cell results as JSON to FILE")
+                       help="also write the per-cell results as JSON to FILE: the page's :repro-check: option "
+                            "reads it")
     return parser
 
 

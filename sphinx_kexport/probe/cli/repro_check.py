@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...snapshot.repro import cell_repro
+from ...snapshot.repro_checks import CheckedCell, checks_document
 from ...snapshot.vocabulary import FAIL, MISMATCH, ORIGINS, PATHS, TIMEOUT
 from .common import EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED, report_failure, terminated_as_interrupted
 from .repro_verdict import COULD_NOT_RUN, REPRODUCED, VERDICTS, Ran, Verdict, judge
@@ -206,16 +207,15 @@ def run_check(args: Any) -> int:
         pool.shutdown(wait=True, cancel_futures=True)
     print(summary(results, len(cells), installed), flush=True)
     if args.write:
-        _write(args.write, args.snapshot, installed, results)
+        _write(args.write, args.snapshot, installed, args.device, results)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if all(v.verdict == REPRODUCED for _, v in results) else EXIT_REGRESSED
 
 
-def _write(target: str, snapshot: str, torch: str, results: list[tuple[Cell, Verdict]]) -> None:
-    rows = [{"case": c.case, "path": c.path, "verdict": v.verdict, "what": v.what}
-            for c, v in sorted(results, key=lambda pair: (pair[0].case, pair[0].path))]
+def _write(target: str, snapshot: str, torch: str, device: str, results: list[tuple[Cell, Verdict]]) -> None:
+    """The file the page's ``:repro-check:`` option reads (snapshot/repro_checks.py)."""
+    checked = [CheckedCell(c.case, c.path, v.verdict, v.what) for c, v in results]
     with open(target, "w", encoding="utf-8") as handle:
-        json.dump({"snapshot": os.path.basename(snapshot), "torch": torch, "cells": rows}, handle, indent=2,
-                  ensure_ascii=False)
+        json.dump(checks_document(snapshot, torch, device, checked), handle, indent=2, ensure_ascii=False)
         handle.write("\n")

@@ -15,13 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...snapshot.repro_checks import COULD_NOT_RUN, ENDED_OTHERWISE, REPRODUCED, VERDICTS  # noqa: F401 (re-exported)
 from ...snapshot.vocabulary import FAIL, MISMATCH, STAGE_EAGER, TIMEOUT
 from ..measure.explain import clean_line, known_cause
 
-REPRODUCED = "reproduced"
-ENDED_OTHERWISE = "ended otherwise"
-COULD_NOT_RUN = "could not run"
-VERDICTS = (REPRODUCED, ENDED_OTHERWISE, COULD_NOT_RUN)
 
 # the snippet's landmarks (snapshot/repro.py writes them): the eager run, and the first line of the comparison
 EAGER_LINE = "expected = leaves(model(*inputs))"

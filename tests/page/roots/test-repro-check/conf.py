@@ -1,0 +1,3 @@
+project = "featurelib"
+extensions = ["sphinx_kexport"]
+exclude_patterns = ["_build"]
