@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 GB = 1024 * 1024  # KiB per GiB
 
-from sphinx_kexport.probe.run.memory import status_kb  # noqa: E402
+from sphinx_kexport.probe.base.memory import status_kb  # noqa: E402
 
 
 def _children(pid: int) -> list[int]:

@@ -15,6 +15,16 @@ def case_built(name: str | None) -> None:
         listener(name)
 
 
+def discovery_began() -> None:
+    """``cases_from_docstrings()`` or ``cases_from_tests()`` begins: what it runs is no one case's, so the watch
+    rests until its :func:`case_built` ``(None)`` (reading the discovery cache is most of a module's import)."""
+    for listener in list(_listeners):
+        listener(DISCOVERING)
+
+
+DISCOVERING = "\0discovering"  # what :func:`discovery_began` tells the listeners (no case has this name)
+
+
 def listen(listener: Callable[[str | None], None]) -> Callable[[], None]:
     """Call ``listener`` at each mark until the returned function is called."""
     _listeners.append(listener)

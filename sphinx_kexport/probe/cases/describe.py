@@ -7,8 +7,9 @@ and the fingerprint's definition, and keeps nothing of them.
 
 from __future__ import annotations
 
+import contextlib
 import traceback
-from typing import Any
+from typing import Any, ContextManager
 
 from .containers import input_leaves
 from .fingerprint import case_definition
@@ -64,11 +65,14 @@ def describe(spec: CaseSpec) -> InventoryCase:
                          weight_bytes=weight_bytes(spec.target), aliases=tuple(entry.get("aliases", ())))
 
 
-def describe_module(source: Source) -> list[InventoryCase]:
+def describe_module(source: Source, importing: ContextManager[Any] = contextlib.nullcontext()) -> list[InventoryCase]:
     """Import one case module (building its cases, discovering its docstring cases) and describe each case.
-    A case the probe fails to describe is a LoadError that names it (the traceback goes to stderr)."""
+    A case the probe fails to describe is a LoadError that names it (the traceback goes to stderr).
+    ``importing``: entered around the import alone (measure/build_watch.py watches it)."""
     described = []
-    for spec in imported_cases(source):
+    with importing:
+        specs = imported_cases(source)
+    for spec in specs:
         try:
             described.append(describe(spec))
         except Exception as exc:

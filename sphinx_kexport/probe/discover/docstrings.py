@@ -42,7 +42,7 @@ from ..measure.code_watch import CodeWatch
 from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec
-from ..cases.build_marks import case_built
+from ..cases.build_marks import case_built, discovery_began
 from .library import (ObjectReport, as_written, case_base_name, find_aliases, place, selected,
                       public_modules, public_objects, random_state_kept, recorded_callables, Switch)
 from . import without_cases
@@ -457,6 +457,7 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
                                                       ref.example), discovered_case)
     if focused is not None:
         return focused
+    discovery_began()  # what discovering runs is no one case's (measure/build_watch.py)
     found = discover(package, include=include, exclude=exclude, time_limit=time_limit, on_example=reporter())
     for report in found.objects:
         if report.skip in NO_CASE_KINDS:  # listed in the snapshot with why (run/inventory takes them)

@@ -49,7 +49,7 @@ from ..measure.code_watch import CodeWatch
 from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
-from ..cases.build_marks import case_built
+from ..cases.build_marks import case_built, discovery_began
 
 DEFAULT_PER_OPERATOR = 3
 
@@ -835,6 +835,7 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
         suite_case)
     if focused is not None:
         return focused
+    discovery_began()  # what discovering runs is no one case's (measure/build_watch.py)
     found = discover_suite(package, tests, include=include, exclude=exclude, time_limit=time_limit,
                            per_operator=per_operator, on_test=reporter())
     if reporter() is not None and found.tests_run:  # a survey's inventory (its --dry-run too) says what ran and why

@@ -112,8 +112,8 @@ def _described(source: Source, watch: BuildWatchPlaces | None) -> list[Inventory
         return describe_module(source)
     from ..measure.build_watch import BuildWatch
 
-    with BuildWatch(*watch) as builds:
-        cases = describe_module(source)
+    builds = BuildWatch(*watch)
+    cases = describe_module(source, importing=builds)
     return [dataclasses.replace(case, build_code=builds.code_of(case.local_name))
             if not case.discovered and not case.skip else case for case in cases]
 
