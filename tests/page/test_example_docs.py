@@ -227,6 +227,52 @@ def test_the_reference_names_every_flag_public_name_and_config_field(built):
     assert not missing, "the docs lack: " + ", ".join(missing)
 
 
+def autodoc_notes(rst: str) -> tuple[int, list[str]]:
+    """(how many ``.. auto*::`` directives, "line N: text" for every line of prose in one's body). A directive
+    may carry its options (``:members:``), the field list right after its line; any other indented line under it
+    is a note beside the docstring."""
+    import re
+
+    from sphinx.ext import autodoc
+
+    options = {name for documenter in vars(autodoc).values()
+               if isinstance(documenter, type) and issubclass(documenter, autodoc.Documenter)
+               for name in documenter.option_spec}
+    lines = rst.splitlines()
+    directives, notes = 0, []
+    for number, line in enumerate(lines):
+        match = re.match(r"( *)\.\. auto\w+::", line)
+        if not match:
+            continue
+        directives += 1
+        depth = len(match.group(1))
+        body = number + 1
+        while body < len(lines) and (option := re.match(r"( +):([\w-]+):(?:\s|$)", lines[body])) \
+                and len(option.group(1)) > depth and option.group(2) in options:
+            body += 1
+        while body < len(lines) and (not lines[body].strip() or len(lines[body]) - len(lines[body].lstrip()) > depth):
+            if lines[body].strip():
+                notes.append(f"line {body + 1}: {lines[body].strip()}")
+            body += 1
+    return directives, notes
+
+
+def test_the_python_api_reference_is_its_docstrings_with_no_notes_beside_them():
+    """Issue 46: what the API reference says of an object is the object's docstring (which ``help()`` shows too),
+    so the page cannot drift from the code: an ``.. auto*::`` directive of python-api.rst carries its options
+    (``:members:``) and nothing else; a note belongs in the docstring."""
+    import sphinx_kexport.probe as probe
+
+    directives, notes = autodoc_notes((EXAMPLE / "reference" / "python-api.rst").read_text(encoding="utf-8"))
+    assert directives == len(probe.__all__)
+    assert not notes, "python-api.rst: move these into the docstrings:\n" + "\n".join(notes)
+    # the rule sees a note, an option that is not autodoc's (a field list written under it) and a nested one
+    sample = (".. autoclass:: m.A\n   :members:\n\n   A note.\n\nProse.\n\n.. autofunction:: m.f\n"
+              "   :param x: one\n\n.. autofunction:: m.g\n   :no-index:\n\n.. note::\n\n   .. autofunction:: m.h\n"
+              "\n      Nested.\n   Outer.\n")
+    assert autodoc_notes(sample) == (4, ["line 4: A note.", "line 9: :param x: one", "line 18: Nested."])
+
+
 def test_the_development_page_draws_the_probe_stages_from_the_code(built):
     """The stages in their import order, and every module of every stage with its docstring's job."""
     import ast

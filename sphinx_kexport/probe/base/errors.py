@@ -17,7 +17,9 @@ class ProbeError(Exception):
 
 
 class ToolError(ProbeError):
-    """The probe itself could not run (not a fact about a case)."""
+    """The probe itself could not run (a worker or an inventory child died or did not start, the snapshot it
+    assembled does not validate): not a fact about a case. Finished cases are kept; run again to resume (the
+    command exits 3)."""
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:

@@ -18,7 +18,8 @@ from .errors import ProbeError
 
 
 class DownloadBlocked(ProbeError, RuntimeError):
-    """Raised when code tries to reach the network while :func:`network_blocked` is on."""
+    """Raised when code tries to reach the network while :func:`network_blocked` is on (a docstring example
+    or a test that downloads weights, a default instance built for a repro). Also a ``RuntimeError``."""
 
 
 def _refuse(what: str) -> Any:

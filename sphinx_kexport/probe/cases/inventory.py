@@ -35,7 +35,9 @@ ORIGIN_RANK = {ORIGIN_HAND: 0, ORIGIN_DOCSTRING: 1, ORIGIN_TEST: 2}
 
 
 class LoadError(ProbeError):
-    """A case module or case that cannot be used; the message says where and what to do."""
+    """A case module or case that cannot be used (a case module cannot be found or imported, its ``CASES`` is
+    not a list of cases); the message says where and what to do. :func:`run_survey` reports it as a
+    :class:`SurveyError`."""
 
 
 class TorchLacks(LoadError):

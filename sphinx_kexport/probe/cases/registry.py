@@ -27,7 +27,8 @@ IMPORT_SEED = 0  # the seed case modules are imported under (cases/loader.py), s
 
 
 class CaseError(ProbeError, ValueError):
-    """A case that cannot be probed as registered; the message says why and how to fix it."""
+    """Raised by :func:`case`: a case that cannot be probed as registered; the message says why and how to
+    fix it. Also a ``ValueError``."""
 
 
 _VARIANT = re.compile(r"^(.*?)((?:\[[^\[\]]*\])+)$")
@@ -48,6 +49,10 @@ def split_name(name: str) -> tuple[str, str]:
 
 @dataclass
 class CaseSpec:
+    """What :func:`case` returns and the discovery functions (:func:`cases_from_docstrings`,
+    :func:`cases_from_tests`) yield: one case's name, target, inputs, keyword arguments and checks. Build one
+    with ``case()``; the probe reads it."""
+
     name: str
     target: Any
     inputs: list[Any]
@@ -167,25 +172,51 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
          code: str | None = None, batch: Any = batch_dim.AUTO, bench: Any = None) -> CaseSpec:
     """Register one probe case: a public callable plus concrete inputs.
 
-    Every tensor in ``inputs`` becomes a graph input; an input may also be a
-    dict, list or tuple of tensors (nested as deep as needed), passed to the
-    target as that container, and the target may return such containers.
-    ``kwargs`` are baked into the graph as constants. ``name[variant]`` names
-    one variant of an operator. ``skip="why"`` records an ``n/a`` entry
-    without running; ``check=False`` marks a random operator (only output
-    count, shapes and finiteness are compared). ``method`` calls that method
-    of the target instead of calling it. ``code`` is Python source that, run
-    after ``import torch``, defines ``target`` exactly as probed (and
-    optionally ``inputs``); the repro snippet users paste starts from it.
-
-    ``batch`` names the batch dimension the dynamic-batch pass varies: by
-    default dimension 0 of every tensor (leaf) of rank >= 2 when they agree on
-    its size (a rank-1 tensor as long as that batch is grown with it too when
-    the operator runs that way: a per-sample angle or gate); ``None`` opts out; ``d`` picks dimension d of every tensor of
-    rank >= max(2, d + 1); a tuple gives one dimension (or None) per input.
-
-    ``bench`` gives the inputs the speed pass (``--speed``) times at, shaped like ``inputs`` but of a
-    realistic size; without it the pass times at the batch grown to 32.
+    :param name: unique across all case modules; ``operator[variant]`` names one code path (variant) of an
+        operator
+    :param target: a function, a callable, or an ``nn.Module`` instance (put in eval mode for the eager
+        reference)
+    :param inputs: tensors, or dicts, lists and tuples of tensors (nested as deep as needed, as
+        ``torch.export`` and the ONNX exporter accept them), passed to the target as those containers: a
+        feature-pyramid module that takes and returns a dict needs no wrapper, and a NamedTuple is passed as
+        itself; the target may return such containers too. Every tensor becomes a graph input, fed to
+        onnxruntime in the exporter's flattened order.
+    :param kwargs: Python values baked into the graph as constants
+    :param package: where the row goes on the page (required)
+    :param section: the package's section the row goes in (``""``: its main table)
+    :param note: shown on the page: say which arguments are live tensors and which are baked
+    :param check: ``False`` for a random operator: output count, shapes and finiteness are checked, not
+        values
+    :param atol: absolute tolerance of the comparison with eager
+    :param rtol: relative tolerance of the comparison with eager (shapes identical, bools exact, NaN masks
+        identical, then allclose)
+    :param skip: a reason (``skip="why"``): recorded as an ``n/a`` entry without running
+    :param method: call this method of the target instead of calling it
+    :param ref: the dotted name the page links to; defaults to the target's shortest importable public path
+    :param code: Python source that, run after ``import torch``, defines ``target`` (the callable or module
+        exactly as probed) and optionally ``inputs``. The repro snippet users paste starts from it, so a
+        module built with constructor arguments reproduces as it was probed; without it the snippet writes
+        ``Cls()`` only when a fresh ``Cls()`` equals the probed module, and otherwise says where the
+        construction lives. A target that is the case's own lambda around the API (``lambda n, e:
+        Hyperplane.from_vector(Vector3(n), Vector3(e))``) is rebuilt from the case module with the
+        top-level names it reads, when the rebuilt lambda has the probed one's code and globals; a lambda
+        made inside a helper function, or a method bound to an object the case built, stops the snippet
+        with a ``NotImplementedError`` that names the case and asks for ``code=``, never ``fn = <ref>``
+        called with the case's inputs.
+    :param batch: the batch dimension the :ref:`dynamic-batch pass <probe-dynamic-batch>` varies, found over
+        the tensors (the leaves, inside containers too). By default dimension 0 of every tensor of rank 2 or
+        more, when they agree on its size (otherwise the case has none, and its dynamic results say why); a
+        tensor of rank 1 as long as that batch (a per-sample angle, gate or factor) is grown with it too when
+        the operator runs that way, and held as given when it does not. ``None`` opts out; an ``int`` ``d``
+        names dimension ``d`` of every tensor of rank ``max(2, d + 1)`` or more; a tuple gives one entry per
+        input (a dimension of that input, of each of its tensors for a container, or ``None``). A ``batch=``
+        that cannot apply (a dimension an input does not have, sizes that disagree) is reported before
+        anything runs.
+    :param bench: inputs shaped like ``inputs`` but of a realistic size, for the :ref:`speed pass
+        <probe-speed>` (``--speed``) to time at instead of the batch grown to 32 (tensors only, one per
+        input)
+    :returns: the :class:`CaseSpec`, for the case module's ``CASES`` list
+    :raises CaseError: the case cannot be probed as registered (checked here, before anything runs)
     """
     where = f"case {name!r}"
     if not isinstance(name, str) or not name.strip():

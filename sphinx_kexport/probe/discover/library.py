@@ -30,7 +30,8 @@ MODULE_WIDE = (IMPORT_FAILED, BAD_ALL)
 
 
 class DiscoveryError(ProbeError):
-    """The package cannot be surveyed at all (it does not import); the message says what to do."""
+    """Raised by :func:`cases_from_docstrings` and :func:`cases_from_tests`: the library or its tests cannot
+    be imported or run at all, so the package cannot be surveyed; the message says what to do."""
 
 
 @dataclass

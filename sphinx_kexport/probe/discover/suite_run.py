@@ -63,7 +63,8 @@ SHARED = ""  # the watch's context of what no one test file runs: conftests' imp
 
 
 class SuiteError(ProbeError):
-    """pytest could not run the tests at all (a usage error, an internal error); the message says why."""
+    """pytest could not run the library's tests at all (pytest missing, a usage or internal error); the
+    message says why. :func:`cases_from_tests` raises it as a :class:`DiscoveryError`."""
 
 
 @dataclass

@@ -53,15 +53,30 @@ from .streaming_inventory import StreamingInventory
 
 
 class SurveyError(ProbeError):
-    """A mistake in the settings or the case modules; the message says what to fix. Nothing was measured."""
+    """Raised by :func:`run_survey`: a mistake the user can fix, in the settings or a case module; the message
+    says what to fix. Nothing was measured, or nothing was written (the command exits 2)."""
 
 
 class SurveyStopped(ProbeError):
-    """--stop-after came before the inventory was complete: nothing written, what was measured is kept."""
+    """Raised by :func:`run_survey`: the survey was stopped by
+    :option:`--stop-after <python -m sphinx_kexport.probe --stop-after>` (``ProbeConfig.stop_after``) before
+    the case modules were all described (their docstring examples and tests still running), so no snapshot
+    can be written. The cases measured until then stay in the work directory and the examples that finished
+    in the :ref:`discovery cache <discovery-cache>`: the same call again goes on (the command exits 5). When
+    the limit comes later, nothing is raised: the snapshot is written with what was finished."""
 
 
 @dataclass
 class SurveyCounts:
+    """What a survey did, counted: the ``counts`` of a :class:`SurveyResult`.
+
+    :ivar measured: (case, device) cells measured by this run
+    :ivar reused_snapshot: cells unchanged since the snapshot, reused from it
+    :ivar reused_work: cells reused from the records of an interrupted run
+    :ivar skipped: ``skip=`` cases
+    :ivar failed_eagerly: probed cases that did not run eagerly (a problem with the case or the environment)
+    """
+
     measured: int = 0  # (case, device) cells measured by this run
     reused_snapshot: int = 0  # unchanged since the snapshot
     reused_work: int = 0  # from the records of an interrupted run
@@ -71,6 +86,27 @@ class SurveyCounts:
 
 @dataclass
 class SurveyResult:
+    """What :func:`run_survey` returns.
+
+    :ivar snapshot: the snapshot dict written, or left as it was
+    :ivar written: ``False`` when nothing was measured and nothing changed, so the file was left alone
+    :ivar out: the snapshot file
+    :ivar counts: a :class:`SurveyCounts`: ``measured``, ``reused_snapshot``, ``reused_work``, ``skipped``,
+        ``failed_eagerly``
+    :ivar notes: for people: what was carried over or dropped
+    :ivar eager_failures: a line per case that did not run eagerly; the command then exits 4
+    :ivar stats: timings and peak memory: what
+        :option:`--stats <python -m sphinx_kexport.probe --stats>` writes
+    :ivar stopped: how many (case, device) cells
+        :option:`--stop-after <python -m sphinx_kexport.probe --stop-after>` left unmeasured (they are
+        listed as missing)
+    :ivar not_built: a line per case its worker could not build as described (``"name [device]: why"``):
+        the probe's error, not the operator's; such a case has no results in the snapshot (it is listed as
+        missing), and the command then exits 3
+    :ivar plan: with :option:`--dry-run <python -m sphinx_kexport.probe --dry-run>`: what the run would
+        measure and why, in lines
+    """
+
     snapshot: dict[str, Any]
     written: bool  # False when a rerun measured nothing and changed nothing: the file was left as it was
     out: Path
@@ -86,11 +122,26 @@ class SurveyResult:
 
 
 def run_survey(config: ProbeConfig, *, stream: TextIO | None = None) -> SurveyResult:
-    """Run the survey ``config`` describes and write its snapshot; progress goes to ``stream`` (stdout).
+    """Run the survey ``config`` describes and write its snapshot.
 
-    Raises SurveyError for a mistake the user can fix (nothing was measured), ToolError when the probe itself
-    could not run (finished cases are kept in the work directory: run again to resume), KeyboardInterrupt
-    likewise."""
+    Like the command, it builds the inventory in child processes and measures in workers: the calling process
+    never imports torch or a case module. The children fork from one warm server that the first survey of the
+    process starts and later ones reuse; each child takes the environment (``os.environ``) its own survey
+    started with and the process's current directory, so a second survey run after either changed sees the
+    new ones.
+
+    :param config: the settings: a :class:`ProbeConfig`
+    :param stream: where progress goes (``None``: ``sys.stdout``)
+    :returns: a :class:`SurveyResult`
+    :raises SurveyError: a mistake the user can fix; nothing was measured. It names the mistake: a case
+        module that does not import, two cases with one name, ``--only`` matching nothing, no CUDA device; a
+        case the probe itself fails to describe is named too, "case 'X': the probe failed to describe it
+        (...). This is a bug in sphinx-kexport", with the traceback on stderr.
+    :raises SurveyStopped: ``config.stop_after`` came before the case modules were all described
+    :raises ToolError: the probe itself could not run; finished cases are kept in the work directory: run
+        again to resume
+    :raises KeyboardInterrupt: likewise: finished cases are kept, run again to resume
+    """
     out = stream or sys.stdout
     began = time.monotonic()
     try:

@@ -44,8 +44,13 @@ class Shard:
 
 @dataclass
 class ProbeConfig:
-    """Everything a survey needs; :func:`build_config` makes one from pyproject.toml and flags, and
-    ``ProbeConfig(cases=[...], out=Path(...))`` is enough to call :func:`~.api.run_survey` directly."""
+    """Everything a survey needs: its settings, one field per :ref:`flag <probe-command>`.
+
+    ``ProbeConfig(cases=[...], out=Path(...))`` is enough to call :func:`run_survey` directly;
+    :func:`build_config` makes one from the ``[tool.sphinx-kexport]`` table of pyproject.toml and the
+    command's flags, as the command does. ``watch_code=False`` (no flag) records no code for the cases, so the
+    next run measures them again: it is there to measure what watching costs
+    (``benchmarks/bench_code_watch.py``)."""
 
     cases: list[str]  #: case modules, .py files or directories (relative to ``root``): ``--cases``, ``cases``
     out: Path  #: the snapshot to write: ``--out``, ``out``
@@ -136,7 +141,18 @@ def default_jobs() -> int:
 
 
 def build_config(args: Any, cwd: Path) -> ProbeConfig:
-    """Combine the pyproject table with command-line flags (flags win)."""
+    """Combine the ``[tool.sphinx-kexport]`` table of pyproject.toml with the command's flags (flags win), as
+    the command does.
+
+    Paths in the table are relative to the pyproject.toml that holds it; paths given as flags are relative to
+    ``cwd``.
+
+    :param args: the command's parsed flags (an ``argparse.Namespace``); ``args.config`` names the
+        pyproject.toml, else the nearest one from ``cwd`` up is read
+    :param cwd: the directory the command runs in
+    :returns: a :class:`ProbeConfig`
+    :raises ConfigError: a setting that cannot be used, or no case modules or no output file set
+    """
     pyproject = Path(args.config).resolve() if args.config else find_pyproject(cwd)
     if args.config and not pyproject.is_file():
         raise ConfigError(f"--config {args.config}: no such file")

@@ -21,7 +21,8 @@ from ...snapshot.timestamps import utc_now
 
 
 class MergeError(ProbeError):
-    """Parts that cannot be combined; the message names the parts and the difference."""
+    """``merge``: the parts cannot be combined into one snapshot (they come from different case inventories,
+    or one does not read as a snapshot); the message names the parts and the difference."""
 
 
 class MergeGap(MergeError):
