@@ -107,12 +107,12 @@ def covered(repeats: list[tuple[str, tuple | None]], kept: Callable[[str], dict[
              per_operator: int) -> list[str]:
     """The refs of the ``repeats`` that are covered, once the test's calls are cases or not (``kept(ref)``: the
     configurations of ``ref`` kept by now): a repeat of a configuration kept, or of an operator with
-    ``per_operator`` kept. A repeat of a call that became no case (it returns no tensor, say) is not counted:
-    that call is said, once."""
+    ``per_operator`` kept, as if it had been recorded. A repeat of a call that became no case (it returns no
+    tensor, say) is not counted: that call is said, once."""
     found = []
     for ref, key in repeats:
         configurations = kept(ref)
-        if key in configurations if key is not None else len(configurations) >= per_operator:
+        if key in configurations or len(configurations) >= per_operator:
             found.append(ref)
     return found
 

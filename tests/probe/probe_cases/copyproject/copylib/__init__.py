@@ -3,7 +3,7 @@ one test (tests/probe/test_probe_suite_copies.py)."""
 
 import torch
 
-__all__ = ["scale", "total"]
+__all__ = ["count", "scale", "total"]
 
 
 def total(x: torch.Tensor) -> torch.Tensor:
@@ -12,3 +12,7 @@ def total(x: torch.Tensor) -> torch.Tensor:
 
 def scale(x: torch.Tensor, factor: float = 2.0) -> torch.Tensor:
     return x * factor
+
+
+def count(x: torch.Tensor) -> int:
+    return x.numel()

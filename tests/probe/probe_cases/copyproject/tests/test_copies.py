@@ -37,6 +37,8 @@ def test_calls_in_a_loop():
         copylib.scale(x)
     said("loop_grew_kib", rss_kib() - before)
     assert copylib.scale(torch.ones(2, 2)).sum() == 8  # a configuration of its own
+    for _ in range(3):
+        assert copylib.count(x) == 64 * 1024  # no case (it returns no tensor): said once
 
 
 def test_spends_the_tests_copy_budget():
