@@ -8,7 +8,7 @@ doctest cannot parse its docstring; for a test: no public tensor call, its calls
 repeat configurations already kept, it failed, it fails only under the recorder,
 its calls do not run outside it, it needs the network or CUDA, it
 ran past its time limit, pytest skipped it, another dtype, its file does not
-import), then the totals. The hand-written cases come from the configured case
+import, its calls' tensors are too large to keep), then the totals. The hand-written cases come from the configured case
 sources (``cases`` of ``[tool.sphinx-kexport]``, or ``--cases``).
 """
 

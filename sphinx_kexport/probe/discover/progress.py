@@ -28,6 +28,7 @@ TEST_WORDS = {
     "other dtype": "parametrised with, or its calls ran in, another dtype than float32 (discovery keeps float32)",
     "file failed": "its file does not import",
     "outside its test": "its calls do not run outside the test (a mode or state the test set)",
+    "too large": "its calls' tensors are too large to keep (the recorder's copy budget)",
     "duplicate": "repeats hand-written or docstring cases",
 }
 

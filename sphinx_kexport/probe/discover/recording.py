@@ -44,7 +44,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from ..cases.module_copy import copy_object
+from ..cases import containers
+from ..cases.module_copy import SHARE_ABOVE, copy_object, parameter_bytes
 from .provenance import Built, BuiltObjects
 
 EXAMPLE_FILE_PREFIX = "<doctest "
@@ -75,6 +76,9 @@ class Call:
     # how the user's code built the objects this call was made on or with, by the id of the call's own copy of
     # each (its bound instance, an argument): provenance.py
     built: dict[int, Built] = field(default_factory=dict)
+    # why its callee and arguments were not copied ("" when they were): a call whose tensors are too large to
+    # keep, or one the filter only watches (whether it raises); it holds neither, and is no case
+    not_copied: str = ""
 
 
 def _is_tensor(value: Any) -> bool:
@@ -93,13 +97,31 @@ def _snapshot(value: Any) -> Any:
         return value
 
 
+def copy_bytes(callee: Any, args: tuple, kwargs: dict[str, Any]) -> int:
+    """The bytes of tensors that recording this call copies, before any is: its tensor arguments (inside
+    containers too; a view copies only its own elements) and the weights of a module it calls or is bound to
+    (but those of a module large enough that its copy shares them, module_copy.SHARE_ABOVE)."""
+    import torch
+
+    total = sum(leaf.numel() * leaf.element_size() for _, leaf in containers.leaves([*args, *kwargs.values()], "")
+                if isinstance(leaf, torch.Tensor))
+    module = callee if isinstance(callee, torch.nn.Module) else getattr(callee, "__self__", None)
+    if isinstance(module, torch.nn.Module):
+        total += sum(b.numel() * b.element_size() for b in module.buffers())
+        parameters = parameter_bytes(module)
+        total += parameters if parameters <= SHARE_ABOVE else 0
+    return total
+
+
 def in_example(frame: Any) -> bool:
     """Whether ``frame`` runs docstring example code (compiled by :func:`.docstring_run.run_example`)."""
     return frame.f_code.co_filename.startswith(EXAMPLE_FILE_PREFIX)
 
 
-# whether a call of the user's own code is worth recording: (ref, callee as called, args, kwargs) -> bool
-Wanted = Callable[[str, Any, tuple, dict], bool]
+# whether a call of the user's own code is worth recording, (ref, callee as called, args, kwargs) -> True (record
+# it, copying its callee and arguments), False (not at all), or why to record it without copying anything
+# (Call.not_copied: its outcome is still known)
+Wanted = Callable[[str, Any, tuple, dict], "bool | str"]
 # the test's unittest.mock stand-ins active now, (id, what each replaces) -> how often it has run, None when it
 # cannot tell (suite_run.stand_in_uses)
 StandIns = Callable[[], dict]
@@ -108,7 +130,8 @@ StandIns = Callable[[], dict]
 class Recorder:
     """Collects calls made from the user's own code (``own_code(frame)``: by default a docstring example's);
     inactive while ``calls`` is None. ``wanted`` (None: every call) skips own calls before anything is copied:
-    a test suite calls an operator the same way over and over."""
+    a test suite calls an operator the same way over and over (or records them without copying anything:
+    :data:`Wanted`)."""
 
     def __init__(self) -> None:
         self.calls: list[Call] | None = None
@@ -146,8 +169,16 @@ class Recorder:
             return None
         occurrence = self.seen[ref]
         self.seen[ref] += 1
-        if self.wanted is not None and not self.wanted(ref, callee, args, kwargs):
+        verdict = self.wanted(ref, callee, args, kwargs) if self.wanted is not None else True
+        if not verdict:
             return None
+        code = frame.f_code
+        if isinstance(verdict, str):  # watched, not copied: nothing of the test's is held
+            call = Call(ref, None, (), {}, self.statement, None, filename=code.co_filename,
+                        function=getattr(code, "co_qualname", code.co_name), occurrence=occurrence,
+                        not_copied=verdict)
+            self.calls.append(call)
+            return call
         owner = getattr(callee, "__self__", None)
         owner_built = self.built.of(owner) if owner is not None else None
         if copy_callee is not None:
@@ -159,7 +190,6 @@ class Recorder:
                 span = tuple(positions)
         except (AttributeError, IndexError):  # Python < 3.11 has no positions: the code field stays empty
             span = None
-        code = frame.f_code
         built: dict[int, Built] = {}
 
         def snapshot(value: Any) -> Any:

@@ -10,7 +10,9 @@ yields nothing: no public tensor call, its calls repeat configurations already
 kept, its calls ran the test's unittest.mock stand-ins, its calls do not run
 outside it, the test failed, it fails only under the recorder, it needs the
 network, it needs CUDA, it ran past its time limit, pytest skipped it, it is
-parametrised with (or its calls ran in) another dtype, its file does not import.
+parametrised with (or its calls ran in) another dtype, its file does not import,
+its calls' tensors are too large to keep (discover/suite_copies.py bounds what the
+recorder copies of each test).
 
 Determinism: pytest runs the tests in its fixed order, each from the same seed,
 and the configurations are kept first come, so every process gets the same
@@ -33,7 +35,7 @@ from typing import Any, ContextManager, Iterable
 from ..base.memory import status_kb
 from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
 from .call_replay import UnsupportedCall, probed_call
-from .recording import Call, recording
+from .recording import RECORDER, Call, recording
 from .docstrings import DEFAULT_TIME_LIMIT, discovered_cases_left_out
 from .focus import focused_cases
 from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
@@ -41,6 +43,7 @@ from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, pl
 from .progress import OnExample, reporter, whole_line
 from . import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
+from .suite_copies import AGAIN, REPEAT, TOO_LARGE, CopyBudget, covered
 from ..base.code_digest import CodePlaces
 from .suite_records import DIGEST_STORE, ROOT_MARKERS, Digests, SuiteRecords, build_records, changes, config_root, places_for
 from .suite_run import SHARED, NodeRun, NodeSource, SuiteError, SuiteRun, library_roots, run_suite, suite_roots
@@ -138,6 +141,9 @@ def _slot(spec: CaseSpec) -> str:
 
 
 UNKEPT = "\0unkept "  # how the cache names a call's case that the selection did not keep
+# Call.not_copied of a call the test's file covers, and of one that passes nothing the probe can take as a graph
+# input (an array, an object): neither is said again
+WATCHED, NOT_PROBED = "its configuration is kept already", "no graph input"
 
 # (case name, call ref, occurrence) to build again, per node id
 Rebuild = dict[str, list[tuple[str, str, int]]]
@@ -155,6 +161,7 @@ class Candidate:
     outside: str = ""  # why it does not run outside its test
     rebuild: bool = False  # the case did not pickle out of its shard: the test runs again for it
     stored: str = ""  # the name its case has in the discovery cache ("": not stored; kept later, it is rebuilt)
+    large: bool = False  # dropped because its tensors were too large to keep (suite_copies.py)
 
 
 @dataclass
@@ -198,33 +205,45 @@ class _Taker:
         self.passed_over: list[str] = []  # refs of this test's calls not recorded: left out, or covered already
         self.covered = 0
         self.other_dtype: dict[str, None] = {}  # this test's calls not recorded for their dtype, with why (once each)
+        self.copies = CopyBudget(per_operator)  # what the recorder copies of this test's calls
 
     def begin(self, nodeid: str) -> None:
         """A test begins: its file's selection is the one its calls are checked against."""
         self.selection = self.selections.setdefault(nodeid.split("::", 1)[0], Selection(self.per_operator))
+        self.copies.begin()
 
-    def wants(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
+    def wants(self, ref: str, callee: Any, args: tuple, kwargs: dict[str, Any]) -> bool | str:
         """The recorder's filter, before it copies anything: a call outside the package, left out by include /
-        exclude, or of a configuration kept already is not recorded (``_take`` still says so)."""
-        if self.rebuild is not None:
-            return True  # built again: the asked-for calls are found by their occurrence
+        exclude, a repeat within its test, or of a configuration kept already is not copied, nor one too large
+        to keep (suite_copies.py; ``_take`` still says so)."""
         if not ref.startswith(self.package + "."):
-            return False
+            return self.rebuild is not None  # built again: the asked-for calls are found by their occurrence
         if not selected(ref, self.include, self.exclude):
             self.passed_over.append(ref)
-            return False
+            return self.rebuild is not None
         dtype = other_dtype(args, kwargs)
         if dtype:
             self.other_dtype[f"{ref} {dtype}"] = None
-            return False
+            return self.rebuild is not None
+        probe = Call(ref, callee, args, kwargs, 0, None)
+        recorded = RECORDER.calls if RECORDER.calls is not None else []
         try:
-            key = configuration(Call(ref, callee, args, kwargs, 0, None))
+            key = configuration(probe)
+        except UnsupportedCall as exc:  # no case: recorded without copies (raised or not), its repeats not at all
+            verdict = self.copies.no_case(ref, str(exc) if probed_call(probe) else NOT_PROBED, recorded)
+            return verdict != AGAIN and verdict
         except Exception:  # recorded: _take says why it is no case
             return True
+        # a rebuild meets the test's calls as its discovery did: the asked-for calls were copied then, and are now
+        verdict = self.copies.verdict(ref, key, probe, recorded)
+        if verdict in (REPEAT, AGAIN):  # a repeat is counted as covered once its test's calls are cases
+            return False
+        if verdict or self.rebuild is not None:
+            return verdict or True  # too large: recorded without its tensors, and said
         if self.selection.why_not(ref, key):
             self.passed_over.append(ref)
             self.covered += 1
-            return False
+            return WATCHED  # not copied; recorded, so that whether it raises decides whether its repeats are
         return True
 
     def __call__(self, run: NodeRun, source: NodeSource, done: int, total: int) -> None:
@@ -272,20 +291,30 @@ class _Taker:
             call.ref = as_written(call.ref, self.aliases, self._text(call.filename))
         if self.rebuild is not None:  # built again: exactly the asked-for calls, under their names
             for name, ref, occurrence in self.rebuild.get(run.nodeid, []):
-                call = next((c for c, o in calls if c.ref == ref and o == occurrence), None)
+                call = next((c for c, o in calls if c.ref == ref and o == occurrence and not c.not_copied), None)
                 if call is not None:
                     take.rebuilt.append(self._build(call, name, source, occurrence))
             return
         take.called = sorted({c.ref for c, _ in calls})
         take.left_out = {ref for ref in take.passed_over if not selected(ref, self.include, self.exclude)}
         mocked: dict[str, None] = {}  # once each, in order: a test may call the same way in a loop
-        for call, occurrence in calls:
+        repeats = self.copies.repeats(run.calls)
+        run.calls = []
+        calls.reverse()
+        while calls:  # each call's copies are let go as soon as it is done with
+            call, occurrence = calls.pop()
             if not selected(call.ref, self.include, self.exclude):
                 take.left_out.add(call.ref)
                 continue
-            if not probed_call(call):
+            if call.not_copied in (WATCHED, NOT_PROBED):  # covered (counted as it was made), or no graph input
+                continue
+            if call.not_copied and not call.raised and not call.stand_ins:  # too large, or its arguments do not bind
+                take.candidates.append(Candidate(call.ref, None, occurrence, dropped=f"{call.ref}: {call.not_copied}",
+                                                 large=call.not_copied.startswith(TOO_LARGE)))
+                continue
+            if not call.not_copied and not probed_call(call):
                 continue  # e.g. a call with an array or an object: nothing the probe can pass as a graph input
-            if call.raised:
+            if call.raised:  # (one too large to keep too: said as raised)
                 take.candidates.append(Candidate(call.ref, None, occurrence,
                                                  dropped=f"{call.ref} raised {call.raised} (the test caught it)"))
                 continue
@@ -317,6 +346,9 @@ class _Taker:
                 continue
             self.selection.keep(call.ref, key, name)
         take.mocked = list(mocked)
+        repeated = covered(repeats, lambda ref: self.selection.kept.get(ref, {}), self.per_operator)
+        take.covered += len(repeated)
+        take.passed_over += repeated
 
 
 def _stopped(kind: str) -> bool:
@@ -366,6 +398,8 @@ class _Selector:
         self._explain(take, report, outside, any(r is report for r, *_ in self.unpickled))
         if _stopped(run.kind):
             if report.skip:  # no case from what it called before: said as the time limit it ran past
+                if report.skip == "too large":  # and its calls too large to keep, as dropped calls
+                    report.dropped[:0] = [c.dropped for c in take.candidates if c.large]
                 report.skip, report.detail = run.kind, run.detail
             else:
                 report.dropped.append(f"the test was stopped: {run.detail}; its calls before are kept")
@@ -378,9 +412,13 @@ class _Selector:
         if report.cases or unpickled:
             report.dropped.extend([*outside, *dtype])
             return
+        large = [candidate.dropped for candidate in take.candidates if candidate.large]
         if outside:  # said once: in the reason, not again as dropped calls
             report.skip, report.detail = "outside its test", "; ".join(outside)
             report.dropped.extend(dtype)
+        elif large:  # its calls that could have been cases were too large to keep (said once, in the reason)
+            report.skip, report.detail = "too large", "; ".join(large)
+            report.dropped = [dropped for dropped in report.dropped if dropped not in large] + dtype
         elif dtype and not report.covered:  # e.g. a fixture set float64 as the default dtype
             report.skip, report.detail = "other dtype", "; ".join(dtype)
         elif report.covered:
@@ -628,23 +666,36 @@ def _cached_takes(store: DiscoveryCache, stored: Stored, entries: dict[str, Any]
     return "", takes
 
 
-def _for_cache(ran: _Ran) -> list[NodeReport]:
-    """The reports as the cache stores them: each with its take, without cases; its cases, then those of its
-    calls the selection did not keep (named ``UNKEPT``...: a rerun whose other files changed may keep them)."""
+def _for_cache(ran: _Ran, per_operator: int) -> tuple[list[NodeReport], int]:
+    """(the reports as the cache stores them: each with its take, without cases; its cases, then those of its
+    calls the selection did not keep but a rerun whose other files changed may (named ``UNKEPT``...); how many
+    of those). A call that repeats the configuration of an earlier call of its own file, or of an operator with
+    ``per_operator`` configurations in its file before it, is never a case, whatever the other files keep
+    (what comes first in its file is kept before it, or covered by the same configuration): its case is not
+    stored."""
     stored = []
+    possible: dict[str, Selection] = {}  # per test file: the configurations that can be cases in it, in order
+    count = 0
     for report in ran.reports:
         take = ran.takes.get(report.ref)
         if take is None:
             stored.append(report)
             continue
+        in_file = possible.setdefault(report.file, Selection(per_operator))
         unkept = []
         for candidate in take.candidates:
+            if candidate.key is None or candidate.dropped or candidate.outside:
+                continue
+            if in_file.why_not(candidate.ref, candidate.key):
+                continue  # never a case (not kept now: its test runs again if a change ever made it one)
+            in_file.keep(candidate.ref, candidate.key, "")
             if candidate.spec is not None and not candidate.stored and _pickles(candidate.spec):
                 candidate.spec.name = candidate.stored = f"{UNKEPT}{len(unkept)}"
                 unkept.append(candidate.spec)
+        count += len(unkept)
         stored.append(dataclasses.replace(report, cases=report.cases + unkept, take=dataclasses.replace(
             take, candidates=[dataclasses.replace(c, spec=None) for c in take.candidates], rebuilt=[])))
-    return stored
+    return stored, count
 
 
 def _pickles(spec: CaseSpec) -> bool:
@@ -729,7 +780,9 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
             records = None if digests is None else build_records(
                 ran.rootdir, path, _tests_by_file(ran), ran.code, digests,
                 stored.suite if again is not None else None, set(again) if again is not None else None)
-            kept = store.save(_for_cache(ran), ran.failures, seconds, _slot, suite=records)
+            reports, unkept = _for_cache(ran, per_operator)
+            kept = store.save(reports, ran.failures, seconds, _slot, suite=records)
+            del reports
             if digests is not None:
                 digests.save()
             files = len({report.file for report in ran.reports})
@@ -739,7 +792,9 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
                 said = (f"ran again {len(again)} of {files} test file(s){': ' if again else ''}{_said_again(again)}"
                         + (f"; {alone} test(s) of the others ran alone (their cases do not pickle)" if alone else "")
                         + "; the others' calls came from")
-            note = f"{said} the discovery cache {store.path} ({store.size()})" + (
+            cases = sum(len(report.cases) for report in ran.reports)
+            note = (f"{said} the discovery cache {store.path} ({store.size()}: {cases} case{'s' if cases != 1 else ''}"
+                    f", and {unkept} more that a rerun may keep)") + (
                 f" ({kept} test(s) will run again: their cases do not pickle)" if kept else "")
     tests_run = ran.tests_run if again is not None else sum(
         1 for r in ran.reports if r.skip not in ("other dtype", "file failed"))
