@@ -11,7 +11,12 @@ million rows held a copy of each: the copies, not the test, took its process pas
   already returned in this test;
 - a call whose tensors (its arguments, the weights of the module it calls or is bound to) are over
   :data:`CALL_COPY_LIMIT`, or would take the test's copies over :data:`TEST_COPY_LIMIT`, is recorded without
-  copying anything and becomes no case: "too large to keep", with its size, in the test's report.
+  copying anything and becomes no case: "too large to keep", with its size, in the test's report;
+- a call whose arguments cannot be replayed as a case is recorded without copies, and its repeats not at all
+  (it is said once).
+
+The suite's filter (``suite._Taker.wants``) asks :class:`CopyBudget` before anything is copied; a call the
+test's file has kept the configuration of is recorded without copies too, so that whether it raises is known.
 
 Every verdict depends on the test's own calls only, never on what other tests (of its shard) kept, so every
 process, whatever the shards, keeps the same cases. The only approximation: when the first call of a
@@ -21,7 +26,7 @@ its test), its repeats in the same test are not tried in its place; a later test
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from .recording import Call, copy_bytes
 
@@ -56,7 +61,7 @@ class CopyBudget:
     def verdict(self, ref: str, key: tuple, call: Call, recorded: list[Call]) -> str:
         """Whether the call ``call`` (as made, nothing copied) of configuration ``key`` is copied: "" (yes),
         :data:`REPEAT`, :data:`AGAIN`, or why it is too large to keep. ``recorded``: the test's calls recorded so
-        far (the recorder's list; a call this says "" or a reason to is recorded next, at its end)."""
+        far (the recorder's list: a call given "" or a reason is recorded next, at its end)."""
         from .call_replay import probed_call
 
         configurations = self.met.setdefault(ref, {})
@@ -85,7 +90,6 @@ class CopyBudget:
             why = ""
         configurations[key] = (len(recorded), probed_call(call), bool(why))
         return why
-
 
     def repeats(self, recorded: list[Call]) -> list[tuple[str, tuple | None]]:
         """(the ref of the earlier call, as the test's file writes it by now; the configuration it repeats, None
@@ -122,5 +126,5 @@ def _returned(recorded: list[Call], index: int) -> bool:
     running counts as returned: a repeat inside it is one)."""
     if index >= len(recorded):
         return False
-    call: Any = recorded[index]
+    call = recorded[index]
     return not call.raised and not call.stand_ins
