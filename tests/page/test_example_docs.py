@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -108,8 +109,10 @@ def test_the_docs_site_holds_each_page_and_links_it(built, page):
     assert page in toctree_reachable(built)
 
 
-def toctree_reachable(built: Path) -> set[str]:
-    """The pages the front page's toctrees lead to, following each page's own toctrees."""
+@functools.lru_cache(maxsize=None)
+def toctree_reachable(built: Path) -> frozenset[str]:
+    """The pages the front page's toctrees lead to, following each page's own toctrees. Read once per built
+    site (it parses every page, the two large survey pages too), not once per test that asks."""
     import posixpath
 
     seen, todo = {"index.html"}, ["index.html"]
@@ -121,7 +124,7 @@ def toctree_reachable(built: Path) -> set[str]:
             if target.endswith(".html") and target not in seen:
                 seen.add(target)
                 todo.append(target)
-    return seen
+    return frozenset(seen)
 
 
 def test_every_page_of_the_site_is_reachable_from_the_front_page(built):
