@@ -186,7 +186,10 @@ class _Survey:
         # one environment for the whole survey, as it was when the survey began: the inventory's children
         # and the workers (which start later, while the inventory may still run) adopt the same one
         self.parent = ParentState.capture()
-        streaming = bool(config.library) and not config.shard and CUDA not in config.devices
+        # the speed pass times on a quiet machine: the inventory's children (running the library's examples and
+        # tests) must not share it with the timings, so a --speed survey measures only once discovery is over
+        streaming = (bool(config.library) and not config.shard and CUDA not in config.devices
+                     and not config.speed)
         # the inventory built in a thread that feeds the runner (None: built first, then measured)
         self.stream = StreamingInventory(self._build_streaming) if streaming else None
         self.notes: list[str] = []
@@ -397,7 +400,9 @@ class _Survey:
         self.say(f"building the cases of {len(self.sources)} case module{'s' if len(self.sources) != 1 else ''} "
                  f"in {modules} child process{'es' if modules != 1 else ''}"
                  + (" (running the docstring examples again: --rediscover)" if config.rediscover else "")
-                 + ("; hand-written cases are measured as their modules come in" if self.streaming else ""))
+                 + ("; hand-written cases are measured as their modules come in" if self.streaming else "")
+                 + ("; measuring begins once every module is built (--speed times on a machine the library's "
+                    "examples and tests no longer load)" if config.speed and config.library else ""))
         if self.stream is not None:
             library, info = self._library([])
             self._prepare(info)
