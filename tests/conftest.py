@@ -57,11 +57,31 @@ def build_once(tmp_path_factory):
 @pytest.fixture(scope="session")
 def theme_sites(tmp_path_factory):
     """tests/page/roots/test-browser built in every theme, once for the whole session:
-    (folder holding one sub-folder per theme, {theme: warnings}). Browser modules share it."""
+    (folder holding one sub-folder per theme, {theme: warnings}). Browser modules share it.
+
+    Once for the whole run, not once per xdist worker: the browser modules land on different workers, and each
+    worker built the four themes again. The first worker to ask builds them into the run's shared temporary
+    folder (the parent of the workers' own), holding a lock the others wait on; they then read the same
+    folder. Without xdist, or without fcntl, the session's own folder."""
+    import json
+    import os
+
     from browser_support import build_themes
 
-    out = tmp_path_factory.mktemp("browser-site")
-    return out, build_themes(out)
+    try:
+        import fcntl
+    except ImportError:  # not Linux or macOS: a build per worker, as before
+        fcntl = None
+    if fcntl is None or not os.environ.get("PYTEST_XDIST_WORKER"):
+        out = tmp_path_factory.mktemp("browser-site")
+        return out, build_themes(out)
+    shared = tmp_path_factory.getbasetemp().parent  # pytest-of-<user>/pytest-<n>/: this run's, its workers'
+    out, record = shared / "browser-site", shared / "browser-site.json"
+    with open(shared / "browser-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not record.exists():
+            record.write_text(json.dumps(build_themes(out)), encoding="utf-8")
+        return out, json.loads(record.read_text(encoding="utf-8"))
 
 
 # Browser modules define a module-scoped ``site`` (the built HTML folder);
@@ -83,20 +103,30 @@ def driver():
 
 
 # Test modules that take longest (probe runs in subprocesses), heaviest first, measured with
-# `pytest --junitxml`: with `--dist loadfile` each module runs on one worker, so starting these first
-# and leaving the many quick page modules to fill in at the end keeps both cores busy to the last
-# minute. Only an order: a module not named here runs after them, in collection order.
+# `pytest --junitxml` (the seconds each module's tests took in a whole run, -n auto on 2 cores): with `--dist
+# loadfile` each module runs on one worker, and xdist hands the next module in this order to whichever worker
+# is free (pytest_configure below keeps the order), so starting these first and leaving the many quick page
+# modules to fill in at the end keeps the workers busy to the last minute. Only an order: a module not named
+# here runs after them, in collection order.
 LONGEST_FIRST = (
-    "test_workflows", "test_probe_case_build", "test_probe_suite_code_cache",
-    "test_probe_dynamic", "test_probe_discovery_cache", "test_probe_dynamic_reruns", "test_probe_docstrings",
-    "test_probe_time_limits",  # mostly waiting for time limits: early, beside modules that use the CPUs
-    "test_probe_run", "test_probe_reuse", "test_probe_repro_cli", "test_probe_suite", "test_probe_repro_pasted",
-    "test_run_survey",
-    "test_probe_resume", "test_probe_containers", "test_example_docs",
-    "test_probe_statuses_at_the_edges", "test_probe_suite_memory", "test_probe_speed",
-    "test_probe_aliases", "test_probe_suite_under_recording",
-    "test_browser", "test_browser_layout", "test_browser_features", "test_browser_axe",  # they share the built sites
+    "test_probe_discovery_cache", "test_probe_suite", "test_probe_suite_code_cache",  # 320, 260, 245 s
+    "test_probe_repro_pasted", "test_probe_docstrings", "test_example_docs", "test_probe_resume",  # 190-120 s
+    "test_probe_dynamic", "test_run_survey", "test_probe_time_limits", "test_probe_repro_cli",  # 110-80 s
+    "test_probe_case_build", "test_probe_suite_under_recording", "test_browser_axe", "test_probe_containers",
+    "test_browser", "test_workflows", "test_probe_unreadable_modules", "test_probe_suite_memory",  # 80-40 s
+    "test_probe_statuses_at_the_edges", "test_probe_suite_shards", "test_browser_layout",
+    "test_probe_suite_cache_key", "test_probe_dynamic_reruns", "test_probe_speed", "test_browser_features",
+    "test_probe_docstrings_scale", "test_probe_code_gate", "test_probe_terminal", "test_repro_snippets",  # 40-15 s
 )
+
+
+def pytest_configure(config):
+    """Keep the order above when xdist deals out the modules. pytest-xdist 3.6 and later reorder ``--dist
+    loadfile``'s modules by how many tests each has, most first (``--loadscope-reorder``, on by default), which
+    overrode this order: the page modules with many quick tests started first and the heaviest probe modules,
+    a handful of tests each, among the last."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items):

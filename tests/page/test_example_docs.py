@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -36,11 +37,19 @@ def built(tmp_path_factory) -> Path:
     return out
 
 
+@functools.lru_cache(maxsize=2)
+def parsed(built: Path, page: str) -> BeautifulSoup:
+    """A built page, parsed once while the tests that read it run one after another: the survey pages are
+    megabytes, and several tests read them. The tests only read the tree (select, get_text), never change it.
+    Two at most are kept: a parsed survey page holds hundreds of megabytes."""
+    return BeautifulSoup((built / page).read_text(encoding="utf-8"), "lxml")
+
+
 def test_every_probed_configuration_is_a_row_and_links_to_its_api_entry(built):
     snapshot = json.loads((EXAMPLE / "_data" / "export_support.json").read_text())
     probed = [c for c in snapshot["cases"]
               if any(r["status"] != "n/a" for paths in c["results"].values() for r in paths.values())]
-    soup = BeautifulSoup((built / "export-support.html").read_text(encoding="utf-8"), "lxml")
+    soup = parsed(built, "export-support.html")
     rows = soup.select("table.kx-t tbody tr")
     assert len(rows) == len(probed) >= 1000  # issue 11: the survey at Kornia's scale
     linked = [r for r in rows if r.select_one("td a.reference.internal")]
@@ -48,7 +57,7 @@ def test_every_probed_configuration_is_a_row_and_links_to_its_api_entry(built):
     # The links land on real autodoc entries.
     href = linked[0].select_one("td a.reference.internal")["href"]
     page, anchor = href.split("#")
-    target = BeautifulSoup((built / page).read_text(encoding="utf-8"), "lxml")
+    target = parsed(built, page)
     assert target.find(id=anchor) is not None
 
 
@@ -59,7 +68,7 @@ def test_every_supported_cell_says_whether_it_holds_at_any_batch_size(built):
                  if r["status"] in ("ok", "ok-breaks", "ok-unverified")]
     assert supported and all("dynamic" in r for r in supported)  # nothing was probed without the pass
     checked = [r for r in supported if r["dynamic"]["status"] in ("ok", "static", "fail")]
-    soup = BeautifulSoup((built / "export-support.html").read_text(encoding="utf-8"), "lxml")
+    soup = parsed(built, "export-support.html")
     marks = soup.select("table.kx-t tbody kx-yo, table.kx-t tbody kx-ys, table.kx-t tbody kx-yf")
     # a case with no tensor input (q.inv(), create_meshgrid(4, 5)) has no batch to make dynamic: n/a
     batched = [r for c in snapshot["cases"] if c["inputs"] for paths in c["results"].values() for r in paths.values()
@@ -101,15 +110,16 @@ SITE_PAGES = {
 
 @pytest.mark.parametrize("page", sorted(SITE_PAGES))
 def test_the_docs_site_holds_each_page_and_links_it(built, page):
-    html = (built / page).read_text(encoding="utf-8")
-    text = BeautifulSoup(html, "lxml").get_text(" ")
+    text = parsed(built, page).get_text(" ")
     missing = [word for word in SITE_PAGES[page] if word not in text]
     assert not missing, f"{page} does not mention {missing}"
     assert page in toctree_reachable(built)
 
 
-def toctree_reachable(built: Path) -> set[str]:
-    """The pages the front page's toctrees lead to, following each page's own toctrees."""
+@functools.lru_cache(maxsize=None)
+def toctree_reachable(built: Path) -> frozenset[str]:
+    """The pages the front page's toctrees lead to, following each page's own toctrees. Read once per built
+    site (it parses every page, the two large survey pages too), not once per test that asks."""
     import posixpath
 
     seen, todo = {"index.html"}, ["index.html"]
@@ -121,7 +131,7 @@ def toctree_reachable(built: Path) -> set[str]:
             if target.endswith(".html") and target not in seen:
                 seen.add(target)
                 todo.append(target)
-    return seen
+    return frozenset(seen)
 
 
 def test_every_page_of_the_site_is_reachable_from_the_front_page(built):
@@ -151,7 +161,7 @@ def test_a_versions_page_marks_every_cell_as_its_snapshots_say(built, page):
     snapshots = [read_json(path) for path in paths]
     versions = [s["environments"]["cpu"]["torch"].split("+")[0] for s in snapshots]
     assert versions == expected
-    soup = BeautifulSoup((built / page).read_text(encoding="utf-8"), "lxml")
+    soup = parsed(built, page)
     # a row names its case as the operator's code and the case's variant after it, as the snapshot
     # spells them (``gaussian_blur2d`` ``live sigma, batch=2``), in its package's table (two packages
     # may both have a ``Normalize`` ``doc``)

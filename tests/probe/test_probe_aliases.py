@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from probe_cli import probe_cli
+
 pytestmark = pytest.mark.probe
 torch = pytest.importorskip("torch")
 
@@ -59,10 +61,8 @@ def test_the_join_names_the_object_as_the_hand_written_case_does():
 def probed(tmp_path_factory) -> Path:
     pytest.importorskip("onnxruntime")
     out = tmp_path_factory.mktemp("aliases") / "support.json"
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases",
-                           str(TESTS / "probe_cases" / "aliaslib_cases.py"), "--library", "probe_cases", "--out",
-                           str(out), "--jobs", "1", "--no-dynamic"], cwd=out.parent, env=ENV, capture_output=True,
-                          text=True, timeout=400)
+    done = probe_cli("--cases", str(TESTS / "probe_cases" / "aliaslib_cases.py"), "--library", "probe_cases",
+                     "--out", str(out), "--jobs", "1", "--no-dynamic", cwd=out.parent, env=ENV)
     assert done.returncode == 0, done.stdout + done.stderr
     return out
 

@@ -4,8 +4,9 @@ e3nn's case module discovered cases from its docstrings and from its o3 tests; t
 pickle, so the worker imported the whole case module to build them, ran the o3 test suite again, passed the
 300 s limit "during start-up" and recorded ``timeout`` on all three paths (plain torch fails them in 12.5 s);
 the next run reused those timeouts. Here a tiny library (buildlib_kx) plays that part: a docstring example
-whose case bakes a lambda (it does not pickle) and sleeps when a worker runs it again, and a test suite
-that writes a line to a counter file each time it runs. Real probe runs, with a small --timeout.
+whose case bakes a lambda (it does not pickle) and sleeps when a worker runs it again (in the first two
+runs), and a test suite that writes a line to a counter file each time it runs. Real probe runs, with a small
+--timeout.
 """
 
 from __future__ import annotations
@@ -46,15 +47,18 @@ LIBRARY = '''
         return x * k
     '''
 
-# the example's helper, outside the library (not recorded): counts its runs and sleeps in a worker
+# the example's helper, outside the library (not recorded): counts its runs and, while the project holds the
+# file SLOW_BUILD, sleeps in a worker
+SLOW_BUILD = "slow-build"
 HELPER = '''
     import multiprocessing
+    import os
     import time
 
     def example_ran():
         with open({runs!r}, "a") as counter:
             counter.write(multiprocessing.current_process().name + "\\n")
-        if multiprocessing.current_process().name.startswith("kexport-worker"):
+        if multiprocessing.current_process().name.startswith("kexport-worker") and os.path.exists({slow!r}):
             time.sleep({sleep})
     '''
 
@@ -82,7 +86,9 @@ def project(tmp_path):
     (tmp_path / "buildlib_kx").mkdir()
     (tmp_path / "buildlib_kx" / "__init__.py").write_text(textwrap.dedent(LIBRARY))
     (tmp_path / "buildhelp.py").write_text(textwrap.dedent(HELPER.format(runs=str(tmp_path / "examples.txt"),
+                                                                         slow=str(tmp_path / SLOW_BUILD),
                                                                          sleep=REBUILD_SLEEP)))
+    (tmp_path / SLOW_BUILD).write_text("")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_scale.py").write_text(textwrap.dedent(SUITE.format(runs=str(tmp_path / "suite.txt"))))
     (tmp_path / "build_cases.py").write_text(textwrap.dedent(CASES.format(tests=str(tmp_path / "tests"))))
@@ -127,7 +133,9 @@ def test_a_slow_build_is_not_the_operators_time_and_a_build_past_its_limit_is_me
     assert entry["results"] == {} and "apply[doc]" in snapshot["missing"]
     assert json.loads((project / "stats.json").read_text())["cases_not_built_in_time"] == 1
 
-    # the next run measures it (nothing of it to reuse), and reuses the rest; the suite never ran again
+    # the next run measures it (nothing of it to reuse), and reuses the rest; the suite never ran again. Its build
+    # is quick now: the two runs above proved what a slow one does, this one need not wait REBUILD_SLEEP again
+    (project / SLOW_BUILD).unlink()
     third = probe(project)
     assert third.returncode == 0, third.stdout + third.stderr
     assert "measured 1, reused 1" in third.stdout

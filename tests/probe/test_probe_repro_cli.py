@@ -51,21 +51,49 @@ def failing_cells(snapshot):
             if r["status"] in ("fail", "mismatch")]
 
 
-def test_every_failing_cell_reproduces_its_recorded_failure(survey, tmp_path):
+@pytest.fixture(scope="module")
+def checked(survey):
+    """``repro repro.json --check`` over every failing cell, run once for the module: (the command's result,
+    {snippet: what its run in a fresh interpreter left}). Each snippet's run is kept as the check's runner
+    returns it (its exit status, stdout and stderr), so the tests read the same runs the verdicts were made of
+    instead of running every snippet a second time."""
+    from sphinx_kexport.probe.cli import repro_check
+
+    where, _ = survey
+    runs: dict[str, repro_check.Ran] = {}
+    real = repro_check.Runner._run
+
+    def kept(self, script, folder, limit):
+        snippet = Path(script).read_text(encoding="utf-8")
+        ran = real(self, script, folder, limit)
+        runs[snippet] = ran
+        return ran
+
+    repro_check.Runner._run = kept
+    try:
+        done = probe("repro", "repro.json", "--check", "--jobs", "2", "--write", "check.json", cwd=where)
+    finally:
+        repro_check.Runner._run = real
+    return done, runs
+
+
+def test_every_failing_cell_reproduces_its_recorded_failure(survey, checked):
+    """The snippet `repro CASE --path PATH` prints for each failing cell is what --check ran in a fresh
+    interpreter, and that run failed as recorded (read here from its traceback, not from --check's verdict)."""
     from sphinx_kexport.probe.measure.explain import known_cause
 
     where, snapshot = survey
     cells = failing_cells(snapshot)
     assert {status for *_, status in [(n, p, r["status"]) for n, p, r in cells]} == {"fail", "mismatch"}
     assert len(cells) >= 6
+    _, runs = checked
+    assert len(runs) == len(cells)
     for name, path, recorded in cells:
         shown = probe("repro", "repro.json", name, "--path", path, cwd=where, timeout=60)
         assert shown.returncode == 0, shown.stderr
-        script = tmp_path / f"repro_{path}.py"  # not onnx.py: it would shadow the onnx package
-        script.write_text(shown.stdout)
-        ran = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=ENV, capture_output=True, text=True,
-                             timeout=300)
-        assert ran.returncode != 0, (name, path, ran.stdout[-1000:])
+        assert shown.stdout in runs, (name, path)  # the check ran this very snippet, as pasted
+        ran = runs[shown.stdout]
+        assert ran.returncode is not None and ran.returncode != 0, (name, path, ran.stdout[-1000:])
         if recorded["status"] == "mismatch":
             assert "AssertionError" in ran.stderr and "not close" in ran.stderr, (name, path, ran.stderr[-1500:])
         else:
@@ -137,11 +165,11 @@ def _variant(where: Path, snapshot: dict, name: str, change) -> str:
     return name
 
 
-def test_every_failing_cell_of_a_real_survey_is_reported_reproduced(survey):
+def test_every_failing_cell_of_a_real_survey_is_reported_reproduced(survey, checked):
     where, snapshot = survey
     failing = _cells(snapshot, {"fail", "mismatch", "timeout"})
     assert {r["status"] for r in failing.values()} == {"fail", "mismatch"}, failing
-    done = probe("repro", "repro.json", "--check", "--jobs", "2", "--write", "check.json", cwd=where)
+    done, _ = checked  # repro repro.json --check --jobs 2 --write check.json
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     lines = per_cell(done.stdout)
     assert set(lines) == set(failing), done.stdout
@@ -216,12 +244,39 @@ def test_ctrl_c_stops_the_snippets_and_prints_what_finished(survey):
                                cwd=where, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = process.stdout.readline()
     assert first.startswith("checking "), first
-    time.sleep(2)  # a snippet is running now
+    # Ctrl-C while a snippet runs: wait until one is a live child of the check (a fixed sleep raced a busy
+    # machine, where the check could still be starting, or already done)
+    snippets = running_snippets(process.pid, timeout=120)
+    assert snippets and process.poll() is None, "no snippet was seen running"
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err[-2000:]
+    assert process.returncode == 130, (out[-1000:], err[-2000:])
     assert "interrupted:" in err and "the running snippets were stopped" in err and "Traceback" not in err
     assert "failing cells checked" in out  # the summary of what finished
+    assert not [pid for pid in snippets if Path(f"/proc/{pid}").exists()]  # stopped, not left running
+
+
+def running_snippets(pid: int, timeout: float) -> list[int]:
+    """The process ids of the snippets ``pid`` runs (its children running ``repro_snippet.py``), once there
+    is one; [] when none ran within ``timeout`` seconds or ``pid`` ended first."""
+    from sphinx_kexport.probe.cli.repro_check import SCRIPT
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:  # stat's fourth field is the parent's id (after the name in parentheses)
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if parent == pid and SCRIPT in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):  # it ended meanwhile
+                continue
+        if found:
+            return found
+        time.sleep(0.05)
+    return []
 
 
 @pytest.mark.parametrize("args, message", [

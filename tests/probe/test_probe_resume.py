@@ -1,7 +1,10 @@
 """Resume after kill -9, and shards merged back into one snapshot.
 
 The cases (tests/probe/probe_cases/resume_cases.py) append their name to a call log
-on every call, so the tests see which cases a run really measured.
+on every call, so the tests see which cases a run really measured. The runs that are
+killed or stopped are real processes; the others (the reruns after them, the shards)
+run in this process (probe_cli.py), as the same command would, forking their workers
+from one warm server instead of each importing torch again.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from probe_cli import probe_cli
 
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
@@ -32,6 +37,12 @@ def command(*args: str) -> list[str]:
 
 def environment(call_log: Path) -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_CALL_LOG=str(call_log))
+
+
+def run_here(args: list[str], cwd: Path, call_log: Path) -> subprocess.CompletedProcess:
+    """``command(...)``'s run, by this process (probe_cli.py)."""
+    assert args[:3] == [sys.executable, "-m", "sphinx_kexport.probe"]
+    return probe_cli(*args[3:], cwd=cwd, env=environment(call_log))
 
 
 def statuses(snapshot: dict) -> dict:
@@ -61,7 +72,7 @@ def resumed(tmp_path_factory):
     calls_before = log.read_text().split() if log.exists() else []
     time.sleep(1.0)
     calls_after_kill = log.read_text().split() if log.exists() else []
-    second = subprocess.run(args, cwd=where, env=environment(log), capture_output=True, text=True, timeout=240)
+    second = run_here(args, where, log)
     calls = log.read_text().split()
     unsharded = where / "unsharded.json"  # kept aside: a later test rewrites `out`
     if out.exists():
@@ -94,10 +105,9 @@ def test_kill_then_rerun_finishes_without_repeating_finished_cases(resumed):
 def shards(resumed, tmp_path_factory):
     where = tmp_path_factory.mktemp("shards")
     log = where / "calls.log"
-    runs = [subprocess.Popen(command("--out", str(where / f"part-{k}.json"), "--shard", f"{k}/2", "--jobs", "1"),
-                             cwd=where, env=environment(log), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True) for k in (1, 2)]
-    outputs = [run.communicate(timeout=240) for run in runs]
+    runs = [run_here(command("--out", str(where / f"part-{k}.json"), "--shard", f"{k}/2", "--jobs", "1"), where, log)
+            for k in (1, 2)]
+    outputs = [(run.stdout, run.stderr) for run in runs]
     return {"where": where, "codes": [r.returncode for r in runs], "outputs": outputs,
             "parts": [where / f"part-{k}.json" for k in (1, 2)]}
 
@@ -192,7 +202,7 @@ def test_sigterm_stops_the_survey_like_ctrl_c_and_the_rerun_resumes(tmp_path):
     assert (log.read_text().split() if log.exists() else []) == calls_after_stop  # no worker kept running
     finished = {json.loads(p.read_text())["name"] for p in records.glob("*.json")}
     assert finished and len(finished) < len(NAMES)
-    second = subprocess.run(args, cwd=tmp_path, env=environment(log), capture_output=True, text=True, timeout=240)
+    second = run_here(args, tmp_path, log)
     assert second.returncode == 0, second.stderr
     rerun = set(log.read_text().split()[len(calls_after_stop):])
     assert rerun == set(NAMES) - finished
@@ -205,8 +215,8 @@ def test_a_shard_measures_one_case_again_and_keeps_the_others(shards):
     before = json.loads(part.read_text())
     mine = [c["name"] for c in before["cases"] if c["results"]]
     log = where / "again.log"
-    again = subprocess.run(command("--out", str(part), "--shard", "1/2", "--jobs", "1", "--fresh", "--only", mine[0]),
-                           cwd=where, env=environment(log), capture_output=True, text=True, timeout=240)
+    again = run_here(command("--out", str(part), "--shard", "1/2", "--jobs", "1", "--fresh", "--only", mine[0]),
+                     where, log)
     assert again.returncode == 0, again.stderr
     assert log.read_text().split() == [mine[0]] * len(log.read_text().split()) != []  # only that case ran
     after = json.loads(part.read_text())
