@@ -76,11 +76,12 @@ def test_one_path_past_the_limit_is_a_timeout_and_each_step_has_the_whole_limit(
 
 def test_a_compile_past_the_limit_says_inductor_was_still_compiling_it(tmp_path):
     # no library frame is on the stack while inductor lowers a graph: the stack dump's innermost tool says it
-    found, _ = snapshot_after(12, tmp_path / "lowering.json", "lowering_forever")
+    # 20 s: the ONNX and torch.export steps before it must fit too, on a machine the whole suite keeps busy
+    found, _ = snapshot_after(20, tmp_path / "lowering.json", "lowering_forever")
     stuck = found["lowering_forever"]
     assert stuck["onnx"]["status"] == "ok" and stuck["export"]["status"] == "ok"
     assert (stuck["compile"]["status"], stuck["compile"]["stage"]) == ("timeout", "process")
-    assert stuck["compile"]["detail"] == ("ran past the time limit of 12 s during torch.compile; inductor was still "
+    assert stuck["compile"]["detail"] == ("ran past the time limit of 20 s during torch.compile; inductor was still "
                                           "turning the captured graph into code (dynamo had captured it)")
     assert stuck["compile"]["where"] == ""  # no line of the library was running
 
