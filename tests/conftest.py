@@ -104,10 +104,10 @@ def driver():
 
 # Test modules that take longest (probe runs in subprocesses), heaviest first, measured with
 # `pytest --junitxml` (the seconds each module's tests took in a whole run, -n auto on 2 cores): with `--dist
-# loadfile` each module runs on one worker, and xdist hands the next module in this order to whichever worker
-# is free (pytest_configure below keeps the order), so starting these first and leaving the many quick page
-# modules to fill in at the end keeps the workers busy to the last minute. Only an order: a module not named
-# here runs after them, in collection order.
+# loadfile` each module runs on one worker. pytest-xdist 3.6+ then deals the modules with most tests first
+# (its --loadscope-reorder, left on) and keeps this order among the rest. Turning the reorder off, so that
+# this order alone decides, was tried: the clean-clone suite took 35 min (the three heaviest modules side by
+# side from the start), so it stays on. Only an order: a module not named here runs after them.
 LONGEST_FIRST = (
     "test_probe_discovery_cache", "test_probe_suite", "test_probe_suite_code_cache",  # 320, 260, 245 s
     "test_probe_repro_pasted", "test_probe_docstrings", "test_example_docs", "test_probe_resume",  # 190-120 s
@@ -118,15 +118,6 @@ LONGEST_FIRST = (
     "test_probe_suite_cache_key", "test_probe_dynamic_reruns", "test_probe_speed", "test_browser_features",
     "test_probe_docstrings_scale", "test_probe_code_gate", "test_probe_terminal", "test_repro_snippets",  # 40-15 s
 )
-
-
-def pytest_configure(config):
-    """Keep the order above when xdist deals out the modules. pytest-xdist 3.6 and later reorder ``--dist
-    loadfile``'s modules by how many tests each has, most first (``--loadscope-reorder``, on by default), which
-    overrode this order: the page modules with many quick tests started first and the heaviest probe modules,
-    a handful of tests each, among the last."""
-    if hasattr(config.option, "loadscopereorder"):
-        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items):

@@ -241,7 +241,8 @@ def test_a_time_limit_reproduces_a_timeout_cell_and_ends_another_otherwise(surve
 def test_ctrl_c_stops_the_snippets_and_prints_what_finished(survey):
     where, _ = survey
     process = subprocess.Popen([sys.executable, "-m", "sphinx_kexport.probe", "repro", "repro.json", "--check"],
-                               cwd=where, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               cwd=where, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=_ctrl_c_as_in_a_terminal)
     first = process.stdout.readline()
     assert first.startswith("checking "), first
     # Ctrl-C while a snippet runs: wait until one is a live child of the check (a fixed sleep raced a busy
@@ -254,6 +255,15 @@ def test_ctrl_c_stops_the_snippets_and_prints_what_finished(survey):
     assert "interrupted:" in err and "the running snippets were stopped" in err and "Traceback" not in err
     assert "failing cells checked" in out  # the summary of what finished
     assert not [pid for pid in snippets if Path(f"/proc/{pid}").exists()]  # stopped, not left running
+
+
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the check's process before it starts: SIGINT at its default and not blocked, as a shell started from a
+    terminal gives it. A process inherits an ignored or blocked SIGINT, and in the whole suite (not alone) this
+    test's worker passed one on: the check then never saw the Ctrl-C and ran to its end (not found which
+    earlier test of that worker leaves it so)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def running_snippets(pid: int, timeout: float) -> list[int]:
