@@ -106,8 +106,8 @@ def driver():
 # `pytest --junitxml` (the seconds each module's tests took in a whole run, -n auto on 2 cores): with `--dist
 # loadfile` each module runs on one worker. pytest-xdist 3.6+ then deals the modules with most tests first
 # (its --loadscope-reorder, left on) and keeps this order among the rest. Turning the reorder off, so that
-# this order alone decides, was tried: the clean-clone suite took 35 min (the three heaviest modules side by
-# side from the start), so it stays on. Only an order: a module not named here runs after them.
+# this order alone decides, was tried once: the clean-clone suite took 35 min (cold inductor cache; why it
+# was that slow is not known), so it stays on. Only an order: a module not named here runs after them.
 LONGEST_FIRST = (
     "test_probe_discovery_cache", "test_probe_suite", "test_probe_suite_code_cache",  # 320, 260, 245 s
     "test_probe_repro_pasted", "test_probe_docstrings", "test_example_docs", "test_probe_resume",  # 190-120 s
