@@ -1,17 +1,11 @@
 """The CI guide's workflows are real files: actionlint checks them, and the refresh workflow's shard and merge
-commands, run as the workflow writes them over a small library, give the snapshot one unsharded run gives.
-
-The probe commands (the four shards and the unsharded run) run in this process, as tests/probe/probe_cli.py
-runs ``python -m sphinx_kexport.probe``: their arguments are the workflow's words, and one warm fork server
-serves all five instead of each process importing torch, onnxruntime and inductor again. The merge and the
-comparison (no torch) run in bash as the workflow writes them."""
+commands, run as the workflow writes them over a small library, give the snapshot one unsharded run gives."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -23,7 +17,6 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 PROJECT = REPO / "tests" / "probe" / "probe_cases" / "gateproject"
-PROBE_COMMAND = ["python", "-m", "sphinx_kexport.probe"]
 
 
 def test_there_are_workflows_and_the_guide_includes_each():
@@ -66,19 +59,6 @@ def run(command: str, where: Path) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", "-c", command], cwd=where, env=env, capture_output=True, text=True, timeout=900)
 
 
-def run_probe(command: str, where: Path) -> subprocess.CompletedProcess:
-    """A workflow step's ``python -m sphinx_kexport.probe ...`` command (nothing else: no pipe, no glob, no
-    variable left), its words as bash would split them, run by this process (tests/probe/probe_cli.py)."""
-    words = shlex.split(command)
-    assert words[:3] == PROBE_COMMAND and not re.search(r"[|&;<>*?$`]", command), command
-    if str(REPO / "tests" / "probe") not in sys.path:
-        sys.path.insert(0, str(REPO / "tests" / "probe"))
-    from probe_cli import probe_cli
-
-    return probe_cli(*words[3:], cwd=where,
-                     env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(where), str(REPO)])))
-
-
 @pytest.mark.slow
 @pytest.mark.probe
 def test_the_shard_and_merge_commands_give_the_unsharded_snapshot(tmp_path):
@@ -94,14 +74,14 @@ def test_the_shard_and_merge_commands_give_the_unsharded_snapshot(tmp_path):
     parts.mkdir()
     for shard in shards:  # each matrix job, as the workflow writes its command
         command = probe.replace("${{ matrix.shard }}", str(shard))
-        done = run_probe(command, where)
+        done = run(command, where)
         assert done.returncode == 0, command + done.stdout + done.stderr
         part = re.search(r"--out (\S+)", command).group(1)
         shutil.copy(where / part, parts)  # upload-artifact, then download-artifact into parts/
     merge = steps(jobs["merge"])
     done = run(merge["Merge"], where)
     assert done.returncode == 0, done.stdout + done.stderr
-    whole = run_probe("python -m sphinx_kexport.probe --out example_docs/_data/export_support.json", where)
+    whole = run("python -m sphinx_kexport.probe --out example_docs/_data/export_support.json", where)
     assert whole.returncode == 0, whole.stdout + whole.stderr
     compared = run(merge["Compare with the committed snapshot"], where)
     assert compared.returncode == 0 and "no differences" in compared.stdout, compared.stdout + compared.stderr
