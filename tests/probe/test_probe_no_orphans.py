@@ -12,20 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from processes import alive
+
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
 
 REPO = Path(__file__).resolve().parents[2]
 CASE_FILE = REPO / "tests" / "probe" / "probe_cases" / "slow_import_cases.py"
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie no one reaped is dead: the container's init may not reap)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc (Linux)")

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from probe_cli import probe_cli
+from processes import alive, children
 from sphinx_kexport.snapshot import read_snapshot
 from sphinx_kexport.snapshot.records import build
 from sphinx_kexport.snapshot.repro_checks import check_matches, parse_checks
@@ -254,7 +255,7 @@ def test_ctrl_c_stops_the_snippets_and_prints_what_finished(survey):
     assert process.returncode == 130, (out[-1000:], err[-2000:])
     assert "interrupted:" in err and "the running snippets were stopped" in err and "Traceback" not in err
     assert "failing cells checked" in out  # the summary of what finished
-    assert not [pid for pid in snippets if Path(f"/proc/{pid}").exists()]  # stopped, not left running
+    assert not [pid for pid in snippets if alive(pid)]  # stopped, not left running
 
 
 def _ctrl_c_as_in_a_terminal() -> None:
@@ -272,17 +273,8 @@ def running_snippets(pid: int, timeout: float) -> list[int]:
     from sphinx_kexport.probe.cli.repro_check import SCRIPT
 
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:  # stat's fourth field is the parent's id (after the name in parentheses)
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                if parent == pid and SCRIPT in (entry / "cmdline").read_bytes().decode(errors="replace"):
-                    found.append(int(entry.name))
-            except (OSError, IndexError, ValueError):  # it ended meanwhile
-                continue
+    while time.monotonic() < deadline and alive(pid):
+        found = children(pid, running=SCRIPT)
         if found:
             return found
         time.sleep(0.05)

@@ -188,8 +188,9 @@ class _Survey:
         self.parent = ParentState.capture()
         # the speed pass times on a quiet machine: the inventory's children (running the library's examples and
         # tests) must not share it with the timings, so a --speed survey measures only once discovery is over
-        streaming = (bool(config.library) and not config.shard and CUDA not in config.devices
-                     and not config.speed)
+        could_stream = bool(config.library) and not config.shard and CUDA not in config.devices
+        self.held_for_speed = could_stream and config.speed
+        streaming = could_stream and not config.speed
         # the inventory built in a thread that feeds the runner (None: built first, then measured)
         self.stream = StreamingInventory(self._build_streaming) if streaming else None
         self.notes: list[str] = []
@@ -402,7 +403,7 @@ class _Survey:
                  + (" (running the docstring examples again: --rediscover)" if config.rediscover else "")
                  + ("; hand-written cases are measured as their modules come in" if self.streaming else "")
                  + ("; measuring begins once every module is built (--speed times on a machine the library's "
-                    "examples and tests no longer load)" if config.speed and config.library else ""))
+                    "examples and tests no longer load)" if self.held_for_speed else ""))
         if self.stream is not None:
             library, info = self._library([])
             self._prepare(info)
