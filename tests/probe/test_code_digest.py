@@ -81,6 +81,98 @@ def test_lines_and_code_objects_map_to_their_outermost_function():
     assert "Box.side" in found.functions  # a property and its setter: one ref
 
 
+TOP = textwrap.dedent('''
+    import torch
+    from typing import Any
+
+    EPS = 1e-6
+    SCALE = 2 * EPS
+    LIMIT = 10
+
+
+    def helper(x):
+        return x / (x.abs().max() + SCALE)
+
+
+    def other(x):
+        return x.clamp(max=LIMIT)
+
+
+    class Box:
+        size = 3
+
+        def area(self):
+            return self.size * torch.ones(1)
+''')
+
+
+def test_a_function_depends_on_the_top_level_names_it_reads_and_what_they_read():
+    found = file_digests(TOP)
+    assert list(found.globals_of(["helper"])) == ["global EPS SCALE"]  # SCALE = 2 * EPS
+    assert list(found.globals_of(["other"])) == ["global LIMIT"]
+    assert list(found.globals_of(["Box.area"])) == ["global Box torch"]  # a method reads its class
+
+
+def test_adding_an_import_a_constant_or_a_function_moves_no_reader_of_other_names():
+    base = file_digests(TOP).globals_of(["helper", "other", "Box.area"])
+    added = TOP.replace("from typing import Any", "from typing import Any, Optional\nimport math") + \
+        "\nNEW = 5\n__all__ = ['helper']\n\ndef unused():\n    return NEW\n"
+    assert file_digests(added).globals_of(["helper", "other", "Box.area"]) == base
+
+
+def test_an_edit_to_a_name_moves_exactly_its_readers():
+    base = file_digests(TOP)
+    eps = file_digests(TOP.replace("EPS = 1e-6", "EPS = 1e-5"))
+    assert eps.globals_of(["helper"]) != base.globals_of(["helper"])  # through SCALE
+    assert eps.globals_of(["other"]) == base.globals_of(["other"])
+    attribute = file_digests(TOP.replace("size = 3", "size = 4"))
+    assert attribute.globals_of(["Box.area"]) != base.globals_of(["Box.area"])
+    assert attribute.globals_of(["helper"]) == base.globals_of(["helper"])
+    # one name of an import is its own binding: renaming another name of the same import moves nothing
+    typing = file_digests(TOP.replace("from typing import Any", "from typing import Sequence"))
+    assert typing.globals_of(["Box.area"]) == base.globals_of(["Box.area"])
+
+
+def test_statements_that_bind_no_name_count_for_every_function():
+    with_call = TOP + "\nregister(helper)\nfor n in range(2):\n    print(n)\n"
+    found = file_digests(with_call)
+    assert "<statements>" in found.globals_of(["other"]) and "<statements>" in found.globals_of(["Box.area"])
+    moved = file_digests(with_call.replace("register(helper)", "register(other)"))
+    assert moved.globals_of(["other"]) != found.globals_of(["other"])
+    assert "<statements>" not in file_digests(TOP).globals_of(["other"])  # only bindings: nothing else counts
+
+
+def test_a_statement_that_changes_one_name_in_place_counts_for_its_readers():
+    base = file_digests(TOP + "\nCASES = []\nCASES.append(1)\n")
+    more = file_digests(TOP + "\nCASES = []\nCASES.append(1)\nCASES.append(2)\nBox.extra = 1\n")
+    assert more.globals_of(["helper"]) == base.globals_of(["helper"])  # a case added to a case module
+    assert more.globals_of(["Box.area"]) != base.globals_of(["Box.area"])  # Box.extra = 1
+    assert "<statements>" not in more.globals_of(["Box.area"])
+    dtype = file_digests(TOP + "\ntorch.set_default_dtype(torch.float64)\n")
+    assert dtype.globals_of(["Box.area"]) != base.globals_of(["Box.area"])  # it reads torch
+
+
+def test_a_function_that_reads_globals_depends_on_every_name():
+    found = file_digests(TOP + "\ndef lookup(name):\n    return globals()[name]\n")
+    assert list(found.globals_of(["lookup"])) == ["global Any Box EPS LIMIT SCALE torch"]
+
+
+def test_names_bound_under_if_or_try_are_bindings_and_their_conditions_count():
+    source = TOP + textwrap.dedent('''
+        try:
+            import numpy as np
+        except ImportError:
+            np = None
+
+        def uses_numpy(x):
+            return np is not None
+    ''')
+    found = file_digests(source)
+    assert list(found.globals_of(["uses_numpy"])) == ["global np"]
+    assert file_digests(source.replace("np = None", "np = False")).globals_of(["uses_numpy"]) != \
+        found.globals_of(["uses_numpy"])
+
+
 def test_a_check_names_what_changed_and_what_is_gone(tmp_path):
     library = tmp_path / "lib"
     library.mkdir()
@@ -101,6 +193,25 @@ def test_a_check_names_what_changed_and_what_is_gone(tmp_path):
     assert "lib/ops.py::helper" in check.changed(code)
     (library / "ops.py").unlink()
     assert check.changed(code) == sorted(code)
+
+
+def test_a_check_reads_the_top_level_refs_a_record_names(tmp_path):
+    library = tmp_path / "lib"
+    library.mkdir()
+    (library / "ops.py").write_text(TOP)
+    check = CodeCheck(CodePlaces("lib", str(library), str(tmp_path)))
+    found = file_digests(TOP)
+    code = {"lib/ops.py::helper": found.functions["helper"],
+            **{f"lib/ops.py::{part}": digest for part, digest in found.globals_of(["helper"]).items()}}
+    (library / "ops.py").write_text(TOP.replace("LIMIT = 10", "LIMIT = 11") + "\nimport math\n")
+    assert check.changed(code) == []
+    (library / "ops.py").write_text(TOP.replace("EPS = 1e-6", "EPS = 1e-5"))
+    assert check.changed(code) == ["lib/ops.py::global EPS SCALE"]
+    (library / "ops.py").write_text(TOP.replace("SCALE = 2 * EPS\n", "") + "\nregister(helper)\n")
+    assert check.changed(code) == ["lib/ops.py::global EPS SCALE"]  # SCALE is gone
+    assert check.current("lib/ops.py::<statements>") != GONE
+    assert check.current("lib/ops.py::global EPS SCALE") == GONE
+    assert check.current("lib/ops.py::global EPS") != GONE  # any set of names the file binds can be asked for
 
 
 def test_a_set_id_is_a_digest_of_the_set():
@@ -135,7 +246,7 @@ def test_a_store_keeps_what_was_parsed_for_the_next_run_by_the_files_bytes(tmp_p
     calls = []
     monkeypatch.setattr(code_digest, "file_digests", lambda text: calls.append(text) or file_digests(text))
     again = code_digest.SourceDigests(store).of_file(str(source))
-    assert calls == [] and again.functions == parsed.functions and again.top == parsed.top
+    assert calls == [] and again == parsed  # every field comes back, the names each function reads too
     assert again.function_at(parsed.spans[0][0]) == parsed.spans[0][2]  # the line map comes back too
     source.write_text(SOURCE.replace("return y * 2", "return y * 5"))
     changed = code_digest.SourceDigests(store).of_file(str(source))

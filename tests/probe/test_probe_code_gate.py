@@ -67,7 +67,7 @@ def gate(tmp_path_factory):
     helper = where / "gatelib" / "_common.py"
     edit(helper, '    """Scale ``x`` into [-1, 1]."""\n',
          '    """Scale ``x`` into [-1, 1], never dividing by zero."""\n    # one reduction over |x|\n')
-    edit(helper, "return x / (x.abs().max() + 1e-6)", "return x / (\n        x.abs().max() + 1e-6\n    )")
+    edit(helper, "return x / (x.abs().max() + EPS)", "return x / (\n        x.abs().max() + EPS\n    )")
     runs["comment"] = survey(where)
     git(where, "checkout", "-q", "--", "gatelib")
     edit(helper, "    return x /", BRANCH)
@@ -83,6 +83,16 @@ def gate(tmp_path_factory):
     git(where, "checkout", "-q", "--", "gatelib")
     edit(helper, "    return 2.0", "    return 3.0")
     runs["build_only"] = probe(where, "--dry-run")
+    git(where, "checkout", "-q", "--", "gatelib")
+    # what a maintainer adds beside the code a case ran: an import, a constant, a case
+    edit(helper, "import torch\n", "import math\n\nimport torch\n")
+    edit(helper, "EPS = 1e-6\n", "EPS = 1e-6\nTAU = 2 * math.pi\n")
+    with (where / "cases" / "cases_gatelib.py").open("a") as fh:
+        fh.write('CASES.append(case("negate_twice", lambda x: gatelib.negate(gatelib.negate(x)), '
+                 '[torch.rand(2, 3)], package="gatelib"))\n')
+    runs["added"] = probe(where, "--dry-run")
+    edit(helper, "EPS = 1e-6\n", "EPS = 1e-5\n")
+    runs["constant"] = probe(where, "--dry-run")
     return runs
 
 
@@ -94,7 +104,9 @@ def test_each_record_names_the_code_its_case_ran(gate):
     assert len(snapshot["code"]["refs"]) == len({pair for refs in table.values() for pair in refs.items()})
     for name in SHARED:
         assert "gatelib/_common.py::normalize" in code[name] and f"gatelib/ops.py::{name}" in code[name]
-        assert "gatelib/_common.py" in code[name]  # the file's top level: its imports and constants
+        assert "gatelib/_common.py::global EPS torch" in code[name]  # the names normalize reads
+    # of a file's top level, a record names only what its functions read: no whole-file ref
+    assert all("::" in ref for refs in table.values() for ref in refs)
     assert "gatelib/_common.py::normalize" not in code["negate"]
     # the branch only compilers take, reached through dynamo's tracing and torch.export's run
     assert "gatelib/_compiled.py::negated_for_compilers" in code["negate"]
@@ -167,3 +179,21 @@ def test_code_that_only_building_a_case_ran_is_followed_too(gate):
     assert [line.split()[0] for line in planned] == ["gain"]
     assert "code it ran changed: gatelib/_common.py::default_gain" in planned[0]
     assert "would reuse 4 unchanged since support.json" in plan.stdout
+
+
+def planned(run: subprocess.CompletedProcess) -> list[str]:
+    assert run.returncode == 0, run.stdout + run.stderr
+    return [line for line in run.stdout.splitlines() if line.startswith("  ") and "[cpu]:" in line]
+
+
+def test_an_import_a_constant_or_a_case_added_measures_only_the_new_case(gate):
+    lines = planned(gate["added"])
+    assert [line.split()[0] for line in lines] == ["negate_twice"] and "new case" in lines[0]
+    assert "would reuse 5 unchanged since support.json" in gate["added"].stdout
+
+
+def test_an_edit_to_a_constant_measures_exactly_its_readers(gate):
+    lines = [line for line in planned(gate["constant"]) if "negate_twice" not in line]
+    assert sorted(line.split()[0] for line in lines) == sorted(SHARED)
+    for line in lines:
+        assert "code it ran changed: gatelib/_common.py::global EPS torch" in line

@@ -13,7 +13,7 @@ What building the case ran is watched elsewhere, where its case module is import
 
 Only the library's folder and the project's folders are traced (the case modules' folders, the tests'), never
 torch or the standard library: those are keyed by their versions. The result is ``{ref: digest}``
-(:mod:`..base.code_digest`): each function that ran, and the top level of each file it is in. A file whose
+(:mod:`..base.code_digest`): each function that ran, and what of its file's top level it reads. A file whose
 top level ran but none of its functions (a module imported) is left out: importing a library runs the top
 level of every file, and each case would depend on all of them.
 """
@@ -173,6 +173,9 @@ class CodeWatch:
         if not ran:  # only its top level ran: importing it (importing kornia runs every file's) is no dependency
             return
         ref = self.places.ref_for(path)
-        seen[ref] = digests.top  # a function depends on the imports and constants of its file
         for name in ran:
             seen[f"{ref}::{name}"] = digests.functions[name]
+        # and on the imports, constants and classes of its file that it reads (not on the file's whole top level:
+        # adding an import or a case to a file re-measured every case that ran a function of it)
+        for part, digest in digests.globals_of(ran).items():
+            seen[f"{ref}::{part}"] = digest

@@ -2,10 +2,12 @@
 
 import torch
 
+EPS = 1e-6
+
 
 def normalize(x: torch.Tensor) -> torch.Tensor:
     """Scale ``x`` into [-1, 1]."""
-    return x / (x.abs().max() + 1e-6)
+    return x / (x.abs().max() + EPS)
 
 
 def default_gain() -> float:
