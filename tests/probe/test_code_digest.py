@@ -133,6 +133,18 @@ def test_an_edit_to_a_name_moves_exactly_its_readers():
     assert typing.globals_of(["Box.area"]) == base.globals_of(["Box.area"])
 
 
+def test_a_method_added_to_a_class_or_a_def_that_rebinds_a_name_moves_its_readers():
+    base = file_digests(TOP)
+    # an override added beside the methods that ran: the instance may now run it instead
+    override = file_digests(TOP.replace("class Box:\n", "class Box:\n    def __len__(self):\n        return 1\n\n"))
+    assert override.globals_of(["Box.area"]) != base.globals_of(["Box.area"])
+    assert override.globals_of(["helper"]) == base.globals_of(["helper"])
+    # a reader of an imported name, when a def rebinds it
+    reader = TOP + "\ndef typed(x):\n    return isinstance(x, Any)\n"
+    rebound = file_digests(reader + "\ndef Any():\n    return 1\n")
+    assert rebound.globals_of(["typed"]) != file_digests(reader).globals_of(["typed"])
+
+
 def test_statements_that_bind_no_name_count_for_every_function():
     with_call = TOP + "\nregister(helper)\nfor n in range(2):\n    print(n)\n"
     found = file_digests(with_call)
@@ -154,7 +166,7 @@ def test_a_statement_that_changes_one_name_in_place_counts_for_its_readers():
 
 def test_a_function_that_reads_globals_depends_on_every_name():
     found = file_digests(TOP + "\ndef lookup(name):\n    return globals()[name]\n")
-    assert list(found.globals_of(["lookup"])) == ["global Any Box EPS LIMIT SCALE torch"]
+    assert list(found.globals_of(["lookup"])) == ["global Any Box EPS LIMIT SCALE helper lookup other torch"]
 
 
 def test_names_bound_under_if_or_try_are_bindings_and_their_conditions_count():

@@ -8,8 +8,10 @@ file and, after ``::``, one of:
   defaults, nested functions and lambdas included), so adding a function to a file moves no other ref of it;
 - ``global NAME ...``: the top-level statements that bind the names those functions read (an import, a
   constant, a class with its attributes), and through them the names those statements read (``B = 2 * A``
-  makes ``A`` count for a reader of ``B``); a method reads its class. One ref names them all (``global EPS
-  SCALE torch``). Adding an import or a constant that the functions do not read moves none of their refs;
+  makes ``A`` count for a reader of ``B``); a method reads its class, whose digest holds the names of its
+  methods (one added may override one that ran); a name a ``def`` binds digests as that name alone (the
+  function has its own ref when it runs). One ref names them all (``global EPS SCALE torch``). Adding an
+  import or a constant that the functions do not read moves none of their refs;
   A statement that changes a name in place counts as binding it (``CASES.append(...)``, ``Box.extra = 1``,
   ``torch.set_default_dtype(...)``);
 - ``<statements>``: the file's other top-level statements that bind no name (a bare call such as
@@ -231,11 +233,25 @@ def _mutated(node: ast.stmt) -> str | None:
     return roots.pop() if len(roots) == 1 else None
 
 
-def _bindings(facts: list[tuple[ast.stmt, set[str], bool, str | None]]
+_DEFINED = "def"  # what a plain ``def`` at the top level adds to its name's digest
+
+
+def _members(node: ast.ClassDef, prefix: str = "") -> list[str]:
+    """The names of the functions a class defines, its nested classes' too (``Inner.method``)."""
+    found = []
+    for child in node.body:
+        if isinstance(child, _FUNCTIONS):
+            found.append(prefix + child.name)
+        elif isinstance(child, ast.ClassDef):
+            found.extend(_members(child, f"{prefix}{child.name}."))
+    return found
+
+
+def _bindings(facts: list[tuple[ast.stmt, set[str], bool, str | None, list[str]]]
               ) -> tuple[dict[str, str], dict[str, list[str]], str]:
     """(name -> digest, name -> names read, digest of the statements that bind nothing) of a file's top level,
     from each statement (its functions already stripped: they have refs of their own), the names it binds,
-    whether it only binds, and the name it changes in place.
+    whether it only binds, the name it changes in place, and for a class the names of its methods.
 
     An import binds each of its names on its own (adding a name to ``from x import a`` moves no reader of
     ``a``); a plain ``def`` binds nothing here (a function that runs has its own ref); a statement that changes
@@ -244,8 +260,11 @@ def _bindings(facts: list[tuple[ast.stmt, set[str], bool, str | None]]
     digests: dict[str, list[str]] = {}
     reads: dict[str, set[str]] = {}
     effects: list[str] = []
-    for node, stores, binds_only, mutated in facts:
+    for node, stores, binds_only, mutated, members in facts:
         if isinstance(node, _FUNCTIONS):
+            # the name only: a function that runs has its own ref, one that does not cannot matter; but a def that
+            # rebinds an imported name, or one removed, moves its readers
+            digests.setdefault(node.name, []).append(_DEFINED)
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)) and binds_only:
             for alias in node.names:
@@ -254,6 +273,8 @@ def _bindings(facts: list[tuple[ast.stmt, set[str], bool, str | None]]
                 digests.setdefault((alias.asname or alias.name).split(".")[0], []).append(_digest(one))
             continue
         digest = _digest(node)
+        if isinstance(node, ast.ClassDef):  # its methods' names too: a method added may override one that ran
+            digest = _combined([digest, *members])
         if not binds_only and mutated is None:
             effects.append(digest)
         read = _loads(node)
@@ -285,7 +306,8 @@ def file_digests(source: str) -> FileDigests:
             read.add(qualname.split(".", 1)[0])
         parts.setdefault(qualname, []).append(_digest(_StripDocstrings().visit(node)))
     tree.body = _without_docstring(tree.body)
-    facts = [(node, _stores(node), _binds_only(node), _mutated(node)) for node in tree.body]
+    facts = [(node, _stores(node), _binds_only(node), _mutated(node),
+              _members(node) if isinstance(node, ast.ClassDef) else []) for node in tree.body]
     top = _digest(_TopLevel().visit(tree))  # strips the functions in place: the statements of ``facts`` too
     names, name_reads, statements = _bindings(facts)
     functions = {name: digests[0] if len(digests) == 1 else hashlib.sha256("".join(digests).encode()).hexdigest()[:16]
