@@ -8,8 +8,10 @@ What building the case ran is watched elsewhere, where its case module is import
 - dynamo does not run the code it compiles, it reads it: the functions it traced (inlined ones included, and
   the branches taken only under ``torch.compiler.is_compiling()``) are in each compile's ``TracingContext``.
   A private attribute of torch's; where a torch lacks it, compile-only code is not seen (the rest still is).
-  So the tracer is paused while a case is compiled (:meth:`CodeWatch.lines`): under Python 3.11 it is called
-  for every Python frame torch opens, watched or not, and dynamo opens many (compile steps took 39 % longer).
+  So the tracer is paused while a case is compiled (:meth:`CodeWatch.lines`), and during any dynamo compile
+  that starts while it traces (a library's test that calls ``torch.compile``; dynamo's compile callbacks):
+  under Python 3.11 it is called for every Python frame torch opens, watched or not, and dynamo and inductor
+  open many (compile steps took 39 % longer).
 
 Only the library's folder and the project's folders are traced (the case modules' folders, the tests'), never
 torch or the standard library: those are keyed by their versions. The result is ``{ref: digest}``
@@ -31,6 +33,7 @@ _OWN_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(
 _traced_code: list[tuple[str, list[Any]]] = []
 _watching = False
 _context = {"now": ""}  # the context :meth:`CodeWatch.switch` set last
+_active: list["CodeWatch"] = []  # the watch that is on (at most one), for dynamo's compile callbacks
 
 
 def _observe_dynamo() -> None:
@@ -53,6 +56,33 @@ def _observe_dynamo() -> None:
     TracingContext.__init__ = init  # type: ignore[method-assign]
 
 
+def _started(*_: Any) -> None:
+    if _active:
+        _active[0]._rest(True)
+
+
+def _ended(*_: Any) -> None:
+    if _active:
+        _active[0]._rest(False)
+
+
+def _rest_while_dynamo_compiles() -> None:
+    """Pause the line tracer from the start of each dynamo compile to its end, wherever it is started (a
+    library's test that calls ``torch.compile``; the compile step pauses it already): dynamo and inductor run
+    much Python of torch's, which the tracer is called for under Python 3.11, and what dynamo traced of the
+    watched code is in its ``TracingContext`` anyway. Registered again whenever the watch starts or switches
+    context, since ``torch._dynamo.reset()`` (which tests call) drops every callback. A torch without the
+    callbacks keeps tracing."""
+    try:
+        from torch._dynamo.callback import callback_handler
+    except ImportError:
+        return
+    if _started not in callback_handler.start_callbacks:
+        callback_handler.register_start_callback(_started)
+    if _ended not in callback_handler.end_callbacks:
+        callback_handler.register_end_callback(_ended)
+
+
 class CodeWatch:
     """Record the library's and the project's code one case runs: :meth:`start` before its eager run,
     :meth:`code` whenever its record is sent, :meth:`stop` when it is done."""
@@ -70,6 +100,7 @@ class CodeWatch:
         self.digests = digests or SourceDigests()
         self._coverage: Any = None
         self._tracing = False
+        self._resting = False  # paused by :meth:`_rest` for a dynamo compile (not by :meth:`lines`)
         _observe_dynamo()
 
     def start(self, more_folders: Iterable[str] = ()) -> None:
@@ -91,19 +122,35 @@ class CodeWatch:
         self._coverage.erase()
         _watching = True
         self._tracing = True
+        self._resting = False
+        _active[:] = [self]
+        _rest_while_dynamo_compiles()
         self._coverage.start()
 
     def lines(self, on: bool) -> None:
         """Pause (``False``) or resume the line tracer; dynamo's traced code is kept either way."""
+        if on:
+            self._resting = False  # resumed by its owner: a compile's end must not resume it again
         if on != self._tracing:
             self._tracing = on
             (self._coverage.start if on else self._coverage.stop)()
             if on and _context["now"]:
                 self._coverage.switch_context(_context["now"])
 
+    def _rest(self, on: bool) -> None:
+        """Pause the tracer for a dynamo compile (``on``), and resume it after, unless it was paused already."""
+        if on and self._tracing:
+            self._resting = True
+            self.lines(False)
+        elif not on and self._resting:
+            self._resting = False
+            self.lines(True)
+
     def stop(self) -> None:
         global _watching
         _watching = False
+        _active.clear()
+        self._resting = False
         if self._tracing:
             self._tracing = False
             self._coverage.stop()
@@ -116,31 +163,35 @@ class CodeWatch:
         """What runs from now on is ``context``'s (:meth:`code_by_context`; a test suite's module, say)."""
         if context != _context["now"]:
             _context["now"] = context
+            _rest_while_dynamo_compiles()  # again: a test may have called torch._dynamo.reset()
             if self._tracing:
                 self._coverage.switch_context(context)
 
     def code(self) -> dict[str, str]:
         """``{ref: digest}`` of what ran since :meth:`start`."""
-        merged: dict[str, str] = {}
-        for seen in self.code_by_context().values():
-            merged.update(seen)
-        return dict(sorted(merged.items()))
+        merged: dict[str, set[str | None]] = {}
+        for files in self._functions_by_context().values():
+            for path, functions in files.items():
+                merged.setdefault(path, set()).update(functions)
+        return self._refs(merged)
 
     def code_by_context(self) -> dict[str, dict[str, str]]:
         """``{context: {ref: digest}}`` of what ran since :meth:`start`, in each context :meth:`switch` named
         ("" before the first switch)."""
-        seen: dict[str, dict[str, str]] = {}
+        return {context: self._refs(files) for context, files in self._functions_by_context().items()}
+
+    def _functions_by_context(self) -> dict[str, dict[str, set[str | None]]]:
+        """``{context: {path: the outermost functions that ran there (None: its top level)}}``, from the tracer's
+        lines and from what dynamo traced."""
+        found: dict[str, dict[str, set[str | None]]] = {}
         data = self._coverage.get_data()
         for path in data.measured_files():
             digests = self.digests.of_file(path)
             if digests is None:
                 continue
-            functions: dict[str, set[str | None]] = {}
             for line, contexts in (data.contexts_by_lineno(path) or {}).items():
                 for context in contexts or [""]:
-                    functions.setdefault(context, set()).add(digests.function_at(line))
-            for context, ran in functions.items():
-                self._add(path, digests, ran, seen.setdefault(context, {}))
+                    found.setdefault(context, {}).setdefault(path, set()).add(digests.function_at(line))
         for context, traced in _traced_code:
             for code in list(traced):
                 path = os.path.realpath(code.co_filename)
@@ -148,9 +199,17 @@ class CodeWatch:
                     continue
                 digests = self.digests.of_file(path)
                 if digests is not None:
-                    self._add(path, digests, {digests.function_named(getattr(code, "co_qualname", code.co_name))},
-                              seen.setdefault(context, {}))
-        return {context: dict(sorted(found.items())) for context, found in seen.items()}
+                    name = digests.function_named(getattr(code, "co_qualname", code.co_name))
+                    found.setdefault(context, {}).setdefault(path, set()).add(name)
+        return found
+
+    def _refs(self, files: dict[str, set[str | None]]) -> dict[str, str]:
+        seen: dict[str, str] = {}
+        for path, functions in files.items():
+            digests = self.digests.of_file(path)
+            if digests is not None:
+                self._add(path, digests, functions, seen)
+        return dict(sorted(seen.items()))
 
     def _omitted(self, folders: list[str]) -> list[str]:
         """The probe's own code, and installed packages under a watched folder (a case module beside the

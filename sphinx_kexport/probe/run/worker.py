@@ -117,8 +117,10 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         def started(step: Step, name: str = name, device: str = device) -> None:
             print(f"--- {step.name}", flush=True)
             code_so_far()
-            if watch is not None:  # dynamo reads what it compiles: its own list says what (measure/code_watch.py)
-                watch.lines(step.path != COMPILE)
+            if watch is not None:  # dynamo reads what it compiles: its own list says what (measure/code_watch.py);
+                # the speed pass runs nothing the path's step did not, and a line tracer would slow eager (and
+                # eager only, beside onnxruntime or an exported graph) while it is timed
+                watch.lines(step.path != COMPILE and not step.speed)
             conn.send(StepBegan(name, device, step))
 
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:

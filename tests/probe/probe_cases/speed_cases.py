@@ -26,7 +26,17 @@ def add_one(x):
     return x + 1
 
 
+def python_heavy(x):
+    # a thousand Python iterations before one tensor operation: a line tracer on while eager is timed (the code
+    # watch follows this folder) would slow eager about threefold; dynamo, the exporters and onnxruntime fold it
+    scale = 1.0
+    for i in range(1000):
+        scale += i * 1e-9
+    return x * scale
+
+
 CASES = [
     case("fused_chain", fused_chain, [torch.rand(1, 32768)], package=PKG),
     case("add_one", add_one, [torch.rand(2, 3)], package=PKG),
+    case("python_heavy", python_heavy, [torch.rand(2, 8)], package=PKG),
 ]

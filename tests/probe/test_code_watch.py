@@ -1,0 +1,82 @@
+"""The code watch on real torch: it rests while dynamo compiles, and still names what dynamo traced."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = [pytest.mark.probe]
+torch = pytest.importorskip("torch")
+pytest.importorskip("coverage")
+
+from sphinx_kexport.probe.base.code_digest import CodePlaces  # noqa: E402
+from sphinx_kexport.probe.measure.code_watch import CodeWatch  # noqa: E402
+
+LIBRARY = textwrap.dedent('''
+    import torch
+
+    SCALE = 2
+
+
+    def inner(x):
+        return torch.sin(x) * SCALE
+
+
+    def outer(x):
+        return inner(x) + 1
+
+
+    def eager_only(x):
+        return x - 1
+''')
+
+
+@pytest.fixture
+def watched(tmp_path, monkeypatch):
+    package = tmp_path / "watchedlib"
+    package.mkdir()
+    (package / "__init__.py").write_text(LIBRARY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "watchedlib", raising=False)
+    import watchedlib
+
+    watch = CodeWatch(CodePlaces("watchedlib", str(package), str(tmp_path)), [str(package)])
+    yield watchedlib, watch
+    watch.stop()
+
+
+def test_the_tracer_rests_while_dynamo_compiles_and_the_traced_code_is_named(watched):
+    library, watch = watched
+    from torch._dynamo.callback import callback_handler
+
+    seen: list[tuple[str, bool]] = []
+    torch._dynamo.reset()  # drops every callback: the watch registers its own again when it starts
+    watch.start()
+    start = callback_handler.register_start_callback(lambda *_: seen.append(("start", watch._tracing)))
+    end = callback_handler.register_end_callback(lambda *_: seen.append(("end", watch._tracing)))
+    try:
+        compiled = torch.compile(library.outer, fullgraph=True, backend="eager")
+        compiled(torch.ones(2))
+        library.eager_only(torch.ones(2))  # traced by lines again once the compile ended
+        code = watch.code()
+    finally:
+        callback_handler.remove_start_callback(start)
+        callback_handler.remove_end_callback(end)
+    assert seen == [("start", False), ("end", True)]
+    assert {"watchedlib/__init__.py::outer", "watchedlib/__init__.py::inner",
+            "watchedlib/__init__.py::eager_only"} <= set(code)
+    # one ref for the names the functions read, however they were seen (dynamo's trace or the tracer's lines)
+    assert [ref for ref in code if "::global" in ref] == ["watchedlib/__init__.py::global SCALE inner torch"]
+
+
+def test_a_compile_while_the_owner_paused_the_tracer_does_not_resume_it(watched):
+    library, watch = watched
+    torch._dynamo.reset()
+    watch.start()
+    watch.lines(False)  # the worker's compile step
+    torch.compile(library.outer, fullgraph=True, backend="eager")(torch.ones(2))
+    assert watch._tracing is False
+    watch.lines(True)
+    assert watch._tracing is True
