@@ -74,8 +74,8 @@ def speed_verdict_of(low: float, high: float) -> SpeedVerdict:
 
 def speed_record(threads: int, figures: list[dict[str, Any]], note: str = "", **extra: Any) -> dict[str, Any]:
     """A supported path's ``speed``: the thread count it was timed with, its figures (none when timing failed),
-    and a note on what was not timed and why."""
-    out: dict[str, Any] = {"threads": threads, "figures": figures}
+    and a note on what was not timed and why; ``untraced``: timed with the code watch's line tracer off."""
+    out: dict[str, Any] = {"threads": threads, "figures": figures, "untraced": True}
     if note:
         out["note"] = note
     return {**out, **extra}
@@ -84,6 +84,14 @@ def speed_record(threads: int, figures: list[dict[str, Any]], note: str = "", **
 def speed_missing(results: dict[str, dict[str, Any]]) -> bool:
     """Whether a supported path of a case's records has no ``speed`` (a record measured without --speed)."""
     return any(record.get("status") in SUPPORTED and "speed" not in record for record in results.values())
+
+
+def speed_traced(results: dict[str, dict[str, Any]]) -> bool:
+    """Whether a supported path's ``speed`` was timed with the code watch's line tracer on (the probes of 5 and
+    6 December 2026): eager beside onnxruntime and the exported module read a median 1.5 times too slow in the
+    kornia refresh, so their speed-ups are too large; a ``--speed`` run measures such a case again."""
+    return any(record.get("status") in SUPPORTED and isinstance(record.get("speed"), dict)
+               and not record["speed"].get("untraced") for record in results.values())
 
 
 def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: float) -> bool:

@@ -50,7 +50,7 @@ def test_a_fused_chain_is_faster_compiled_at_both_sizes(survey):
     assert "measured as their modules come in" not in survey["run"].stdout
     load_snapshot(survey["out"])  # the speed records validate against the schema
     record = speed(survey["snapshot"], "fused_chain", "compile")
-    assert record["threads"] >= 1 and record["fullgraph"] is True
+    assert record["threads"] >= 1 and record["fullgraph"] is True and record["untraced"] is True
     own, batch = record["figures"]
     assert (own["size"], own["shapes"]) == ("inputs", "1×32768")
     assert (batch["size"], batch["batch"], batch["shapes"]) == ("batch", 32, "32×32768")
@@ -89,12 +89,16 @@ def test_a_plain_rerun_reuses_the_speed_and_a_record_without_it_is_measured_agai
     kept = json.loads(out.read_text())
     assert speed(kept, "add_one", "compile") == speed(survey["snapshot"], "add_one", "compile")
     # a record measured without --speed is measured again by a run with it (what --dry-run says)
+    # and one whose figures an older probe timed with the code watch's tracer on (no "untraced")
     for entry in kept["cases"]:
-        if entry["name"] == "add_one":
-            for record in entry["results"]["cpu"].values():
+        for record in entry["results"]["cpu"].values():
+            if entry["name"] == "add_one":
                 record.pop("speed", None)
+            elif entry["name"] == "python_heavy" and "speed" in record:
+                record["speed"].pop("untraced")
     out.write_text(json.dumps(kept))
     planned = probe("--jobs", "1", "--no-dynamic", "--speed", "--dry-run", cwd=folder)
     assert planned.returncode == 0, planned.stderr
     assert "add_one [cpu]: its record has no speed figures" in planned.stdout
+    assert "python_heavy [cpu]: its speed figures were timed with the code watch's tracer on" in planned.stdout
     assert "fused_chain [cpu]" not in planned.stdout

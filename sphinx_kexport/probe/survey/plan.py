@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...snapshot.result_records import skipped_results, speed_missing, to_measure_again
+from ...snapshot.result_records import skipped_results, speed_missing, speed_traced, to_measure_again
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
 from ..cases.inventory import InventoryCase
@@ -26,6 +26,8 @@ from .reuse import Reusable, changed_code
 
 CellKey = tuple[str, str]  # (case name, device)
 SPEED_MISSING = "its record has no speed figures (measured without --speed)"
+SPEED_TRACED = ("its speed figures were timed with the code watch's tracer on (an older probe: eager beside "
+                "onnxruntime and the exported module read too slow)")
 
 
 @dataclass
@@ -83,13 +85,12 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 filter(None, (work.finished_record(case.name, device, k) for k in accepted)), None)
             if record is not None and (to_measure_again(record["results"], time_limit)
                                        or _code_moved(record.get("code"), code)
-                                       or (speed and speed_missing(record["results"]))):
+                                       or (speed and _speed_reason(record["results"]))):
                 record = None
             hit = cached.get(case.name)
             reason = ""
             if hit is not None:
-                reason = _why_measured(hit, accepted, code) or (SPEED_MISSING if speed and speed_missing(hit.results)
-                                                                else "")
+                reason = _why_measured(hit, accepted, code) or (_speed_reason(hit.results) if speed else "")
                 if hit.seconds is not None:
                     plan.last_seconds[cell] = hit.seconds
             if record is not None:
@@ -108,6 +109,11 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                                        discovery=case.discovery, definition=case.definition,
                                        weight_bytes=case.weight_bytes))
     return plan
+
+
+def _speed_reason(results: dict[str, dict[str, Any]]) -> str:
+    """Why a ``--speed`` run measures a record again for its speed figures ("" when it need not)."""
+    return SPEED_MISSING if speed_missing(results) else SPEED_TRACED if speed_traced(results) else ""
 
 
 def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any) -> dict[str, Any]:
