@@ -254,7 +254,7 @@ def _bindings(facts: list[tuple[ast.stmt, set[str], bool, str | None, list[str]]
     whether it only binds, the name it changes in place, and for a class the names of its methods.
 
     An import binds each of its names on its own (adding a name to ``from x import a`` moves no reader of
-    ``a``); a plain ``def`` binds nothing here (a function that runs has its own ref); a statement that changes
+    ``a``); a plain ``def`` binds its name as :data:`_DEFINED` (its body is its own ref); a statement that changes
     one name in place (:func:`_mutated`) counts for that name; any other statement that may do more than bind
     (a bare call, a loop, a star import) counts for every function, and for the names it binds."""
     digests: dict[str, list[str]] = {}
