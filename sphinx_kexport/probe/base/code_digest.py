@@ -119,7 +119,7 @@ class FileDigests:
         while todo:
             name = todo.pop()
             if name in found or name not in self.names:
-                continue  # a builtin, a function defined here (its own ref), a local that shadows nothing
+                continue  # a builtin, or a local that shadows nothing
             found[name] = self.names[name]
             todo.extend(self.name_reads.get(name, ()))
         # one ref for the whole set (a record names a file's names once, not one ref each: that tripled the
