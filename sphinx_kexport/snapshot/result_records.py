@@ -72,10 +72,12 @@ def speed_verdict_of(low: float, high: float) -> SpeedVerdict:
     return SPEED_UNCLEAR
 
 
-def speed_record(threads: int, figures: list[dict[str, Any]], note: str = "", **extra: Any) -> dict[str, Any]:
+def speed_record(threads: int, figures: list[dict[str, Any]], note: str = "", untraced: bool = True,
+                 **extra: Any) -> dict[str, Any]:
     """A supported path's ``speed``: the thread count it was timed with, its figures (none when timing failed),
-    and a note on what was not timed and why; ``untraced``: timed with the code watch's line tracer off."""
-    out: dict[str, Any] = {"threads": threads, "figures": figures, "untraced": True}
+    and a note on what was not timed and why; ``untraced``: no line tracer was on while its figures were timed
+    (the speed pass looks; a record that says false is measured again by the next --speed run)."""
+    out: dict[str, Any] = {"threads": threads, "figures": figures, "untraced": untraced}
     if note:
         out["note"] = note
     return {**out, **extra}

@@ -80,3 +80,24 @@ def test_a_compile_while_the_owner_paused_the_tracer_does_not_resume_it(watched)
     assert watch._tracing is False
     watch.lines(True)
     assert watch._tracing is True
+
+
+def test_the_speed_pass_says_whether_the_tracer_was_on_while_it_timed(watched):
+    # timing eager with the line tracer on reads eager slower than it is (the exporters' speed-ups too large):
+    # the record says what the speed pass saw, and a --speed run measures a record that says "traced" again
+    from sphinx_kexport.probe import case
+    from sphinx_kexport.probe.measure.case_run import CaseRun
+    from sphinx_kexport.probe.measure.speed import SpeedPass, line_tracer_on
+
+    library, watch = watched
+    run = CaseRun(case("outer", library.outer, [torch.ones(4)], package="watchedlib"), "cpu")
+    captured = torch.compile(library.outer, fullgraph=True, backend="eager")
+    x = torch.ones(4)
+    watch.start()
+    assert line_tracer_on()
+    traced = SpeedPass(run, opset=18, budget=5.0).measure("compile", lambda: captured(x))
+    watch.lines(False)  # what the worker does around every speed step
+    assert not line_tracer_on()
+    untraced = SpeedPass(run, opset=18, budget=5.0).measure("compile", lambda: captured(x))
+    assert traced["figures"] and untraced["figures"]
+    assert (traced["untraced"], untraced["untraced"]) == (False, True)

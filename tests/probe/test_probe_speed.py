@@ -72,13 +72,14 @@ def test_a_tiny_operation_is_slower_compiled(survey):
 
 
 @pytest.mark.probe
-def test_eager_is_timed_without_the_code_watch_tracer(survey):
-    # the code watch's line tracer is on while the exporters run; timing eager beside onnxruntime or the exported
-    # graph with it still on read eager about three times slower there than beside the compiled function
-    eager = {path: speed(survey["snapshot"], "python_heavy", path)["figures"][0]["eager_s"]
-             for path in ("compile", "export", "onnx")}
-    for path in ("export", "onnx"):
-        assert eager[path] < 1.8 * eager["compile"], eager
+def test_every_figure_was_timed_without_the_code_watch_tracer(survey):
+    # the code watch's line tracer is on while the exporters run; an older worker left it on while it timed eager
+    # beside onnxruntime and the exported module (python_heavy's eager read about three times slower there):
+    # each record says what the speed pass saw while it timed (test_code_watch proves it can say "traced")
+    records = [(entry["name"], path, record["speed"]) for entry in survey["snapshot"]["cases"]
+               for path, record in entry["results"]["cpu"].items() if "speed" in record]
+    assert {(name, path) for name, path, _ in records} >= {("python_heavy", p) for p in ("compile", "export", "onnx")}
+    assert [(name, path) for name, path, speed in records if speed["untraced"] is not True] == []
 
 
 @pytest.mark.probe

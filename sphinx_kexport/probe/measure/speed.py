@@ -19,6 +19,7 @@ larger size is skipped, and the record says why, when eager alone would take lon
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from typing import Any, Callable
 
@@ -41,6 +42,15 @@ BUDGET_SECONDS = 10.0  # eager's timing at the larger size over the case's paths
 MAX_SHAPES = 4  # tensor shapes a figure names; more are counted
 
 Call = Callable[[], Any]
+
+
+def line_tracer_on() -> bool:
+    """Whether a line tracer (the code watch's coverage.py, a debugger) is on in this thread: eager's Python
+    would run slower under it than the path it is timed against, so the speed record says whether one was."""
+    if sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12+: coverage.py may use sys.monitoring instead
+    return monitoring is not None and monitoring.get_tool(monitoring.COVERAGE_ID) is not None
 
 
 def shapes_text(inputs: tuple[Any, ...]) -> str:
@@ -69,6 +79,7 @@ class SpeedPass:
         self.threads = torch.get_num_threads()
         self._larger: tuple[str, int, tuple[Any, ...]] | None = None  # (size word, batch, inputs), made once
         self._larger_why = ""
+        self.traced = False  # a line tracer was on while a figure was timed (the record says so: not "untraced")
 
     # -- timing
 
@@ -89,6 +100,7 @@ class SpeedPass:
                   batch: int = 0) -> dict[str, Any]:
         """One figure: eager against ``path`` at ``inputs``, warmed up, in alternating rounds."""
         eager, path = self._synchronised(eager), self._synchronised(path)
+        self.traced = self.traced or line_tracer_on()
         with torch.no_grad():
             for _ in range(WARM_UP_CALLS):
                 eager()
@@ -204,4 +216,4 @@ class SpeedPass:
         elif self._larger_why:
             notes.append(self._larger_why)
         extra = {"fullgraph": fullgraph} if path == COMPILE else {}
-        return speed_record(self.threads, figures, "; ".join(notes), **extra)
+        return speed_record(self.threads, figures, "; ".join(notes), untraced=not self.traced, **extra)
