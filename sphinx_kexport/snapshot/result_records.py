@@ -89,9 +89,9 @@ def speed_missing(results: dict[str, dict[str, Any]]) -> bool:
 
 
 def speed_traced(results: dict[str, dict[str, Any]]) -> bool:
-    """Whether a supported path's ``speed`` was timed with the code watch's line tracer on (the probes of 5 and
-    6 December 2026): eager beside onnxruntime and the exported module read a median 1.5 times too slow in the
-    kornia refresh, so their speed-ups are too large; a ``--speed`` run measures such a case again."""
+    """Whether a supported path's ``speed`` was timed with a line tracer on, or by an older probe that left the
+    code watch's on beside onnxruntime and the exported module (eager read a median 1.5 times too slow there in
+    the kornia refresh, so those speed-ups are too large): a ``--speed`` run measures such a case again."""
     return any(record.get("status") in SUPPORTED and isinstance(record.get("speed"), dict)
                and not record["speed"].get("untraced") for record in results.values())
 

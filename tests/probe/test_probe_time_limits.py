@@ -117,8 +117,9 @@ def test_stop_after_writes_what_is_finished_and_the_next_run_measures_the_rest(t
 def test_stop_after_reads_seconds_minutes_and_hours_and_names_a_bad_value():
     from sphinx_kexport.probe.survey.config import ConfigError, parse_duration
 
-    assert [parse_duration(text) for text in ("90", "90s", "25m", "1.5h")] == [90, 90, 1500, 5400]
-    for bad in ("", "0", "ten", "5d", "-3m"):
+    assert [parse_duration(text) for text in ("90", "90s", "25m", "1.5h", "2h05m", "1h 30m 10", "1m30s")] == [
+        90, 90, 1500, 5400, 7500, 5410, 90]
+    for bad in ("", "0", "ten", "5d", "-3m", "0h0m", "30m2h", "5m5m", "2 30m", "1h-5m"):
         with pytest.raises(ConfigError, match=rf"--stop-after '{bad}': expected a positive duration"):
             parse_duration(bad)
 

@@ -77,7 +77,7 @@ def probe_parser() -> argparse.ArgumentParser:
                              "inputs and at batch 32 (or the case's bench= inputs): the page shows \"3.1× faster\", "
                              "\"0.45× — slower than eager\" or \"no clear difference\"; same as `speed = true`")
     parser.add_argument("--stop-after", metavar="DURATION",
-                        help="stop measuring this long after the run began (seconds, or 25m, 1.5h): cases still "
+                        help="stop measuring this long after the run began (seconds, or 25m, 1.5h, 2h05m): cases still "
                              "running are stopped, and the snapshot is written with what is finished, marked "
                              "complete: false, the rest listed as missing; the same command again measures the "
                              f"rest (exit status {EXIT_STOPPED} says there is more to do). For a CI job or a lent "

@@ -121,12 +121,20 @@ def _expect(value: Any, kind: type | tuple, where: str, wanted: str) -> Any:
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
 
 
+_DURATION_PART = r"(\d+(?:\.\d*)?)\s*([smh]?)"
+
+
 def parse_duration(text: str) -> float:
-    """``--stop-after``: seconds, or a number with s, m or h ("90", "25m", "1.5h")."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([smh]?)\s*", text)
-    if not match or float(match.group(1)) <= 0:
-        raise ConfigError(f"--stop-after {text!r}: expected a positive duration such as 600, 25m or 1.5h")
-    return float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+    """``--stop-after``: seconds, or numbers with s, m or h, alone or added up ("90", "25m", "1.5h", "2h05m")."""
+    parts = re.findall(_DURATION_PART, text)
+    # the whole text is parts with a unit (the last may go without: seconds), each unit once, largest first
+    units = [unit or "s" for _, unit in parts]
+    well_formed = (parts and re.fullmatch(rf"\s*(?:{_DURATION_PART}\s*)+", text)
+                   and all(unit for _, unit in parts[:-1]) and units == sorted(set(units), key="hms".index))
+    seconds = sum(float(number) * _DURATION_UNITS[unit] for number, unit in parts) if well_formed else 0
+    if seconds <= 0:
+        raise ConfigError(f"--stop-after {text!r}: expected a positive duration such as 600, 25m, 1.5h or 2h05m")
+    return seconds
 
 
 def parse_shard(text: str) -> Shard:
