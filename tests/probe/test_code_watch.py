@@ -101,3 +101,23 @@ def test_the_speed_pass_says_whether_the_tracer_was_on_while_it_timed(watched):
     untraced = SpeedPass(run, opset=18, budget=5.0).measure("compile", lambda: captured(x))
     assert traced["figures"] and untraced["figures"]
     assert (traced["untraced"], untraced["untraced"]) == (False, True)
+
+
+def test_the_watch_keeps_a_core_that_records_contexts_whatever_coverage_core_says(watched, monkeypatch):
+    # coverage's sys.monitoring core (the default from Python 3.14, or COVERAGE_CORE=sysmon from 3.12) drops
+    # switch_context's contexts, so each test file's code would be lost: the watch asks for the settrace core
+    library, watch = watched
+    monkeypatch.setenv("COVERAGE_CORE", "sysmon")
+    watch.start()
+    try:
+        watch.switch("tests/test_a.py")
+        library.outer(torch.ones(2))
+        watch.switch("tests/test_b.py")
+        library.eager_only(torch.ones(2))
+    finally:
+        watch.stop()
+    assert watch._coverage.config.core == "ctrace"
+    by_context = watch.code_by_context()
+    assert {ref.split("::")[-1] for ref in by_context["tests/test_a.py"]} >= {"inner", "outer"}
+    assert "eager_only" not in {ref.split("::")[-1] for ref in by_context["tests/test_a.py"]}
+    assert "eager_only" in {ref.split("::")[-1] for ref in by_context["tests/test_b.py"]}

@@ -114,6 +114,9 @@ class CodeWatch:
             self._coverage = coverage.Coverage(
                 data_file=None, config_file=False, branch=False,
                 include=[os.path.join(folder, "*") for folder in folders], omit=self._omit)
+            # contexts (which test file ran what) need a settrace core: the sys.monitoring one drops them without
+            # a word, and it is the default from Python 3.14 on, or on 3.12+ when a CI sets COVERAGE_CORE=sysmon
+            self._coverage.set_option("run:core", "ctrace")  # coverage falls back to its Python tracer by itself
             # a case that runs none of the watched code is no news; a module imported before the watch, neither
             self._coverage.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured",
                                                                "already-imported", "module-not-imported"])
