@@ -153,3 +153,27 @@ def test_a_repro_text_that_prints_an_address_keeps_one_definition():
 
     assert with_code("0x7f24056cea40") == with_code("0x7f54426cea40")
     assert "0x" not in with_code("0x7f24056cea40")["code"] and "built-in method abs" in with_code("0x1234567")["code"]
+
+
+def test_a_test_parameter_without_a_source_form_is_named_without_its_address(tmp_path, monkeypatch):
+    """e3nn's Activation[test]: its test is parametrised with a list of torch functions, which no snippet can
+    write out; the repro's message printed their addresses, another in every process, so each rerun rewrote the
+    snapshot although it measured nothing."""
+    from sphinx_kexport.probe import cases_from_tests
+
+    (tmp_path / "actlib").mkdir()
+    (tmp_path / "actlib" / "__init__.py").write_text(
+        "import torch\n\n\nclass Act(torch.nn.Module):\n    def __init__(self, acts):\n        super().__init__()\n"
+        "        self.acts = list(acts)\n\n    def forward(self, x):\n        for act in self.acts:\n"
+        "            x = act(x)\n        return x\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_act.py").write_text(
+        "import pytest\nimport torch\n\nfrom actlib import Act\n\n\n"
+        "@pytest.mark.parametrize('acts', [[torch.abs, torch.tanh]])\ndef test_act(acts):\n"
+        "    assert Act(acts)(torch.rand(2, 3)).shape == (2, 3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", "off")
+    (spec,) = cases_from_tests("actlib", str(tmp_path / "tests"))
+    assert "its parameter acts = [<built-in method abs of type object>, <built-in method tanh of type object>] " \
+           "has no source form" in spec.code
+    assert "0x" not in spec.code

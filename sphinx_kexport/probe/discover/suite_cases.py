@@ -46,6 +46,7 @@ from .sandbox import ExampleTimeout, time_limit
 from .suite_run import TEST_SEED, NodeSource
 from ..cases import containers
 from ..cases.literals import literal_source
+from ..cases.opaque import address_free_repr
 from ..cases.case_slice import run_fresh, top_level_slice
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec, case
@@ -294,7 +295,8 @@ def _argument(name: str, source: NodeSource, snippet: _Snippet, depth: int = 0) 
     if name in source.params:
         text = literal_source(source.params[name])
         if text is None:
-            return f"its parameter {name} = {source.params[name]!r} has no source form"
+            # without addresses: the message goes into the snapshot, which a rerun must write the same
+            return f"its parameter {name} = {address_free_repr(source.params[name])} has no source form"
         snippet.lines.append(f"{name} = {text}")
         snippet.defined.add(name)
         return ""
