@@ -93,7 +93,7 @@ def test_stop_after_writes_what_is_finished_and_the_next_run_measures_the_rest(t
     args = ("--cases", str(CASES / "hang_cases.py"), "--out", str(out), "--library", "probe_cases", "--jobs", "2",
             "--no-dynamic", "--only", "wait_forever", "--only", "quick")
     began = time.monotonic()
-    done = probe(*args, "--stop-after", "40", cwd=tmp_path)
+    done = probe(*args, "--stop-after", "0m40s", cwd=tmp_path)  # added up, as a CI job may write it
     took = time.monotonic() - began
     assert done.returncode == 5, done.stdout + done.stderr
     assert "--stop-after ended the run with 1 case(s) not measured" in done.stderr
