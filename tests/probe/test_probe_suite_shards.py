@@ -110,3 +110,10 @@ def test_a_test_stopped_at_its_time_limit_keeps_the_calls_it_made_before():
     listed = reports["test_runs_long_before_calling"]
     assert (listed.cases, listed.skip) == ([], "time limit") and "0.5 s" in listed.detail
     assert [c.name for c in reports["test_quick"].cases] == ["shift[test 2]"]
+    # the limit counts from the test's last call of a new configuration: each of these came 0.3 s after the last
+    spaced = reports["test_calls_between_long_computations"]
+    assert [tuple(c.inputs[0].shape) for c in spaced.cases] == [(1, 4), (2, 4), (3, 4)] and spaced.skip == ""
+    # stopped while dynamo compiled: dynamo's own error wraps the limit's, which still decides (e3nn's
+    # test_input_weights_jit, stopped inside inductor, read as failing only under the recorder)
+    compiling = reports["test_compiles_past_the_limit"]
+    assert (compiling.cases, compiling.skip) == ([], "time limit") and "0.5 s" in compiling.detail

@@ -39,8 +39,9 @@ def discover_parser() -> CliParser:
                         help="skip objects whose dotted name equals, starts with or matches PATTERN "
                              "(repeatable); a module left out is not imported")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                        help="per example, or per phase of a test (default 60): a test past it keeps the calls it made "
-                             "before")
+                        help="seconds of CPU time per example (default 60), or per phase of a test counted from its "
+                             "last call of a new configuration (default 10): a test past it keeps the calls it "
+                             "made before")
     parser.add_argument("--tests", metavar="PATH",
                         help="run the library's pytest tests under PATH (a folder or a file) instead of the docstring "
                              "examples, and list per test file what cases_from_tests(PACKAGE, PATH) yields")
@@ -170,14 +171,14 @@ def run_discover(argv: list[str]) -> int:
 
 def _discover_tests(args: Any, winners: list[Any], where: str) -> int:
     """``discover PACKAGE --tests PATH``: per test file, each test's cases or why none, then the totals."""
-    from ..discover.docstrings import DEFAULT_TIME_LIMIT, duplicate_of
+    from ..discover.docstrings import duplicate_of
     from ..discover.library import DiscoveryError
-    from ..discover.suite import DEFAULT_PER_OPERATOR, discover_suite
+    from ..discover.suite import DEFAULT_PER_OPERATOR, DEFAULT_TEST_TIME_LIMIT, discover_suite
     from ..survey.config import default_jobs
 
     try:
         found = discover_suite(args.package, args.tests, include=args.include, exclude=args.exclude,
-                               time_limit=args.time_limit or DEFAULT_TIME_LIMIT,
+                               time_limit=args.time_limit or DEFAULT_TEST_TIME_LIMIT,
                                per_operator=args.per_operator or DEFAULT_PER_OPERATOR, on_test=to_stderr(),
                                jobs=args.jobs or default_jobs())
     except DiscoveryError as exc:

@@ -21,9 +21,10 @@ a function from its source but resolves its names in the globals and closure of 
 object it was handed: handed a proxy, it reads the original's source (``inspect``
 unwraps it) in this module's globals ("undefined value torch"), and each library
 function a scripted function or module reaches is looked up anew in the library's
-modules. So while ``torch.jit.script`` compiles, the originals are put back
-(:func:`_originals_while_scripting`): nothing inside a proxy could help, since the
-proxy's own code is never what TorchScript compiles. Dynamo traces a proxy's bytecode
+modules. So while ``torch.jit.script`` compiles, the originals are put back, and a
+proxy the test itself hands it (a public function it read while recording) is
+exchanged for its original (:func:`_originals_while_scripting`): nothing inside a
+proxy could help, since the proxy's own code is never what TorchScript compiles. Dynamo traces a proxy's bytecode
 when it meets it (at any later call, not only inside ``torch.compile``), and would
 refuse the recorder's ``sys._getframe``; so a proxy's first step asks
 ``torch.compiler.is_compiling()``, which dynamo answers True while it traces, and then
@@ -47,6 +48,7 @@ from typing import Any, Callable, Iterator
 from ..cases import containers
 from ..cases.module_copy import SHARE_ABOVE, copy_object, parameter_bytes
 from .provenance import Built, BuiltObjects
+from .sandbox import new_call_made
 
 EXAMPLE_FILE_PREFIX = "<doctest "
 
@@ -172,6 +174,7 @@ class Recorder:
         verdict = self.wanted(ref, callee, args, kwargs) if self.wanted is not None else True
         if not verdict:
             return None
+        new_call_made()  # a test's time limit counts from its last new call (sandbox.time_limit)
         code = frame.f_code
         if isinstance(verdict, str):  # watched, not copied: nothing of the test's is held
             call = Call(ref, None, (), {}, self.statement, None, filename=code.co_filename,
@@ -403,6 +406,11 @@ def originals_restored() -> Iterator[None]:
         _INSTALLED[:] = aside
 
 
+def unproxied(value: Any) -> Any:
+    """The library's own callable where ``value`` is one of the recorder's proxies; ``value`` otherwise."""
+    return getattr(value, "__kexport_original__", value) if callable(value) else value
+
+
 @contextlib.contextmanager
 def _originals_while_scripting() -> Iterator[None]:
     """``torch.jit.script`` compiles the originals (the module's docstring says why). Its implementation
@@ -419,6 +427,12 @@ def _originals_while_scripting() -> Iterator[None]:
     def aside(original: Any) -> Any:
         @functools.wraps(original)
         def script(*args: Any, **kwargs: Any) -> Any:
+            # a test that read the public function while recording holds its proxy (kornia's
+            # ``op = kornia.color.rgb_to_hls; torch.jit.script(op)``): TorchScript is handed the original
+            if args:
+                args = (unproxied(args[0]), *args[1:])
+            elif "obj" in kwargs:
+                kwargs["obj"] = unproxied(kwargs["obj"])
             with originals_restored():
                 return original(*args, **kwargs)
 

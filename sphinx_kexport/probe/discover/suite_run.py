@@ -50,7 +50,7 @@ from .recording import RECORDER, Call, Wanted, first_line, originals_restored, s
 from ..base.errors import ProbeError
 from ..base.memory import reset_peak
 from ..base.network import is_download_blocked, network_blocked
-from .sandbox import ExampleTimeout, scratch_directory, time_limit
+from .sandbox import scratch_directory, time_limit, timeout_in
 
 TEST_SEED = 0
 # pytest exits 0 (passed), 1 (some failed) or 5 (none collected) after running what it could
@@ -324,8 +324,9 @@ def outcome(report: Any, excinfo: Any) -> tuple[str, str]:
     if not report.failed:
         return "", ""
     exc = excinfo.value if excinfo is not None else None
-    if isinstance(exc, ExampleTimeout):
-        return "time limit", f"{exc}{where}"
+    timeout = timeout_in(exc)
+    if timeout is not None:
+        return "time limit", f"{timeout}{where}"
     if exc is not None and is_download_blocked(exc):
         return "network", f"{first_line(exc)}{where}"
     if exc is not None and _is_cuda_error(exc):
@@ -527,7 +528,7 @@ class SuitePlugin:
         finally:
             self.rerunning = False
         if any(r.when == "call" and r.passed for r in reports) and not any(r.failed for r in reports):
-            run.kind, run.detail = "recorder", f"fails only under the probe's recorder: {run.detail}"
+            run.kind = "recorder"  # the detail stays the error it raised under recording (the kind says the rest)
             run.calls.clear()
 
     def pytest_runtest_setup(self, item: Any) -> Iterator[Any]:
@@ -542,7 +543,7 @@ class SuitePlugin:
                     return (yield)
             _not_in_float32(run)
             self.values[item.nodeid] = fixture_values(item)
-            with time_limit(self.limit):
+            with time_limit(self.limit, from_new_calls=True):
                 RECORDER.begin(run.calls if run is not None else [], self.own, self.wanted, stand_in_uses)
                 try:
                     return (yield)

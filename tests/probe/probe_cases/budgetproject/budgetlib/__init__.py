@@ -2,8 +2,12 @@
 
 import torch
 
-__all__ = ["shift"]
+__all__ = ["scale", "shift"]
 
 
 def shift(x: torch.Tensor, by: float = 1.0) -> torch.Tensor:
     return x + by
+
+
+def scale(x: torch.Tensor, by: float = 2.0) -> torch.Tensor:
+    return x * by

@@ -35,3 +35,12 @@ def test_reads_the_functions_own_code():
     # double's: the probe's limitation, not the test's failure
     assert modelib.double.__code__.co_name == "double"
     assert modelib.double(torch.ones(6)).shape == (6,)
+
+
+def test_scripts_the_public_function_it_holds():
+    # kornia's test_jit pattern: the test reads the public function while recording (so it holds the
+    # recorder's proxy) and hands that object itself to TorchScript
+    op = modelib.double
+    scripted = torch.jit.script(op)
+    x = torch.randn(5, 2)
+    assert torch.equal(scripted(x), op(x))
