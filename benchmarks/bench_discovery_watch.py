@@ -8,7 +8,7 @@ Each TESTS (a test file or folder) is discovered with ``python -m sphinx_kexport
 (on first in even rounds, off first in odd ones). Off: a ``coverage.py`` that raises ``ImportError`` is first
 on ``PYTHONPATH``, which the probe takes as "no coverage.py, no watch" (a change to the library then runs
 every test file again). Each run is timed from outside: wall, and the user and system CPU of the command and
-every process under it (``RUSAGE_CHILDREN``). The table gives medians over the repeats and the on / off
+every process under it (``process_tree.py``: orphaned descendants included). The table gives medians over the repeats and the on / off
 ratio of user CPU; each run's summary line (cases and skips) must be the same both ways, or the script says
 so. Compare user CPU where the machine is busy: wall is only fair on an idle one.
 """
@@ -18,13 +18,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from process_tree import run_counted_split  # noqa: E402  every process of the run, orphans included
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,15 +35,14 @@ def discover(package: str, tests: str, extra: list[str], watch: bool, scratch: P
     path = [str(REPO)] + ([] if watch else [str(scratch / "no-coverage")])
     env = dict(os.environ, KEXPORT_DISCOVERY_CACHE=str(cache),
                PYTHONPATH=os.pathsep.join(path[::-1] + [os.environ.get("PYTHONPATH", "")]))
-    before, began = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "discover", package, "--tests", tests,
-                           "--no-cases", *extra], env=env, capture_output=True, text=True)
-    wall, after = time.perf_counter() - began, resource.getrusage(resource.RUSAGE_CHILDREN)
+    done, wall, user, system = run_counted_split(
+        [sys.executable, "-m", "sphinx_kexport.probe", "discover", package, "--tests", tests, "--no-cases", *extra],
+        env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"discover {package} --tests {tests} ({'on' if watch else 'off'}) failed:\n"
                          f"{done.stderr[-3000:]}")
     summary = next((line for line in done.stdout.splitlines() if line.startswith(f"{package} from ")), "")
-    return {"wall": wall, "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime,
+    return {"wall": wall, "user": user, "sys": system,
             "summary": summary.rsplit(";", 1)[0]}  # without its own seconds
 
 

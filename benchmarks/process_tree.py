@@ -27,10 +27,15 @@ def become_subreaper() -> bool:
         return False
 
 
+def children_times() -> tuple[float, float]:
+    """(user, system) CPU seconds of every waited-for descendant so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime, usage.ru_stime
+
+
 def children_cpu() -> float:
     """CPU seconds (user + system) of every waited-for descendant so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return sum(children_times())
 
 
 def reap_descendants(deadline_s: float = 60.0) -> None:
@@ -45,13 +50,20 @@ def reap_descendants(deadline_s: float = 60.0) -> None:
             time.sleep(0.05)
 
 
-def run_counted(command: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, float, float]:
-    """(the finished command, its wall seconds, the CPU seconds of its whole tree)."""
+def run_counted_split(command: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, float, float, float]:
+    """(the finished command, its wall seconds, the user and the system CPU seconds of its whole tree)."""
     if not become_subreaper():
         raise SystemExit("this benchmark counts the CPU of every process it starts, which needs Linux's "
                          "PR_SET_CHILD_SUBREAPER")
-    cpu, began = children_cpu(), time.monotonic()
+    (user, system), began = children_times(), time.monotonic()
     done = subprocess.run(command, **kwargs)
     wall = time.monotonic() - began
     reap_descendants()
-    return done, wall, children_cpu() - cpu
+    user_after, system_after = children_times()
+    return done, wall, user_after - user, system_after - system
+
+
+def run_counted(command: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, float, float]:
+    """(the finished command, its wall seconds, the CPU seconds of its whole tree)."""
+    done, wall, user, system = run_counted_split(command, **kwargs)
+    return done, wall, user + system

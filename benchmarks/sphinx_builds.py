@@ -4,11 +4,12 @@ clean Sphinx build in a fresh interpreter, timed in CPU seconds."""
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from process_tree import children_cpu
 
 
 def api_page(snapshot: dict) -> str:
@@ -18,12 +19,6 @@ def api_page(snapshot: dict) -> str:
     for ref in refs:
         lines += [f".. py:function:: {ref}(x)", "", "   An operator.", ""]
     return "\n".join(lines)
-
-
-def children_cpu() -> float:
-    """CPU seconds (user + system) of every waited-for child process so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _pin_to_one_cpu() -> None:
