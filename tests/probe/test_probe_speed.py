@@ -51,6 +51,7 @@ def test_a_fused_chain_is_faster_compiled_at_both_sizes(survey):
     load_snapshot(survey["out"])  # the speed records validate against the schema
     record = speed(survey["snapshot"], "fused_chain", "compile")
     assert record["threads"] >= 1 and record["fullgraph"] is True and record["untraced"] is True
+    assert len(record["figures"]) == 2, record.get("note")  # the note says why a size was not timed
     own, batch = record["figures"]
     assert (own["size"], own["shapes"]) == ("inputs", "1×32768")
     assert (batch["size"], batch["batch"], batch["shapes"]) == ("batch", 32, "32×32768")
@@ -103,3 +104,54 @@ def test_a_plain_rerun_reuses_the_speed_and_a_record_without_it_is_measured_agai
     assert "add_one [cpu]: its record has no speed figures" in planned.stdout
     assert "python_heavy [cpu]: its speed figures were timed with the code watch's tracer on" in planned.stdout
     assert "fused_chain [cpu]" not in planned.stdout
+
+
+def _speed_pass_of(fn):
+    import torch
+
+    from sphinx_kexport.probe import case
+    from sphinx_kexport.probe.measure.case_run import CaseRun
+    from sphinx_kexport.probe.measure.speed import SpeedPass
+
+    return SpeedPass(CaseRun(case(fn.__name__, fn, [torch.rand(1, 8)], package=PKG_HERE), "cpu"), opset=18,
+                     budget=5.0)
+
+
+PKG_HERE = "probe_cases.speed"
+
+
+def test_one_call_stalled_by_a_busy_machine_does_not_skip_the_larger_size():
+    # CI once read one eager call of fused_chain at batch 32 far slower than it is (the other worker compiling),
+    # estimated the timing over budget and left the batch figure out: one stalled call no longer decides
+    import time
+
+    from sphinx_kexport.snapshot.vocabulary import SPEED_BATCH
+
+    at_batch = []
+
+    def stalls_once(x):
+        if x.shape[0] == SPEED_BATCH:
+            at_batch.append(1)
+            if len(at_batch) == 3:  # the eager check, the settling call, then the first call the estimate reads
+                time.sleep(2.0)
+        return x * 2
+
+    speed_pass = _speed_pass_of(stalls_once)
+    assert speed_pass.larger() is not None, speed_pass._larger_why
+    assert len(at_batch) == 4  # the stalled reading was checked against one more call
+
+
+def test_an_operator_slow_at_the_larger_size_is_left_out_and_the_record_says_why():
+    import time
+
+    from sphinx_kexport.snapshot.vocabulary import SPEED_BATCH
+
+    def slow_at_batch(x):
+        if x.shape[0] == SPEED_BATCH:
+            time.sleep(0.3)  # every call: 3 paths x (3 warm-up calls + 5 blocks of two calls) is far over 5 s
+        return x * 2
+
+    speed_pass = _speed_pass_of(slow_at_batch)
+    assert speed_pass.larger() is None
+    assert speed_pass._larger_why.startswith(f"batch {SPEED_BATCH} not timed: one eager call takes 0.3 s")
+    assert "over the 5 s budget" in speed_pass._larger_why
