@@ -479,6 +479,16 @@ def duplicate_of(spec: CaseSpec, others: list[CaseSpec]) -> CaseSpec | None:
 
 def merge_cases(hand: list[CaseSpec], discovered: list[CaseSpec]) -> list[CaseSpec]:
     """``hand`` then the discovered cases that repeat no case of a better origin: the hand-written one wins,
-    then the docstring one (``merge_cases(HAND, cases_from_docstrings(pkg) + cases_from_tests(pkg, path))``)."""
-    everything = list(hand) + list(discovered)
-    return list(hand) + [spec for spec in discovered if duplicate_of(spec, everything) is None]
+    then the docstring one (``merge_cases(HAND, cases_from_docstrings(pkg) + cases_from_tests(pkg, path))``).
+    A repeat is as :func:`duplicate_of` says."""
+    # each case's key is read once (its public names are looked up in the library's modules): asking
+    # duplicate_of for every case read them n² times, 81 s of e3nn's 94 s inventory for 151 cases
+    keyed = [(spec, spec.joinable) for spec in list(hand) + list(discovered)]
+    best: dict[Any, int] = {}  # repeat key -> the best origin's rank among the cases that have it
+    for _, seen in keyed:
+        key = repeat_key(seen)
+        if key is not None:
+            best[key] = min(best.get(key, seen.rank), seen.rank)
+    kept = [spec for spec, seen in keyed[len(hand):]
+            if (key := repeat_key(seen)) is None or best[key] >= seen.rank]
+    return list(hand) + kept
