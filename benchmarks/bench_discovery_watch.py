@@ -24,23 +24,13 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from process_tree import run_counted_split  # noqa: E402  every process of the run, orphans included
-
-REPO = Path(__file__).resolve().parents[1]
+from discover_runs import discover_counted  # noqa: E402  every process of the run, orphans included
 
 
 def discover(package: str, tests: str, extra: list[str], watch: bool, scratch: Path) -> dict:
     """One discovery with a fresh cache: its wall, CPU and summary line."""
-    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=scratch))
-    path = [str(REPO)] + ([] if watch else [str(scratch / "no-coverage")])
-    env = dict(os.environ, KEXPORT_DISCOVERY_CACHE=str(cache),
-               PYTHONPATH=os.pathsep.join(path[::-1] + [os.environ.get("PYTHONPATH", "")]))
-    done, wall, user, system = run_counted_split(
-        [sys.executable, "-m", "sphinx_kexport.probe", "discover", package, "--tests", tests, "--no-cases", *extra],
-        env=env, capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"discover {package} --tests {tests} ({'on' if watch else 'off'}) failed:\n"
-                         f"{done.stderr[-3000:]}")
+    done, wall, user, system = discover_counted(package, tests, extra, scratch, f" ({'on' if watch else 'off'})",
+                                                () if watch else (str(scratch / "no-coverage"),))
     summary = next((line for line in done.stdout.splitlines() if line.startswith(f"{package} from ")), "")
     return {"wall": wall, "user": user, "sys": system,
             "summary": summary.rsplit(";", 1)[0]}  # without its own seconds

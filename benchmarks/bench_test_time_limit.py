@@ -25,23 +25,16 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from process_tree import run_counted_split  # noqa: E402  every process of the run, orphans included
+from discover_runs import discover_counted  # noqa: E402  every process of the run, orphans included
 
-REPO = Path(__file__).resolve().parents[1]
 CASE_LINE = re.compile(r"^    \S.*?: (\S.* -> \S+ \[.*)$")  # "    TestA::test_x[...]: name[test 2] -> ref [(2,3)]"
 MEMORY = re.compile(r"^most memory: .*\(([\d.]+ [KMG]B) at the peak")
 
 
 def discover(package: str, tests: str, limit: float, jobs: int, scratch: Path) -> dict:
     """One discovery at ``limit`` with an empty cache: its wall, CPU, cases and what ran past the limit."""
-    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=scratch))
-    env = dict(os.environ, KEXPORT_DISCOVERY_CACHE=str(cache),
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    command = [sys.executable, "-m", "sphinx_kexport.probe", "discover", package, "--tests", tests, "--no-cases",
-               "--jobs", str(jobs), "--time-limit", f"{limit:g}"]
-    done, wall, user, system = run_counted_split(command, env=env, capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"{' '.join(command[1:])} failed:\n{done.stderr[-3000:]}")
+    done, wall, user, system = discover_counted(package, tests, ["--jobs", str(jobs), "--time-limit", f"{limit:g}"],
+                                                scratch)
     lines = done.stdout.splitlines()
     cases = sorted(m.group(1) for m in map(CASE_LINE.match, lines) if m)
     memory = next((m.group(1) for m in map(MEMORY.match, lines) if m), "?")

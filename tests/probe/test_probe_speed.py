@@ -106,6 +106,9 @@ def test_a_plain_rerun_reuses_the_speed_and_a_record_without_it_is_measured_agai
     assert "fused_chain [cpu]" not in planned.stdout
 
 
+PKG_HERE = "probe_cases.speed"
+
+
 def _speed_pass_of(fn):
     import torch
 
@@ -115,9 +118,6 @@ def _speed_pass_of(fn):
 
     return SpeedPass(CaseRun(case(fn.__name__, fn, [torch.rand(1, 8)], package=PKG_HERE), "cpu"), opset=18,
                      budget=5.0)
-
-
-PKG_HERE = "probe_cases.speed"
 
 
 def test_one_call_stalled_by_a_busy_machine_does_not_skip_the_larger_size():
