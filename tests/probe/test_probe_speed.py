@@ -109,7 +109,7 @@ def test_a_plain_rerun_reuses_the_speed_and_a_record_without_it_is_measured_agai
 PKG_HERE = "probe_cases.speed"
 
 
-def _speed_pass_of(fn):
+def _speed_pass_of(fn, memory_kb=None, budget=5.0):
     import torch
 
     from sphinx_kexport.probe import case
@@ -117,7 +117,7 @@ def _speed_pass_of(fn):
     from sphinx_kexport.probe.measure.speed import SpeedPass
 
     return SpeedPass(CaseRun(case(fn.__name__, fn, [torch.rand(1, 8)], package=PKG_HERE), "cpu"), opset=18,
-                     budget=5.0)
+                     budget=budget, memory_kb=memory_kb)
 
 
 def test_one_call_stalled_by_a_busy_machine_does_not_skip_the_larger_size():
@@ -155,3 +155,56 @@ def test_an_operator_slow_at_the_larger_size_is_left_out_and_the_record_says_why
     assert speed_pass.larger() is None
     assert speed_pass._larger_why.startswith(f"batch {SPEED_BATCH} not timed: one eager call takes 0.3 s")
     assert "over the 5 s budget" in speed_pass._larger_why
+
+
+def _holds_16_mb_per_sample(calls_at_batch):
+    import torch
+
+    from sphinx_kexport.snapshot.vocabulary import SPEED_BATCH
+
+    def holds_memory(x):
+        if x.shape[0] == SPEED_BATCH:
+            calls_at_batch.append(1)
+        scratch = torch.ones(x.shape[0], 4_000_000)  # 16 MB per sample, held until the call returns
+        return x * scratch.sum(1, keepdim=True)
+
+    return holds_memory
+
+
+def test_a_larger_size_foreseen_past_the_memory_allowed_is_left_out_before_it_runs():
+    # DeFMO's docstring case (2x6x240x320) was killed by the out-of-memory killer at batch 32: past the
+    # machine's memory nothing can be caught, so the size is foreseen from a call at the case's own inputs
+    from sphinx_kexport.snapshot.vocabulary import SPEED_BATCH
+
+    calls_at_batch = []
+    speed_pass = _speed_pass_of(_holds_16_mb_per_sample(calls_at_batch), memory_kb=100_000)
+    assert speed_pass.larger() is None
+    assert calls_at_batch == []  # nothing ran at batch 32
+    why = speed_pass._larger_why
+    assert why.startswith(f"batch {SPEED_BATCH} not timed: one eager call holds "), why
+    assert "at 32 times their size, more than the 98 MB the speed pass may use" in why
+    held_mb = float(why.split("holds ")[1].split(" MB")[0])
+    assert 14 <= held_mb <= 40, why  # the 16 MB scratch, read from the process's peak
+
+
+def test_a_larger_size_within_the_memory_allowed_is_timed():
+    calls_at_batch = []
+    speed_pass = _speed_pass_of(_holds_16_mb_per_sample(calls_at_batch), memory_kb=4_000_000, budget=600.0)
+    assert speed_pass.larger() is not None, speed_pass._larger_why
+    assert calls_at_batch  # 512 MB at batch 32 is within 3.8 GB: it ran there
+
+
+def test_a_block_peak_does_not_hide_the_case_peak_counted_before_it():
+    import torch
+
+    from sphinx_kexport.probe.base.memory import block_peak, peak_rss_kb, reset_peak
+
+    reset_peak()
+    big = torch.ones(100_000_000)  # 400 MB, then given back
+    del big
+    case_peak = peak_rss_kb()
+    with block_peak() as block:  # 40 MB: above glibc's largest mmap threshold, so fresh pages, not heap reuse
+        small = torch.ones(10_000_000)
+        del small
+    assert 30_000 <= block.kb < 200_000  # the block's own 40 MB, not the 400 MB before it
+    assert peak_rss_kb() >= case_peak  # the case still reports the peak it reached before the block

@@ -6,6 +6,11 @@ a probe started by a large process (a test runner holding torch) would report th
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
+_earlier_peak_kb = 0  # the peak before a block's own count began (:func:`block_peak`), kept for the case
+
 
 def status_kb(field: str, pid: int | str = "self") -> int:
     """A ``/proc/<pid>/status`` memory field (``VmHWM``, ``VmRSS``) in KiB; 0 where there is none."""
@@ -23,7 +28,7 @@ def peak_rss_kb() -> int:
     """The most resident memory this process has held (since :func:`reset_peak`), in KiB."""
     found = status_kb("VmHWM")
     if found:
-        return found
+        return max(found, _earlier_peak_kb)
     try:
         import resource
     except ImportError:  # Windows
@@ -39,8 +44,50 @@ def rss_kb() -> int:
 def reset_peak() -> None:
     """Start counting the peak afresh (Linux: writing 5 to clear_refs resets VmHWM), so each case's own peak
     is known; the lifetime peak is kept by the caller."""
+    global _earlier_peak_kb
+    _earlier_peak_kb = 0
+    _clear_peak()
+
+
+def _clear_peak() -> bool:
     try:
         with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
             refs.write("5")
     except OSError:
+        return False
+    return True
+
+
+class BlockPeak:
+    """What :func:`block_peak` read: ``kb``, the most resident memory the block held above what the process
+    held when it began (0 where ``/proc`` does not tell)."""
+
+    kb = 0
+
+
+@contextmanager
+def block_peak() -> Iterator[BlockPeak]:
+    """Count the peak of one block of code afresh, without losing the peak counted so far (the case's own,
+    which :func:`peak_rss_kb` still reports afterwards)."""
+    global _earlier_peak_kb
+    _earlier_peak_kb = max(_earlier_peak_kb, status_kb("VmHWM"))
+    counted = _clear_peak()  # where the peak cannot be reset, it is the process's, not the block's: not told
+    reading = BlockPeak()
+    began = rss_kb()
+    try:
+        yield reading
+    finally:
+        peak = status_kb("VmHWM")
+        reading.kb = max(0, peak - began) if counted and peak and began else 0
+
+
+def available_kb() -> int:
+    """The memory the system can give without swapping (``MemAvailable``), in KiB; 0 where it does not tell."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
         pass
+    return 0

@@ -13,7 +13,10 @@ Two sizes: the case's own inputs (timed with what the path step captured), and a
 a case gives for timing (``case(bench=...)``), else its batch grown to :data:`SPEED_BATCH` (other
 dimensions as the case has them), captured again at that size (a static capture holds one shape only). The
 larger size is skipped, and the record says why, when eager alone would take longer than
-:data:`BUDGET_SECONDS` there.
+:data:`BUDGET_SECONDS` there, or when one eager call would hold more memory there than the pass may use (a
+share of what the machine has free, :data:`MEMORY_SHARE`): foreseen from one call at the case's own inputs
+scaled by how much larger the inputs are, before anything runs at the larger size, since a call past the
+machine's memory is not an error the worker can catch but the out-of-memory killer.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ from torch.utils.benchmark import Timer
 from ...snapshot.result_records import speed_figure, speed_record
 from ...snapshot.vocabulary import (COMPILE, EXPORT, ONNX, SPEED_AT_BATCH, SPEED_AT_BENCH, SPEED_AT_INPUTS,
                                     SPEED_BATCH)
+from ..base.memory import available_kb, block_peak
 from ..cases.containers import input_leaves
-from .case_run import CaseRun
+from .case_run import CaseRun, trim_heap
 from .dynamic_batch import at_batch
 from .explain import explain_exception
 from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_session, saved_model
@@ -40,6 +44,7 @@ BLOCK_SECONDS = 0.05  # blocked_autorange's min_run_time per round and callable
 WARM_UP_CALLS = 3  # calls of each callable before timing (the first compiles, the next settle caches)
 BUDGET_SECONDS = 10.0  # eager's timing at the larger size over the case's paths may take this long, else skipped
 MAX_SHAPES = 4  # tensor shapes a figure names; more are counted
+MEMORY_SHARE = 0.5  # of the machine's free memory, what the larger size's eager call may hold (workers share it)
 
 Call = Callable[[], Any]
 
@@ -68,6 +73,15 @@ def _quartiles(times: list[float]) -> tuple[float, float, float]:
     return q1, median, q3
 
 
+def _input_bytes(inputs: tuple[Any, ...]) -> int:
+    return sum(leaf.numel() * leaf.element_size() for _, leaf in input_leaves(inputs)
+               if isinstance(leaf, torch.Tensor))
+
+
+def _size_text(kb: float) -> str:
+    return f"{kb / 2**20:.1f} GB" if kb >= 2**20 else f"{kb / 2**10:.0f} MB"
+
+
 def _seconds_of(call: Call) -> float:
     began = time.perf_counter()
     call()
@@ -77,14 +91,16 @@ def _seconds_of(call: Call) -> float:
 class SpeedPass:
     """The speed pass of one case on one device, from the same fresh copies as the paths (:class:`CaseRun`)."""
 
-    def __init__(self, run: CaseRun, opset: int, budget: float = BUDGET_SECONDS):
+    def __init__(self, run: CaseRun, opset: int, budget: float = BUDGET_SECONDS, memory_kb: int | None = None):
         self.run = run
         self.opset = opset
         self.budget = budget
+        self.memory_kb = memory_kb  # what the larger size's eager call may hold; None: a share of what is free
         self.device = run.device
         self.threads = torch.get_num_threads()
         self._larger: tuple[str, int, tuple[Any, ...]] | None = None  # (size word, batch, inputs), made once
         self._larger_why = ""
+        self._own_peak_kb: int | None = None  # the memory one eager call holds at the case's own inputs
         self.traced = False  # a line tracer was on while a figure was timed (the record says so: not "untraced")
 
     # -- timing
@@ -165,7 +181,9 @@ class SpeedPass:
         spec = self.run.spec
         if spec.bench is not None:
             inputs = tuple(self.run.fresh(value) for value in spec.bench)
-            return self._within_budget(SPEED_AT_BENCH, 0, inputs, "the bench= inputs")
+            label = "the bench= inputs"
+            too_big = self._over_memory(inputs, label)
+            return (None, too_big) if too_big else self._within_budget(SPEED_AT_BENCH, 0, inputs, label)
         if spec.batch.dims is None:
             return None, ""  # no batch dimension: the case's own inputs are the only size (said by no figure)
         if spec.batch.size >= SPEED_BATCH:
@@ -173,6 +191,9 @@ class SpeedPass:
         last = ""
         for dims in filter(None, (spec.batch.per_sample, spec.batch.dims)):
             inputs = at_batch(self.run.inputs(), dims, SPEED_BATCH)
+            too_big = self._over_memory(inputs, f"batch {SPEED_BATCH}")
+            if too_big:  # before any call there: past the machine's memory the worker is killed, not told
+                return None, too_big
             try:
                 self.eager_call(inputs)()
             except Exception as exc:  # per-sample vectors held as given next, as the dynamic-batch pass does
@@ -203,6 +224,32 @@ class SpeedPass:
             return None, (f"{label} not timed: one eager call takes {one:.2g} s there, so timing eager against "
                           f"the paths would take about {estimate:.0f} s, over the {self.budget:g} s budget")
         return (size, batch, inputs), ""
+
+    def _over_memory(self, larger: tuple[Any, ...], label: str) -> str:
+        """Why ``larger`` is not timed for memory, foreseen from one eager call at the case's own inputs, or ""."""
+        own = self.run.inputs()
+        own_bytes, larger_bytes = _input_bytes(own), _input_bytes(larger)
+        limit = self.memory_kb if self.memory_kb is not None else int(available_kb() * MEMORY_SHARE)
+        if not own_bytes or not limit or larger_bytes <= own_bytes:
+            return ""
+        if self._own_peak_kb is None:
+            eager = self._synchronised(self.eager_call(own))
+            trim_heap()  # freed pages the heap kept from the timed calls would hide what this call takes
+            try:
+                with torch.no_grad(), block_peak() as peak:
+                    eager()
+            except Exception:  # the case's own figure timed this call: a failure here is the timing's to report
+                return ""
+            self._own_peak_kb = peak.kb
+        scale = larger_bytes / own_bytes
+        foreseen = self._own_peak_kb * scale  # what a call holds grows with its inputs (activations, outputs)
+        if foreseen <= limit:
+            return ""
+        why = "" if self.memory_kb is not None else f" ({MEMORY_SHARE:.0%} of what this machine had free)"
+        own_text = _size_text(self._own_peak_kb)
+        return (f"{label} not timed: one eager call holds {own_text} at the case's inputs, so about "
+                f"{_size_text(foreseen)} at {scale:.0f} times their size, more than the {_size_text(limit)} "
+                f"the speed pass may use{why}")
 
     # -- the pass
 
