@@ -33,10 +33,14 @@ def holds_tensor(owner: Any) -> bool:
         return False
     if isinstance(owner, torch.nn.Module):
         return any(True for _ in owner.parameters()) or any(True for _ in owner.buffers())
-    try:
-        data = getattr(owner, "data", None)
-    except Exception:  # a library's __getattr__ that recurses (kornia's random generators) or raises its own error
-        data = None
+    data = None
+    # only an attribute the object or its class defines: a library's __getattr__ fallback may do anything (kornia's
+    # LazyLoader imports its module, which the user's code then finds already loaded)
+    if inspect.getattr_static(owner, "data", None) is not None:
+        try:
+            data = getattr(owner, "data", None)
+        except Exception:  # a property that raises its own error
+            data = None
     return isinstance(data, torch.Tensor) or any(
         isinstance(v, torch.Tensor) for v in getattr(owner, "__dict__", {}).values())
 

@@ -3,7 +3,7 @@ switch a global mode (tests/probe/test_probe_suite_under_recording.py)."""
 
 import torch
 
-__all__ = ["Gain", "double", "scaled", "settings"]
+__all__ = ["Gain", "Lazy", "double", "scaled", "settings"]
 
 settings = {"unit": None}  # the library's global mode: scaled works only once a test sets a unit
 
@@ -21,3 +21,15 @@ def scaled(x: torch.Tensor) -> torch.Tensor:
 class Gain(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return double(x) + 1  # scripting the module compiles double too
+
+
+class Lazy:
+    """Loads what it stands for on the first attribute it lacks (kornia's LazyLoader): a look-up by the
+    recorder would load it behind the test's back."""
+
+    def __init__(self) -> None:
+        self.loaded = False
+
+    def __getattr__(self, name: str):
+        self.__dict__["loaded"] = True
+        return getattr(torch, name)
