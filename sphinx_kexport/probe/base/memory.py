@@ -91,3 +91,38 @@ def available_kb() -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+@contextmanager
+def address_space_cap(extra_kb: int) -> Iterator[None]:
+    """Within the block, allocations past ``extra_kb`` more than the process has mapped now fail (torch raises
+    "can't allocate memory", Python ``MemoryError``) instead of growing until the out-of-memory killer ends
+    the process. Counts address space, not resident memory, so a block that maps much without touching it
+    meets the cap early; a no-op where ``resource`` or ``/proc`` does not tell."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        yield
+        return
+    mapped_kb = status_kb("VmSize")
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if not mapped_kb or extra_kb <= 0:
+        yield
+        return
+    cap = (mapped_kb + extra_kb) * 1024
+    for limit in (soft, hard):
+        if limit != resource.RLIM_INFINITY:
+            cap = min(cap, limit)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))  # a soft limit may go back up to the hard one
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` says an allocation failed (a cap of :func:`address_space_cap`, or the machine)."""
+    text = str(exc)
+    return isinstance(exc, MemoryError) or any(
+        words in text for words in ("can't allocate memory", "Cannot allocate memory", "bad_alloc",
+                                    "not enough memory"))

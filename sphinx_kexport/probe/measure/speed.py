@@ -32,7 +32,7 @@ from torch.utils.benchmark import Timer
 from ...snapshot.result_records import speed_figure, speed_record
 from ...snapshot.vocabulary import (COMPILE, EXPORT, ONNX, SPEED_AT_BATCH, SPEED_AT_BENCH, SPEED_AT_INPUTS,
                                     SPEED_BATCH)
-from ..base.memory import available_kb, block_peak
+from ..base.memory import address_space_cap, available_kb, block_peak, out_of_memory
 from ..cases.containers import input_leaves
 from .case_run import CaseRun, trim_heap
 from .dynamic_batch import at_batch
@@ -101,6 +101,7 @@ class SpeedPass:
         self._larger: tuple[str, int, tuple[Any, ...]] | None = None  # (size word, batch, inputs), made once
         self._larger_why = ""
         self._own_peak_kb: int | None = None  # the memory one eager call holds at the case's own inputs
+        self._limit_kb: int | None = None
         self.traced = False  # a line tracer was on while a figure was timed (the record says so: not "untraced")
 
     # -- timing
@@ -195,8 +196,11 @@ class SpeedPass:
             if too_big:  # before any call there: past the machine's memory the worker is killed, not told
                 return None, too_big
             try:
-                self.eager_call(inputs)()
+                with self._capped():
+                    self.eager_call(inputs)()
             except Exception as exc:  # per-sample vectors held as given next, as the dynamic-batch pass does
+                if out_of_memory(exc):
+                    return None, self._out_of_memory(f"batch {SPEED_BATCH}")
                 last = explain_exception(exc)
                 continue
             return self._within_budget(SPEED_AT_BATCH, SPEED_BATCH, inputs, f"batch {SPEED_BATCH}")
@@ -210,7 +214,7 @@ class SpeedPass:
             return 3 * (WARM_UP_CALLS * one + ROUNDS * max(BLOCK_SECONDS, 2 * one))
 
         try:
-            with torch.no_grad():
+            with torch.no_grad(), self._capped():
                 eager()  # the first call settles allocations; the next are the ones estimated from
                 one = _seconds_of(eager)
                 if estimate_of(one) > self.budget:
@@ -218,6 +222,8 @@ class SpeedPass:
                     # skip the size: the faster of two calls decides
                     one = min(one, _seconds_of(eager))
         except Exception as exc:
+            if out_of_memory(exc):
+                return None, self._out_of_memory(label)
             return None, f"{label} not timed: the operator does not run eagerly there ({explain_exception(exc)})"
         estimate = estimate_of(one)
         if estimate > self.budget:
@@ -229,7 +235,7 @@ class SpeedPass:
         """Why ``larger`` is not timed for memory, foreseen from one eager call at the case's own inputs, or ""."""
         own = self.run.inputs()
         own_bytes, larger_bytes = _input_bytes(own), _input_bytes(larger)
-        limit = self.memory_kb if self.memory_kb is not None else int(available_kb() * MEMORY_SHARE)
+        limit = self._limit()
         if not own_bytes or not limit or larger_bytes <= own_bytes:
             return ""
         if self._own_peak_kb is None:
@@ -245,11 +251,29 @@ class SpeedPass:
         foreseen = self._own_peak_kb * scale  # what a call holds grows with its inputs (activations, outputs)
         if foreseen <= limit:
             return ""
-        why = "" if self.memory_kb is not None else f" ({MEMORY_SHARE:.0%} of what this machine had free)"
         own_text = _size_text(self._own_peak_kb)
         return (f"{label} not timed: one eager call holds {own_text} at the case's inputs, so about "
-                f"{_size_text(foreseen)} at {scale:.0f} times their size, more than the {_size_text(limit)} "
-                f"the speed pass may use{why}")
+                f"{_size_text(foreseen)} at {scale:.0f} times their size, more than {self._limit_words()}")
+
+    def _limit(self) -> int:
+        """What the larger size may take beyond what the worker holds, in KiB (0: not known, no guard); read
+        once, so that every step at that size has the same."""
+        if self._limit_kb is None:
+            self._limit_kb = self.memory_kb if self.memory_kb is not None else int(available_kb() * MEMORY_SHARE)
+        return self._limit_kb
+
+    def _limit_words(self) -> str:
+        why = "" if self.memory_kb is not None else f" ({MEMORY_SHARE:.0%} of what this machine had free)"
+        return f"the {_size_text(self._limit())} the speed pass may use{why}"
+
+    def _capped(self) -> Any:
+        """Work at the larger size, where an allocation past the limit fails and is told (what foreseeing
+        from eager misses: onnxruntime's arena, an exporter's copies) instead of the out-of-memory killer
+        ending the worker and the case's speed records with it."""
+        return address_space_cap(self._limit())
+
+    def _out_of_memory(self, label: str) -> str:
+        return f"{label} not timed: it needs more memory there than {self._limit_words()}"
 
     # -- the pass
 
@@ -265,12 +289,14 @@ class SpeedPass:
         larger = self.larger() if figures else None
         if larger is not None:
             size, batch, inputs = larger
+            label = f"batch {batch}" if batch else "the bench= inputs"
             try:
-                call = self.capture(path, inputs, fullgraph)
-                figures.append(self.time_pair(self.eager_call(inputs), call, size, inputs, batch))
+                with self._capped():
+                    call = self.capture(path, inputs, fullgraph)
+                    figures.append(self.time_pair(self.eager_call(inputs), call, size, inputs, batch))
             except Exception as exc:
-                notes.append(f"{'batch %d' % batch if batch else 'the bench= inputs'} not timed: "
-                             f"{explain_exception(exc)}")
+                notes.append(self._out_of_memory(label) if out_of_memory(exc) else
+                             f"{label} not timed: {explain_exception(exc)}")
         elif self._larger_why:
             notes.append(self._larger_why)
         extra = {"fullgraph": fullgraph} if path == COMPILE else {}
