@@ -44,7 +44,7 @@ BLOCK_SECONDS = 0.05  # blocked_autorange's min_run_time per round and callable
 WARM_UP_CALLS = 3  # calls of each callable before timing (the first compiles, the next settle caches)
 BUDGET_SECONDS = 10.0  # eager's timing at the larger size over the case's paths may take this long, else skipped
 MAX_SHAPES = 4  # tensor shapes a figure names; more are counted
-MEMORY_SHARE = 0.5  # of the machine's free memory, what the larger size's eager call may hold (workers share it)
+MEMORY_SHARE = 0.5  # of the machine's free memory, what the larger size may take on CPU (workers share it)
 
 Call = Callable[[], Any]
 
@@ -199,7 +199,7 @@ class SpeedPass:
                 with self._capped():
                     self.eager_call(inputs)()
             except Exception as exc:  # per-sample vectors held as given next, as the dynamic-batch pass does
-                if out_of_memory(exc):
+                if self._capped_out(exc):
                     return None, self._out_of_memory(f"batch {SPEED_BATCH}")
                 last = explain_exception(exc)
                 continue
@@ -222,7 +222,7 @@ class SpeedPass:
                     # skip the size: the faster of two calls decides
                     one = min(one, _seconds_of(eager))
         except Exception as exc:
-            if out_of_memory(exc):
+            if self._capped_out(exc):
                 return None, self._out_of_memory(label)
             return None, f"{label} not timed: the operator does not run eagerly there ({explain_exception(exc)})"
         estimate = estimate_of(one)
@@ -259,7 +259,12 @@ class SpeedPass:
         """What the larger size may take beyond what the worker holds, in KiB (0: not known, no guard); read
         once, so that every step at that size has the same."""
         if self._limit_kb is None:
-            self._limit_kb = self.memory_kb if self.memory_kb is not None else int(available_kb() * MEMORY_SHARE)
+            if self.device.startswith("cuda"):
+                self._limit_kb = 0  # the device's memory: running out there raises (CUDA out of memory), no killer
+            elif self.memory_kb is not None:
+                self._limit_kb = self.memory_kb
+            else:
+                self._limit_kb = int(available_kb() * MEMORY_SHARE)
         return self._limit_kb
 
     def _limit_words(self) -> str:
@@ -271,6 +276,10 @@ class SpeedPass:
         from eager misses: onnxruntime's arena, an exporter's copies) instead of the out-of-memory killer
         ending the worker and the case's speed records with it."""
         return address_space_cap(self._limit())
+
+    def _capped_out(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is an allocation the cap refused (the words then say so, not the allocator's)."""
+        return bool(self._limit()) and out_of_memory(exc)
 
     def _out_of_memory(self, label: str) -> str:
         return f"{label} not timed: it needs more memory there than {self._limit_words()}"
@@ -295,7 +304,7 @@ class SpeedPass:
                     call = self.capture(path, inputs, fullgraph)
                     figures.append(self.time_pair(self.eager_call(inputs), call, size, inputs, batch))
             except Exception as exc:
-                notes.append(self._out_of_memory(label) if out_of_memory(exc) else
+                notes.append(self._out_of_memory(label) if self._capped_out(exc) else
                              f"{label} not timed: {explain_exception(exc)}")
         elif self._larger_why:
             notes.append(self._larger_why)
