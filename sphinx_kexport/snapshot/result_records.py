@@ -96,6 +96,15 @@ def speed_traced(results: dict[str, dict[str, Any]]) -> bool:
                and not record["speed"].get("untraced") for record in results.values())
 
 
+def speed_of_constants(results: dict[str, dict[str, Any]]) -> bool:
+    """Whether a supported path's ``speed`` has a figure timed with no tensor input (its shapes empty): an
+    older probe timed such a case, whose captured program may return constants computed at capture (ONNX's
+    optimiser folds them: one read 4,955 times faster than eager), so a ``--speed`` run measures it again."""
+    return any(record.get("status") in SUPPORTED and isinstance(record.get("speed"), dict)
+               and any(not figure.get("shapes") for figure in record["speed"].get("figures") or [])
+               for record in results.values())
+
+
 def measured_under_smaller_limit(results: dict[str, dict[str, Any]], limit: float) -> bool:
     """Whether a case's records hold a timeout (of a path or of its dynamic-batch pass) under a limit
     smaller than ``limit``: such a case is measured again rather than reused."""

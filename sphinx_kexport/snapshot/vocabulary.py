@@ -169,6 +169,7 @@ SPEED_SLOWER = SpeedVerdict("slower", mark="{ratio}× — slower than eager")
 SPEED_UNCLEAR = SpeedVerdict("unclear", mark="no clear difference")
 SPEED_VERDICTS = (SPEED_FASTER, SPEED_SLOWER, SPEED_UNCLEAR)
 SPEED_VERDICT = {v: v for v in SPEED_VERDICTS}
+SPEED_NOT_TIMED = "not timed"  # a working cell whose speed record has no figure, only its note on why
 # Which inputs a figure was timed at: the case's own, its batch grown to SPEED_BATCH, or the inputs its
 # ``bench=`` gives for timing.
 SPEED_AT_INPUTS = "inputs"

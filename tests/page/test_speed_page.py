@@ -25,6 +25,8 @@ def _with_speed(tmp_path):
         speed_figure("batch", "32×3×4×4", 3.1e-3, 1e-3, 2.9, 3.3, batch=32)], fullgraph=True)
     slow["results"]["cpu"]["compile"]["speed"] = speed_record(2, [
         speed_figure("inputs", "2×3", 4.5e-6, 1e-5, 0.4, 0.5)], note=XSS)
+    untimed = ok[2]["results"]["cpu"]["compile"]  # the pass did not time it, and the note says why
+    untimed["speed"] = speed_record(2, [], note="not timed: the case has no tensor input " + XSS)
     unclear = slow["results"]["cpu"]["export"]
     if unclear["status"] == "ok":
         unclear["speed"] = speed_record(2, [speed_figure("inputs", "2×3", 1e-5, 1e-5, 0.9, 1.1)])
@@ -52,6 +54,9 @@ def test_a_working_cell_with_speed_says_what_the_path_buys(make_app, tmp_path):
     assert "at batch 32 (32×3×4×4)" in fast_title and "2 threads" in fast_title
     method = page.select_one(".kexport-speed-method").get_text()
     assert "blocked_autorange" in method and "2 threads" in method
+    untimed = [m for m in page.select(".kx-sp") if m.get_text() == "not timed"]
+    assert [m["title"] for m in untimed] == ["not timed: the case has no tensor input " + XSS]
+    assert untimed[0].find_parent("tr").get("data-e") is None  # no verdict for the speed filters and the sort
 
 
 def test_the_text_builder_says_the_mark_and_a_page_without_speed_shows_none(make_app, tmp_path):

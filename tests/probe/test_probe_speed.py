@@ -73,6 +73,15 @@ def test_a_tiny_operation_is_slower_compiled(survey):
 
 
 @pytest.mark.probe
+def test_a_case_without_a_tensor_input_is_not_timed_and_says_why(survey):
+    from sphinx_kexport.probe.measure.speed import NO_TENSOR_INPUT
+
+    for path in ("compile", "export", "onnx"):
+        record = speed(survey["snapshot"], "ramp", path)
+        assert (record["figures"], record["note"]) == ([], NO_TENSOR_INPUT), path
+
+
+@pytest.mark.probe
 def test_every_figure_was_timed_without_the_code_watch_tracer(survey):
     # the code watch's line tracer is on while the exporters run; an older worker left it on while it timed eager
     # beside onnxruntime and the exported module (python_heavy's eager read about three times slower there):
@@ -91,18 +100,23 @@ def test_a_plain_rerun_reuses_the_speed_and_a_record_without_it_is_measured_agai
     kept = json.loads(out.read_text())
     assert speed(kept, "add_one", "compile") == speed(survey["snapshot"], "add_one", "compile")
     # a record measured without --speed is measured again by a run with it (what --dry-run says)
-    # and one whose figures an older probe timed with the code watch's tracer on (no "untraced")
+    # and one whose figures an older probe timed with the code watch's tracer on (no "untraced"), or timed with no
+    # tensor input
     for entry in kept["cases"]:
         for record in entry["results"]["cpu"].values():
             if entry["name"] == "add_one":
                 record.pop("speed", None)
             elif entry["name"] == "python_heavy" and "speed" in record:
                 record["speed"].pop("untraced")
+            elif entry["name"] == "ramp":  # as an older probe timed it: a figure of a constant graph
+                record["speed"] = speed(survey["snapshot"], "add_one", "compile") | {"untraced": True}
+                record["speed"]["figures"] = [dict(f, shapes="") for f in record["speed"]["figures"]]
     out.write_text(json.dumps(kept))
     planned = probe("--jobs", "1", "--no-dynamic", "--speed", "--dry-run", cwd=folder)
     assert planned.returncode == 0, planned.stderr
     assert "add_one [cpu]: its record has no speed figures" in planned.stdout
     assert "python_heavy [cpu]: its speed figures were timed with the code watch's tracer on" in planned.stdout
+    assert "ramp [cpu]: its speed figures timed a case with no tensor input" in planned.stdout
     assert "fused_chain [cpu]" not in planned.stdout
 
 

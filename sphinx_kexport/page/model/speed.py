@@ -2,14 +2,15 @@
 
 Plain Python over the snapshot records, shared by every builder. The mark is the realistic size's figure
 when there is one (the last: batch 32 or the case's bench= inputs), else the case's own inputs'; its title
-gives every figure with its size, medians and spread. A cell without speed (older snapshots, runs without
+gives every figure with its size, medians and spread. A working cell the pass did not time reads "not
+timed", its title the record's note on why. A cell without speed (older snapshots, runs without
 ``--speed``) gets no mark: such pages render exactly as before.
 """
 
 from __future__ import annotations
 
 from ...snapshot import PATH_LABELS, Result, Snapshot, SpeedFigure
-from ...snapshot.vocabulary import SPEED_METHOD, speed_mark, speed_size
+from ...snapshot.vocabulary import SPEED_METHOD, SPEED_NOT_TIMED, speed_mark, speed_size
 from .page_model import PageModel
 
 
@@ -21,10 +22,21 @@ def figure(result: Result) -> SpeedFigure | None:
     return speed.figures[-1]
 
 
+def _untimed_note(result: Result) -> str:
+    """Why a working cell timed with --speed has no figure (no tensor input, a worker killed), or ""."""
+    speed = result.speed
+    if speed is None or not result.supported or speed.figures:
+        return ""
+    return speed.note
+
+
 def mark(result: Result) -> str:
-    """"3.1× faster", "0.45× — slower than eager", "no clear difference", or ""."""
+    """"3.1× faster", "0.45× — slower than eager", "no clear difference", "not timed" (its title says
+    why), or ""."""
     shown = figure(result)
-    return speed_mark(shown.verdict, shown.ratio) if shown is not None else ""
+    if shown is None:
+        return SPEED_NOT_TIMED if _untimed_note(result) else ""
+    return speed_mark(shown.verdict, shown.ratio)
 
 
 def _seconds(value: float) -> str:
@@ -39,7 +51,7 @@ def title(result: Result, path: str) -> str:
     2 threads", and what was not timed."""
     speed = result.speed
     if speed is None or figure(result) is None:
-        return ""
+        return _untimed_note(result)
     label = PATH_LABELS.get(path, path)
     parts = [f"at {speed_size(f.size, f.batch)} ({f.shapes}): eager {_seconds(f.eager_s)}, {label} "
              f"{_seconds(f.path_s)}, {f.ratio:.2f}× ({f.low:.2f}–{f.high:.2f})" for f in speed.figures]

@@ -45,6 +45,10 @@ WARM_UP_CALLS = 3  # calls of each callable before timing (the first compiles, t
 BUDGET_SECONDS = 10.0  # eager's timing at the larger size over the case's paths may take this long, else skipped
 MAX_SHAPES = 4  # tensor shapes a figure names; more are counted
 MEMORY_SHARE = 0.5  # of the machine's free memory, what the larger size may take on CPU (workers share it)
+# a program captured from constants may return what capturing computed (ONNX's optimiser folds it away), so
+# its time against eager's says nothing of the operator
+NO_TENSOR_INPUT = ("not timed: the case has no tensor input, so a captured program may return what capturing "
+                   "computed, and its time says nothing of the operator's")
 
 Call = Callable[[], Any]
 
@@ -290,6 +294,9 @@ class SpeedPass:
         """The ``speed`` record of a supported ``path``: ``captured`` is its callable at the case's own inputs
         (what the path step captured)."""
         own = self.run.inputs()
+        extra = {"fullgraph": fullgraph} if path == COMPILE else {}
+        if not any(isinstance(leaf, torch.Tensor) for _, leaf in input_leaves(own)):
+            return speed_record(self.threads, [], NO_TENSOR_INPUT, untraced=True, **extra)
         figures, notes = [], []
         try:
             figures.append(self.time_pair(self.eager_call(own), captured, SPEED_AT_INPUTS, own))
@@ -308,5 +315,4 @@ class SpeedPass:
                              f"{label} not timed: {explain_exception(exc)}")
         elif self._larger_why:
             notes.append(self._larger_why)
-        extra = {"fullgraph": fullgraph} if path == COMPILE else {}
         return speed_record(self.threads, figures, "; ".join(notes), untraced=not self.traced, **extra)

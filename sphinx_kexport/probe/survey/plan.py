@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...snapshot.result_records import skipped_results, speed_missing, speed_traced, to_measure_again
+from ...snapshot.result_records import (skipped_results, speed_missing, speed_of_constants, speed_traced,
+                                        to_measure_again)
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
 from ..cases.inventory import InventoryCase
@@ -28,6 +29,8 @@ CellKey = tuple[str, str]  # (case name, device)
 SPEED_MISSING = "its record has no speed figures (measured without --speed)"
 SPEED_TRACED = ("its speed figures were timed with the code watch's tracer on (an older probe: eager beside "
                 "onnxruntime and the exported module read too slow)")
+SPEED_CONSTANTS = ("its speed figures timed a case with no tensor input (an older probe: a captured program may "
+                   "return constants computed at capture)")
 
 
 @dataclass
@@ -113,7 +116,11 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
 
 def _speed_reason(results: dict[str, dict[str, Any]]) -> str:
     """Why a ``--speed`` run measures a record again for its speed figures ("" when it need not)."""
-    return SPEED_MISSING if speed_missing(results) else SPEED_TRACED if speed_traced(results) else ""
+    if speed_missing(results):
+        return SPEED_MISSING
+    if speed_traced(results):
+        return SPEED_TRACED
+    return SPEED_CONSTANTS if speed_of_constants(results) else ""
 
 
 def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any) -> dict[str, Any]:
