@@ -3,10 +3,10 @@ fixture and switch a global mode (tests/probe/probe_cases/modeproject: the packa
 
 Every test there passes under plain pytest. Under recording, TorchScript and dynamo must see the library as it
 is (its tests pass and yield their cases); a test that still fails only under recording is the probe's
-limitation, said so; an object that loads on its first unknown attribute is not loaded by the
-recorder's look-ups (kornia's LazyLoader); a float64 run is not kept however the test set the dtype (one its fixtures set is not
-even run); and a call that works only in a
-mode its test set is listed as not running outside its test, not kept as a case that fails eagerly.
+limitation, said so; an object that loads on its first unknown attribute is not loaded by the recorder's
+look-ups (kornia's LazyLoader); a float64 run is not kept however the test set the dtype (one its fixtures set
+is not even run); and a call that works only in a mode its test set is listed as not running outside its test,
+not kept as a case that fails eagerly.
 """
 
 from __future__ import annotations

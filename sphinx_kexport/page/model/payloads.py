@@ -15,13 +15,14 @@ from .page_model import Cell, PageModel, Row, slugify
 
 def _speed_fields(cell: Cell) -> dict[str, str]:
     """The cell's speed mark and its title (probe --speed); nothing without them, so the payload is as before."""
+    shown = speed.mark(cell.result)  # a figure's words, or "not timed" where the pass left a working cell
+    if not shown:
+        return {}
+    fields = {"speed": shown, "speed_title": speed.title(cell.result, cell.path)}
     figure = speed.figure(cell.result)
-    if figure is None:  # "not timed" with why, where the pass did not time a working cell; else nothing
-        untimed = speed.mark(cell.result)
-        return {"speed": untimed, "speed_title": speed.title(cell.result, cell.path)} if untimed else {}
-    # the verdict and ratio: the browser's speed filters and sort (tr[data-e], tr[data-x])
-    return {"speed": speed.mark(cell.result), "speed_title": speed.title(cell.result, cell.path),
-            "speed_verdict": figure.verdict, "speed_ratio": figure.ratio}
+    if figure is not None:  # the verdict and ratio: the browser's speed filters and sort (tr[data-e], tr[data-x])
+        fields.update(speed_verdict=figure.verdict, speed_ratio=figure.ratio)
+    return fields
 
 def column_payload(model: PageModel) -> list[dict]:
     return [{"key": f"{p}-{d}", "device": d, "path": p, "label": model.column_label(d, p),

@@ -77,9 +77,12 @@ def _quartiles(times: list[float]) -> tuple[float, float, float]:
     return q1, median, q3
 
 
+def _tensors(inputs: tuple[Any, ...]) -> list[torch.Tensor]:
+    return [leaf for _, leaf in input_leaves(inputs) if isinstance(leaf, torch.Tensor)]
+
+
 def _input_bytes(inputs: tuple[Any, ...]) -> int:
-    return sum(leaf.numel() * leaf.element_size() for _, leaf in input_leaves(inputs)
-               if isinstance(leaf, torch.Tensor))
+    return sum(leaf.numel() * leaf.element_size() for leaf in _tensors(inputs))
 
 
 def _size_text(kb: float) -> str:
@@ -295,7 +298,7 @@ class SpeedPass:
         (what the path step captured)."""
         own = self.run.inputs()
         extra = {"fullgraph": fullgraph} if path == COMPILE else {}
-        if not any(isinstance(leaf, torch.Tensor) for _, leaf in input_leaves(own)):
+        if not _tensors(own):
             return speed_record(self.threads, [], NO_TENSOR_INPUT, untraced=True, **extra)
         figures, notes = [], []
         try:
