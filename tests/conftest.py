@@ -132,3 +132,31 @@ def pytest_xdist_auto_num_workers(config):
     import os
 
     return (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1) + 1
+
+
+# `KEXPORT_TEST_CPU=FILE pytest ...` appends one JSON line per test phase to FILE: the CPU seconds the worker
+# and the children it waited for spent (the probe's runs are children), and the wall seconds. Wall time on a
+# busy machine says little about what a test costs; CPU time is what the suite's two cores share out.
+# benchmarks/suite_cpu.py sums it per module.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    import os
+
+    record = os.environ.get("KEXPORT_TEST_CPU")
+    if not record:
+        yield
+        return
+    import json
+    import resource
+    import time
+
+    def cpu() -> tuple[float, float]:
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+    (own0, kids0), wall0 = cpu(), time.perf_counter()
+    yield
+    (own1, kids1), wall1 = cpu(), time.perf_counter()
+    with open(record, "a", encoding="utf-8") as out:  # one short line per write: appends do not interleave
+        out.write(json.dumps({"test": item.nodeid, "cpu_self": round(own1 - own0, 3),
+                              "cpu_children": round(kids1 - kids0, 3), "wall": round(wall1 - wall0, 3)}) + "\n")
