@@ -222,7 +222,10 @@ GENERATORS = [
 # (GaussianBlur 0.93x eager, horizontal flip 0.75x, affine 0.45x): their in-graph random cases are timed at
 # that size too (bench=, for the speed pass only), so the showcase sets like beside like.
 PUBLISHED_SIZE = (32, 3, 256, 256)
-PUBLISHED = ("RandomGaussianBlur[random]", "RandomHorizontalFlip[random]", "RandomAffine[random]")
+# (the flip samples nothing at p=1, so its in-graph random case is the p=0.5 one)
+PUBLISHED = ("RandomGaussianBlur[random]", "RandomHorizontalFlip[p=0.5][random]", "RandomAffine[random]")
+if missing := set(PUBLISHED) - {c.name for c in AUG_2D}:  # a renamed case would lose its size unnoticed
+    raise NameError(f"cases_augmentation.py: PUBLISHED names no case {sorted(missing)}")
 AUG_2D = [dataclasses.replace(c, bench=[_rand(*PUBLISHED_SIZE, seed=4)]) if c.name in PUBLISHED else c
           for c in AUG_2D]
 
