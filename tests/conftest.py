@@ -134,10 +134,36 @@ def pytest_xdist_auto_num_workers(config):
     return (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1) + 1
 
 
-# `KEXPORT_TEST_CPU=FILE pytest ...` appends one JSON line per test phase to FILE: the CPU seconds the worker
-# and the children it waited for spent (the probe's runs are children), and the wall seconds. Wall time on a
-# busy machine says little about what a test costs; CPU time is what the suite's two cores share out.
-# benchmarks/suite_cpu.py sums it per module.
+# `KEXPORT_TEST_CPU=FILE pytest ...` appends one JSON line per test (setup, call and teardown) to FILE: the CPU
+# seconds the worker spent, those of its child processes (the ones it waited for, and what the live ones, such
+# as the probe's fork server kept across tests, and their own finished children spent meanwhile), and the wall
+# seconds. Wall time on a busy machine says little about what a test costs; CPU time is what the suite's two
+# cores share out. benchmarks/suite_cpu.py sums it per module.
+def _descendants_cpu() -> float:
+    """CPU seconds of this process's live descendants, with what their finished children spent (Linux /proc)."""
+    import os
+
+    parent_of, spent = {}, {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+        except OSError:  # gone meanwhile
+            continue
+        parent_of[int(entry.name)] = int(fields[1])
+        spent[int(entry.name)] = sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+    me, total = os.getpid(), 0
+    for pid in parent_of:
+        ancestor = parent_of[pid]
+        while ancestor > 1 and ancestor != me:
+            ancestor = parent_of.get(ancestor, 0)
+        if ancestor == me:
+            total += spent[pid]
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     import os
@@ -152,7 +178,8 @@ def pytest_runtest_protocol(item, nextitem):
 
     def cpu() -> tuple[float, float]:
         own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-        return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+        live = _descendants_cpu() if os.path.isdir("/proc") else 0.0
+        return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime + live
 
     (own0, kids0), wall0 = cpu(), time.perf_counter()
     yield
