@@ -90,3 +90,53 @@ def test_a_method_bound_to_an_object_the_case_built_is_refused(specs):
     assert "fn = own_function_cases.Holder.scaled" not in source  # the unbound function, a tensor as self
     with pytest.raises(NotImplementedError, match="Holder.scaled bound to the Holder object the case built"):
         run(source)
+
+
+HELPER_MODULE = '''
+    import torch
+
+    SCALE = 3.0
+
+
+    def rand(*shape, seed=0):
+        gen = torch.Generator().manual_seed(seed)
+        return torch.rand(*shape, generator=gen) * SCALE
+'''
+
+HELPED_CASES = '''
+    import torch
+    from sphinx_kexport.probe import case
+
+    from _shared_inputs import rand as _rand
+
+    IMAGE = _rand(2, 3, seed=4)
+
+    CASES = [
+        case("helped", lambda x: torch.flip(x, [1]) + _rand(3, seed=5), [IMAGE], ref="torch.flip", package="torch"),
+        # too large to be written out as values: its expression is
+        case("helped_inputs", torch.neg, [_rand(40, 40, seed=6)], ref="torch.neg", package="torch"),
+    ]
+'''
+
+
+def test_a_helper_module_beside_the_case_module_is_written_out_so_the_snippet_runs_anywhere(tmp_path):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "_shared_inputs.py").write_text(textwrap.dedent(HELPER_MODULE), encoding="utf-8")
+    (folder / "helped_cases.py").write_text(textwrap.dedent(HELPED_CASES), encoding="utf-8")
+    loaded, _ = load_inventory(resolve_sources([str(folder / "helped_cases.py")], tmp_path))
+    specs = {spec.name: spec for spec in loaded}
+    for name in ("helped", "helped_inputs"):
+        spec = specs[name]
+        source = call_source(spec)
+        assert "_shared_inputs" not in source and "def rand(*shape, seed=0):" in source and "SCALE = 3.0" in source
+        # pasted into a fresh interpreter elsewhere: the case modules' folder is not on its path
+        script = source + "\nimport sys\ntorch.save(fn(*inputs), sys.argv[1])\n"
+        out = tmp_path / f"{name}.pt"
+        done = subprocess.run([sys.executable, "-c", script, str(out)], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert torch.equal(torch.load(out), spec.target(*spec.inputs))

@@ -4,7 +4,10 @@
 ``T.Flip(spatial_axis=0)`` and ``[chw]``, plus the module's top-level
 statements they need (``import monai.transforms as T``, ``chw = rand(1, 32, 32)``,
 ``def rand(...)``), in module order, after the seed the loader imports case
-modules under. The result is only offered when running it in a fresh
+modules under. A name imported from a helper module beside the case module
+(``from _inputs import rand``: importable only from the case modules' folder,
+which a user's fresh interpreter does not have on its path) is written out from
+the helper's own source instead. The result is only offered when running it in a fresh
 namespace gives an equal target (same type name and state) or bit-identical
 inputs; otherwise None, and the caller says it cannot be rebuilt.
 """
@@ -16,6 +19,7 @@ import builtins
 import inspect
 import random
 import sys
+from pathlib import Path
 from typing import Any
 
 from .literals import same_tensor
@@ -100,9 +104,10 @@ def _is_seed(statement: ast.stmt) -> bool:
             and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr in SEED_CALLS)
 
 
-def top_level_slice(tree: ast.Module, before: ast.stmt, needed: set[str]) -> list[ast.stmt] | None:
-    """The top-level statements before ``before`` that define ``needed``, transitively, in module order."""
-    body = tree.body[: tree.body.index(before)]
+def top_level_slice(tree: ast.Module, before: ast.stmt | None, needed: set[str]) -> list[ast.stmt] | None:
+    """The top-level statements before ``before`` (None: of the whole module) that define ``needed``,
+    transitively, in module order."""
+    body = tree.body if before is None else tree.body[: tree.body.index(before)]
     kept: list[ast.stmt] = []
     needed = set(needed)
     for statement in reversed(body):
@@ -119,6 +124,40 @@ def top_level_slice(tree: ast.Module, before: ast.stmt, needed: set[str]) -> lis
     if needed - {"torch"}:
         return None  # a name the module does not define at top level (a star import, a loop variable)
     return list(reversed(kept))
+
+
+def _helper_tree(statement: ast.stmt, origin: str) -> ast.Module | None:
+    """The source of the module ``from X import ...`` reads when X is a file beside the case module ``origin``
+    (a helper of the case modules, not an installed package), else None."""
+    if not isinstance(statement, ast.ImportFrom) or statement.level or not statement.module:
+        return None
+    case_file = getattr(sys.modules.get(origin), "__file__", None)
+    helper_file = getattr(sys.modules.get(statement.module), "__file__", None)
+    if not case_file or not helper_file or Path(helper_file).resolve().parent != Path(case_file).resolve().parent:
+        return None
+    return _module_tree(statement.module)
+
+
+def inline_helpers(statements: list[ast.stmt], origin: str, depth: int = 0) -> list[ast.stmt] | None:
+    """``statements`` with each import from a helper beside the case module replaced by the helper's statements
+    that define the imported names (``as`` names bound after them); None when a helper cannot be sliced."""
+    out: list[ast.stmt] = []
+    for statement in statements:
+        tree = _helper_tree(statement, origin)
+        if tree is None:
+            out.append(statement)
+            continue
+        names = statement.names  # type: ignore[attr-defined]
+        if depth >= MAX_DEPTH or any(alias.name == "*" for alias in names):
+            return None
+        part = top_level_slice(tree, None, {alias.name for alias in names})
+        part = inline_helpers(part, statement.module, depth + 1) if part is not None else None  # type: ignore
+        if part is None:
+            return None
+        out.extend(part)
+        out.extend(ast.parse(f"{alias.asname} = {alias.name}").body[0]
+                   for alias in names if alias.asname and alias.asname != alias.name)
+    return out
 
 
 def _source(statements: list[ast.stmt], seeded: bool, tail: list[str]) -> str:
@@ -180,6 +219,7 @@ def case_source(spec: Any, *, target: bool, inputs: bool) -> str | None:
                         "else (inputs,)")
         needed |= _loaded(expression)
     statements = top_level_slice(tree, statement, needed)
+    statements = inline_helpers(statements, spec.module) if statements is not None else None
     if statements is None or any(_bound(s) & SNIPPET_NAMES for s in statements):
         return None
     for seeded in (False, True):
@@ -218,6 +258,7 @@ def lambda_source(spec: Any) -> str | None:
     local = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
     local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     statements = top_level_slice(tree, statement, _loaded(node) - local)
+    statements = inline_helpers(statements, spec.module or "") if statements is not None else None
     if statements is None or any(_bound(s) & SNIPPET_NAMES for s in statements):
         return None
     for seeded in (False, True):
@@ -228,22 +269,23 @@ def lambda_source(spec: Any) -> str | None:
     return None
 
 
-def same_function(a: Any, b: Any, depth: int = 0) -> bool:
+def same_function(a: Any, b: Any, depth: int = 0, comparing: frozenset[tuple[int, int]] = frozenset()) -> bool:
     """Whether function ``a`` (rebuilt from source) does what the probed ``b`` does: the same bytecode and
     constants, and every module-level name it reads the same value (a helper function: the same, in turn)."""
-    if a is b:
+    if a is b or (id(a), id(b)) in comparing:  # a pair already being compared (a function reads itself) holds
         return True
     if depth > MAX_DEPTH or not (inspect.isfunction(a) and inspect.isfunction(b)) or a.__closure__ or b.__closure__:
         return False
     if not _same_code(a.__code__, b.__code__) or not same_value(a.__defaults__, b.__defaults__, depth + 1):
         return False
+    comparing = comparing | {(id(a), id(b))}
     for name in _global_names(b.__code__):
         if name not in b.__globals__:
             continue  # a builtin, or an attribute name
         if name not in a.__globals__:
             return False
         mine, theirs = a.__globals__[name], b.__globals__[name]
-        if not (same_function(mine, theirs, depth + 1) if inspect.isfunction(theirs)
+        if not (same_function(mine, theirs, depth + 1, comparing) if inspect.isfunction(theirs)
                 else same_value(mine, theirs, depth + 1)):
             return False
     return True
