@@ -42,7 +42,9 @@ def ramp():
 
 
 CASES = [
-    case("fused_chain", fused_chain, [torch.rand(1, 32768)], package=PKG),
+    # 8192 wide: at batch 32 one eager call takes about 0.05 s idle; at 32768 a machine busy with the whole suite
+    # stretched it to 0.7 s, which put timing that size over the pass's 10 s budget, and the size was skipped
+    case("fused_chain", fused_chain, [torch.rand(1, 8192)], package=PKG),
     case("add_one", add_one, [torch.rand(2, 3)], package=PKG),
     case("python_heavy", python_heavy, [torch.rand(2, 8)], package=PKG),
     case("ramp", ramp, [], package=PKG),
