@@ -18,11 +18,13 @@ those parameters held constant (only the data are live)."""
 
 import dataclasses
 import importlib
+import inspect
 
 import torch
 
 import kornia.augmentation as KA
 from sphinx_kexport.probe import case, cases_from_docstrings
+import _inputs
 from _inputs import rand as _rand
 from _kornia_tests import from_tests
 
@@ -90,32 +92,50 @@ def _fmt(shape):
     return "(" + ",".join(str(s) for s in shape) + ")"
 
 
+def _code(*lines, classes=()):
+    """A case's ``code=``: what its repro snippet runs to build the target and inputs as the case did (the
+    wrapper classes and the input helper written out, since a fresh interpreter cannot import this folder)."""
+    sources = [inspect.getsource(c) for c in (_inputs.rand, *classes)]
+    return "\n".join(["import kornia.augmentation as KA", "", *sources, *lines])
+
+
 def pair(name, make, *, section="", shape=SHAPE, baked="", half=False):
-    """The deterministic and the in-graph random case of one augmentation."""
+    """The deterministic and the in-graph random case of one augmentation. ``make``: the expression that builds it
+    (text, so that each case's repro builds it the same way)."""
+    build = lambda: eval(make, {"KA": KA})  # noqa: E731  (the augmentation, fresh each time)
     ref = f"kornia.augmentation.{name}"
     image = _rand(*shape, seed=1)
     torch.manual_seed(7)
-    aug = make()
+    aug = build()
     params = aug.forward_parameters(shape)
     keys = [k for k, v in params.items() if isinstance(v, torch.Tensor) and k not in STRUCTURAL]
     const = {k: v for k, v in params.items() if k not in keys}
     live = ", ".join(f"{k} {_fmt(params[k].shape)}" for k in keys) or "none"
     held = ", ".join(sorted(const)) or "none"
     cfg = f"; {baked} baked" if baked else ""
+    det = _code("torch.manual_seed(7)", f"aug = {make}", f"params = aug.forward_parameters({shape!r})",
+                f"keys = {keys!r}", "const = {k: v for k, v in params.items() if k not in keys}",
+                "target = _Det(aug, keys, const)", f"inputs = (rand(*{shape!r}, seed=1), *(params[k] for k in keys))",
+                classes=(_Det,))
     cases = [
         case(name, _Det(aug, keys, const), [image, *(params[k] for k in keys)], package=PKG, section=section,
-             ref=ref, note=f"image live {_fmt(shape)}{cfg}; params sampled once (seed 7) and fed as inputs: [{live}]; "
-                           f"held constant: [{held}]"),
+             ref=ref, code=det,
+             note=f"image live {_fmt(shape)}{cfg}; params sampled once (seed 7) and fed as inputs: [{live}]; "
+                  f"held constant: [{held}]"),
     ]
     if keys:
-        cases.append(case(f"{name}[random]", _Rand(make()), [image], package=PKG, section=section, ref=ref,
-                          check=False, note=f"image live {_fmt(shape)}{cfg}; p=1; parameters sampled inside the "
-                                            "graph (train mode)"))
+        cases.append(case(f"{name}[random]", _Rand(build()), [image], package=PKG, section=section, ref=ref,
+                          check=False, code=_code(f"target = _Rand({make})", f"inputs = (rand(*{shape!r}, seed=1),)",
+                                                  classes=(_Rand,)),
+                          note=f"image live {_fmt(shape)}{cfg}; p=1; parameters sampled inside the graph (train mode)"))
     else:
         half = True  # nothing to sample at p=1: the random case exercises the per-sample gate instead
     if half:
-        cases.append(case(f"{name}[p=0.5][random]", _Rand(make_half(make)), [_rand(4, *shape[1:], seed=2)],
+        small = (4, *shape[1:])
+        cases.append(case(f"{name}[p=0.5][random]", _Rand(make_half(build)), [_rand(*small, seed=2)],
                           package=PKG, section=section, ref=ref, check=False,
+                          code=_code(f"aug = {make}", "aug.p = 0.5", "target = _Rand(aug)",
+                                     f"inputs = (rand(*{small!r}, seed=2),)", classes=(_Rand,)),
                           note=f"image live (4,{','.join(map(str, shape[1:]))}){cfg}; p=0.5: per-sample gate "
                                "sampled inside the graph"))
     return cases
@@ -133,28 +153,28 @@ def plain(name, aug, *, section="", shape=SHAPE, baked=""):
 
 
 AUG_2D = [
-    *pair("RandomAffine", lambda: KA.RandomAffine(30.0, (0.1, 0.1), (0.9, 1.1), 10.0, p=1.0),
+    *pair("RandomAffine", "KA.RandomAffine(30.0, (0.1, 0.1), (0.9, 1.1), 10.0, p=1.0)",
           baked="degrees=30, translate=(0.1,0.1), scale=(0.9,1.1), shear=10", half=True),
-    *pair("RandomPerspective", lambda: KA.RandomPerspective(0.4, p=1.0), baked="distortion_scale=0.4"),
-    *pair("RandomHorizontalFlip", lambda: KA.RandomHorizontalFlip(p=1.0)),
-    *pair("RandomResizedCrop", lambda: KA.RandomResizedCrop((24, 24), p=1.0), baked="size=(24,24)"),
-    *pair("RandomCrop", lambda: KA.RandomCrop((24, 24), p=1.0), baked="size=(24,24)"),
-    *pair("RandomElasticTransform", lambda: KA.RandomElasticTransform((7, 7), (4.0, 4.0), p=1.0),
+    *pair("RandomPerspective", "KA.RandomPerspective(0.4, p=1.0)", baked="distortion_scale=0.4"),
+    *pair("RandomHorizontalFlip", "KA.RandomHorizontalFlip(p=1.0)"),
+    *pair("RandomResizedCrop", "KA.RandomResizedCrop((24, 24), p=1.0)", baked="size=(24,24)"),
+    *pair("RandomCrop", "KA.RandomCrop((24, 24), p=1.0)", baked="size=(24,24)"),
+    *pair("RandomElasticTransform", "KA.RandomElasticTransform((7, 7), (4.0, 4.0), p=1.0)",
           baked="kernel_size=(7,7), sigma=(4,4)"),
-    *pair("RandomThinPlateSpline", lambda: KA.RandomThinPlateSpline(0.2, p=1.0), baked="scale=0.2"),
-    *pair("RandomRotation90", lambda: KA.RandomRotation90((-1, 2), p=1.0), baked="times=(-1,2)"),
-    *pair("ColorJiggle", lambda: KA.ColorJiggle(0.2, 0.2, 0.2, 0.05, p=1.0),
+    *pair("RandomThinPlateSpline", "KA.RandomThinPlateSpline(0.2, p=1.0)", baked="scale=0.2"),
+    *pair("RandomRotation90", "KA.RandomRotation90((-1, 2), p=1.0)", baked="times=(-1,2)"),
+    *pair("ColorJiggle", "KA.ColorJiggle(0.2, 0.2, 0.2, 0.05, p=1.0)",
           baked="brightness=contrast=saturation=0.2, hue=0.05"),
-    *pair("RandomGrayscale", lambda: KA.RandomGrayscale(p=1.0)),
-    *pair("RandomGaussianBlur", lambda: KA.RandomGaussianBlur((5, 5), (0.5, 2.0), p=1.0),
+    *pair("RandomGrayscale", "KA.RandomGrayscale(p=1.0)"),
+    *pair("RandomGaussianBlur", "KA.RandomGaussianBlur((5, 5), (0.5, 2.0), p=1.0)",
           baked="kernel_size=(5,5), sigma=(0.5,2.0)"),
-    *pair("RandomGaussianNoise", lambda: KA.RandomGaussianNoise(0.0, 0.05, p=1.0), baked="mean=0, std=0.05",
+    *pair("RandomGaussianNoise", "KA.RandomGaussianNoise(0.0, 0.05, p=1.0)", baked="mean=0, std=0.05",
           half=True),
-    *pair("RandomMotionBlur", lambda: KA.RandomMotionBlur(5, 35.0, 0.5, p=1.0),
+    *pair("RandomMotionBlur", "KA.RandomMotionBlur(5, 35.0, 0.5, p=1.0)",
           baked="kernel_size=5, angle=35, direction=0.5"),
-    *pair("RandomSolarize", lambda: KA.RandomSolarize(0.1, 0.1, p=1.0), baked="thresholds=0.1, additions=0.1"),
-    *pair("RandomErasing", lambda: KA.RandomErasing(p=1.0), baked="scale=(0.02,0.33), ratio=(0.3,3.3)"),
-    *pair("RandomPlanckianJitter", lambda: KA.RandomPlanckianJitter(p=1.0), baked="mode='blackbody'"),
+    *pair("RandomSolarize", "KA.RandomSolarize(0.1, 0.1, p=1.0)", baked="thresholds=0.1, additions=0.1"),
+    *pair("RandomErasing", "KA.RandomErasing(p=1.0)", baked="scale=(0.02,0.33), ratio=(0.3,3.3)"),
+    *pair("RandomPlanckianJitter", "KA.RandomPlanckianJitter(p=1.0)", baked="mode='blackbody'"),
     plain("Normalize", KA.Normalize(torch.tensor([0.485, 0.456, 0.406]), torch.tensor([0.229, 0.224, 0.225])),
           baked="ImageNet mean/std"),
     plain("CenterCrop", KA.CenterCrop((24, 24)), baked="size=(24,24)"),
@@ -162,10 +182,10 @@ AUG_2D = [
 ]
 
 AUG_3D = [
-    *pair("RandomAffine3D", lambda: KA.RandomAffine3D((15.0, 20.0, 20.0), p=1.0), section="3d", shape=SHAPE3D,
+    *pair("RandomAffine3D", "KA.RandomAffine3D((15.0, 20.0, 20.0), p=1.0)", section="3d", shape=SHAPE3D,
           baked="degrees=(15,20,20)"),
-    *pair("RandomHorizontalFlip3D", lambda: KA.RandomHorizontalFlip3D(p=1.0), section="3d", shape=SHAPE3D),
-    *pair("RandomCrop3D", lambda: KA.RandomCrop3D((6, 12, 12), p=1.0), section="3d", shape=SHAPE3D,
+    *pair("RandomHorizontalFlip3D", "KA.RandomHorizontalFlip3D(p=1.0)", section="3d", shape=SHAPE3D),
+    *pair("RandomCrop3D", "KA.RandomCrop3D((6, 12, 12), p=1.0)", section="3d", shape=SHAPE3D,
           baked="size=(6,12,12)"),
 ]
 
