@@ -140,3 +140,46 @@ def test_a_helper_module_beside_the_case_module_is_written_out_so_the_snippet_ru
                               text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
         assert torch.equal(torch.load(out), spec.target(*spec.inputs))
+
+
+WRAPPED_CASES = '''
+    import torch
+    from sphinx_kexport.probe import case
+
+
+    def c(section, name, target, inputs, **kw):  # the module's own shorthand for case()
+        return case(name, target, inputs, package="torch", section=section, **kw)
+
+
+    def _seeded(make):
+        torch.manual_seed(0)
+        return make().eval()
+
+
+    X = torch.linspace(-1.0, 1.0, 6).reshape(2, 3)
+
+    CASES = [
+        c("layers", "linear[random weights]", _seeded(lambda: torch.nn.Linear(3, 2)), [X], ref="torch.nn.Linear"),
+        c("layers", "linear[other seed]", torch.nn.Linear(3, 2), [X], ref="torch.nn.Linear"),
+    ]
+'''
+
+
+def test_a_case_registered_through_the_modules_own_helper_rebuilds_its_seeded_weights(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "wrapped_cases.py"
+    path.write_text(textwrap.dedent(WRAPPED_CASES), encoding="utf-8")
+    loaded, _ = load_inventory(resolve_sources([str(path)], tmp_path))
+    specs = {spec.name: spec for spec in loaded}
+    source = call_source(specs["linear[random weights]"])
+    assert "def _seeded(make):" in source and "cannot rebuild" not in source
+    out = tmp_path / "out.pt"
+    done = subprocess.run([sys.executable, "-c", source + "\nimport sys\ntorch.save(fn(*inputs), sys.argv[1])\n",
+                           str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    spec = specs["linear[random weights]"]
+    assert torch.equal(torch.load(out), spec.target(*spec.inputs))
+    # weights drawn from wherever the global generator stood: the helper's call is found, and refused
+    assert "cannot rebuild" in call_source(specs["linear[other seed]"])

@@ -49,16 +49,57 @@ def _module_tree(origin: str) -> ast.Module | None:
     return _trees[origin]
 
 
-def _case_call(tree: ast.Module, name: str) -> tuple[ast.stmt, ast.Call] | None:
-    """The top-level statement holding the one ``case(name, ...)`` call, and that call."""
+CASE_PARAMETERS = ("name", "target", "inputs")  # case()'s first positional parameters, as the slice reads them
+
+
+def _is_case(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "case") or (isinstance(func, ast.Attribute)
+                                                                   and func.attr == "case")
+
+
+def _wrappers(tree: ast.Module) -> dict[str, dict[str, tuple[int, str]]]:
+    """The module's own helpers that pass their parameters on to ``case()`` (``def c(section, name, target,
+    inputs, **kw): return case(name, target, inputs, ...)``): per helper, where each of case's name, target
+    and inputs comes from (the helper's positional index and keyword)."""
+    found: dict[str, dict[str, tuple[int, str]]] = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.FunctionDef):
+            continue
+        positional = [a.arg for a in (*statement.args.posonlyargs, *statement.args.args)]
+        calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call) and _is_case(n.func)]
+        if len(calls) != 1:
+            continue
+        sources: dict[str, tuple[int, str]] = {}
+        call = calls[0]
+        for index, parameter in enumerate(CASE_PARAMETERS):
+            # read past a **kw the helper passes on: only the three it names matter here
+            before_star = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
+            passed = call.args[index] if index < before_star else None
+            passed = passed or next((k.value for k in call.keywords if k.arg == parameter), None)
+            if isinstance(passed, ast.Name) and passed.id in positional:
+                sources[parameter] = (positional.index(passed.id), passed.id)
+        if set(sources) == set(CASE_PARAMETERS):
+            found[statement.name] = sources
+    return found
+
+
+def _case_call(tree: ast.Module, name: str) -> tuple[ast.stmt, ast.Call, dict[str, tuple[int, str]]] | None:
+    """The top-level statement holding the one ``case(name, ...)`` call (or the one call of a helper of the
+    module that passes its arguments on to ``case``), that call, and where it holds name, target and inputs."""
+    direct = {parameter: (index, parameter) for index, parameter in enumerate(CASE_PARAMETERS)}
+    wrappers = _wrappers(tree)
     found = []
     for statement in tree.body:
         for node in ast.walk(statement):
-            if (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-                    and node.args[0].value == name
-                    and ((isinstance(node.func, ast.Name) and node.func.id == "case")
-                         or (isinstance(node.func, ast.Attribute) and node.func.attr == "case"))):
-                found.append((statement, node))
+            if not isinstance(node, ast.Call):
+                continue
+            helper = node.func.id if isinstance(node.func, ast.Name) else None
+            sources = direct if _is_case(node.func) else wrappers.get(helper or "")
+            if sources is None:
+                continue
+            named = _argument(node, *sources["name"])
+            if isinstance(named, ast.Constant) and named.value == name:
+                found.append((statement, node, sources))
     return found[0] if len(found) == 1 else None
 
 
@@ -196,16 +237,16 @@ def case_source(spec: Any, *, target: bool, inputs: bool) -> str | None:
     found = _case_call(tree, spec.name) if tree is not None else None
     if found is None or not (target or inputs):
         return None
-    statement, call = found
+    statement, call, sources = found
     tail, needed = [], set()
     if target:
-        expression = _argument(call, 1, "target")
+        expression = _argument(call, *sources["target"])
         if expression is None:
             return None
         tail.append(f"target = {ast.unparse(expression)}")
         needed |= _loaded(expression)
     if inputs:
-        expression = _argument(call, 2, "inputs")
+        expression = _argument(call, *sources["inputs"])
         if expression is None:
             return None
         if isinstance(expression, (ast.List, ast.Tuple)):
