@@ -57,6 +57,24 @@ def test_a_death_in_a_dynamic_pass_costs_the_pass_only():
     assert task.paths == [EXPORT, COMPILE]  # measured next in a fresh worker
 
 
+def test_a_timeout_in_a_speed_pass_costs_the_speed_and_the_dynamic_pass_after_it_says_it_never_ran():
+    from sphinx_kexport.snapshot.vocabulary import DYNAMIC_NOT_APPLICABLE, OK_BREAKS
+
+    for dynamic in (True, False):
+        task = _task()
+        task.results[COMPILE] = result(OK_BREAKS)
+        detail = lose_step(task, Step(COMPILE, speed=True), "ran past the time limit of 900 s", "", NO_LIBRARY,
+                           timed_out_after=900.0, dynamic=dynamic)
+        assert detail == "ran past the time limit of 900 s during the speed pass of torch.compile"
+        record = task.results[COMPILE]
+        assert record["status"] == OK_BREAKS and record["speed"]["figures"] == [] and record["speed"]["note"] == detail
+        if dynamic:  # a supported cell whose dynamic-batch pass never ran says so, and claims nothing of the batch
+            assert record["dynamic"] == {"status": DYNAMIC_NOT_APPLICABLE, "where": "",
+                                         "detail": f"not probed: {detail}, before the dynamic-batch pass"}
+        else:
+            assert "dynamic" not in record
+
+
 def test_a_death_in_a_path_costs_that_path_and_one_before_any_path_the_whole_case():
     task = _task()
     detail = lose_step(task, Step(EXPORT), "ran past the time limit of 5 s", "", NO_LIBRARY, timed_out_after=5.0)

@@ -10,8 +10,9 @@ next run tries again.
 
 from __future__ import annotations
 
-from ...snapshot.result_records import START_UP, dynamic_pass_lost, process_lost, speed_record, with_breaks
-from ...snapshot.vocabulary import COMPILE, EXPORT, ONNX, PATHS, STAGE_EAGER
+from ...snapshot.result_records import (START_UP, dynamic_pass_lost, dynamic_result, process_lost, speed_record,
+                                        with_breaks)
+from ...snapshot.vocabulary import COMPILE, DYNAMIC_NOT_APPLICABLE, EXPORT, ONNX, PATHS, STAGE_EAGER, SUPPORTED
 from ..cases.step import Step
 from ..measure.busy_with import busy_with
 from ..measure.locate import LibraryRoot, where_text
@@ -22,10 +23,11 @@ STEP_LABELS = {STAGE_EAGER: "the eager reference", ONNX: "the ONNX export", EXPO
 
 
 def lose_step(task: Task, step: Step | None, why: str, log: str, root: LibraryRoot,
-              timed_out_after: float = 0.0) -> str:
+              timed_out_after: float = 0.0, dynamic: bool = False) -> str:
     """The worker died (``why``), or ran past the time limit (``timed_out_after`` seconds), inside ``step``
     (None: before the case began): record what is lost in ``task.results``, leave in ``task.paths`` what is
-    still to measure, and give the detail recorded. ``log``: the worker's log since the case began."""
+    still to measure, and give the detail recorded. ``log``: the worker's log since the case began.
+    ``dynamic``: the run has the dynamic-batch pass, which comes after a path's speed pass and so goes with it."""
     where = where_text(log, root, innermost_first=True)
     doing = busy_with(log, root)  # "" when the library's own code was running (where names it)
     then = f"; {doing}" if doing else ""
@@ -37,7 +39,12 @@ def lose_step(task: Task, step: Step | None, why: str, log: str, root: LibraryRo
         return detail
     if step is not None and step.speed and step.path in task.results:
         detail = f"{why} during the speed pass of {STEP_LABELS[step.path]}{then}"
-        task.results[step.path] = dict(task.results[step.path], speed=speed_record(0, [], detail))
+        record = dict(task.results[step.path], speed=speed_record(0, [], detail))
+        if dynamic and record.get("status") in SUPPORTED and "dynamic" not in record:
+            # not a verdict on the batch: the pass never ran (kornia's SOLD2_detector[doc] lost it this way)
+            record["dynamic"] = dynamic_result(DYNAMIC_NOT_APPLICABLE, f"not probed: {detail}, before the "
+                                                                       "dynamic-batch pass")
+        task.results[step.path] = record
         task.paths = [p for p in task.paths if p not in task.results]
         return detail
     name = step.name if step is not None else None

@@ -17,8 +17,9 @@ from .workdir import WorkDir
 class Outcomes:
     def __init__(self, work: WorkDir, root: LibraryRoot, *, on_start: Callable[[Task], None] = lambda t: None,
                  on_finish: Callable[[Task], None] = lambda t: None, on_note: Callable[[str], None] = lambda s: None,
-                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None):
+                 on_unbuilt: Callable[[Task, str], None] = lambda t, why: None, dynamic: bool = False):
         self.work = work
+        self.dynamic = dynamic  # the run has the dynamic-batch pass: a lost speed pass takes it along
         self.root = root  # the surveyed library: where a lost worker was is said in its files
         self.started, self.on_finish, self.on_note = on_start, on_finish, on_note
         self.not_built = on_unbuilt  # a case its worker could not build: nothing measured, nothing recorded
@@ -37,7 +38,7 @@ class Outcomes:
     def lost(self, task: Task, step: Step | None, why: str, log: str, timed_out_after: float = 0.0) -> bool:
         """Its worker died (``why``), or ran past the time limit, inside ``step``: record what that costs and
         say so. True when paths are left to measure (in a fresh worker); else the case is finished."""
-        detail = lose_step(task, step, why, log, self.root, timed_out_after)
+        detail = lose_step(task, step, why, log, self.root, timed_out_after, dynamic=self.dynamic)
         self.on_note(f"{task.name} [{task.device}]: {detail}")
         if not task.paths:
             self.finished(task)

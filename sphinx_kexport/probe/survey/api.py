@@ -278,7 +278,7 @@ class _Survey:
                                   code_folders=self._code_folders())
         outcomes = Outcomes(self.work, library_root(library),
                             on_start=lambda t: self.progress.started(t.name, t.device), on_finish=self._finished,
-                            on_note=self.progress.note, on_unbuilt=self._unbuilt)
+                            on_note=self.progress.note, on_unbuilt=self._unbuilt, dynamic=self.config.dynamic)
         return Runner(settings=settings, jobs=jobs, timeout=self.config.timeout,
                       build_timeout=self.config.build_timeout, outcomes=outcomes,
                       cuda=CUDA in self.config.devices, stop_at=self._stop_at())
