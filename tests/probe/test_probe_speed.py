@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -167,7 +168,9 @@ def test_an_operator_slow_at_the_larger_size_is_left_out_and_the_record_says_why
 
     speed_pass = _speed_pass_of(slow_at_batch)
     assert speed_pass.larger() is None
-    assert speed_pass._larger_why.startswith(f"batch {SPEED_BATCH} not timed: one eager call takes 0.3 s")
+    # 0.3 s asleep, a little more on a busy machine (0.31 s once, in the whole suite beside a probe run)
+    assert re.match(rf"batch {SPEED_BATCH} not timed: one eager call takes 0\.3\d? s there", speed_pass._larger_why), \
+        speed_pass._larger_why
     assert "over the 5 s budget" in speed_pass._larger_why
 
 
