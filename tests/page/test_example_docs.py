@@ -66,8 +66,11 @@ def test_every_supported_cell_says_whether_it_holds_at_any_batch_size(built):
     snapshot = json.loads((EXAMPLE / "_data" / "export_support.json").read_text())
     supported = [r for c in snapshot["cases"] for paths in c["results"].values() for r in paths.values()
                  if r["status"] in ("ok", "ok-breaks", "ok-unverified")]
-    assert supported and all("dynamic" in r for r in supported)  # nothing was probed without the pass
-    checked = [r for r in supported if r["dynamic"]["status"] in ("ok", "static", "fail")]
+    # nothing was probed without the pass; a record whose worker ran past the limit in the speed pass before it
+    # (SOLD2_detector[doc]'s compile) has none, from a probe that did not yet record the pass as not run
+    lost = [r for r in supported if "dynamic" not in r]
+    assert supported and all("during the speed pass" in r["speed"]["note"] for r in lost) and len(lost) <= 1
+    checked = [r for r in supported if r.get("dynamic", {}).get("status") in ("ok", "static", "fail")]
     soup = parsed(built, "export-support.html")
     marks = soup.select("table.kx-t tbody kx-yo, table.kx-t tbody kx-ys, table.kx-t tbody kx-yf")
     # a case with no tensor input (q.inv(), create_meshgrid(4, 5)) has no batch to make dynamic: n/a
@@ -142,8 +145,7 @@ def test_every_page_of_the_site_is_reachable_from_the_front_page(built):
 
 SAMPLES = sorted((EXAMPLE / "_data" / "versions").glob("kornia-sample-torch-*.json"),
                  key=lambda path: tuple(int(part) for part in path.stem.rsplit("-", 1)[1].split(".")))
-WHOLE = [EXAMPLE / "_data" / "versions" / "kornia-torch-2.9.1.json", EXAMPLE / "_data" / "export_support.json",
-         EXAMPLE / "_data" / "versions" / "kornia-torch-2.15.0.json"]
+WHOLE = [EXAMPLE / "_data" / "versions" / f"kornia-torch-{version}.json" for version in ("2.9.1", "2.13.0", "2.15.0")]
 VERSION_PAGES = {  # page: (its snapshots, oldest first; their torch versions; the fewest cells marked)
     "torch-versions.html": (SAMPLES, ["2.9.1", "2.13.0", "2.15.0"], 2),  # draw_rectangle[filled], since 2.13.0
     "torch-versions-whole.html": (WHOLE, ["2.9.1", "2.13.0", "2.15.0"], 40),  # 2.9.1 -> 2.13.0: 52 fixed, 2 regressed
@@ -425,9 +427,10 @@ def test_a_failing_row_offers_its_exact_repro(page, model):
     templates = repro_templates(model.columns, opsets)
     expected = [fill_template(templates[f"{c.path}-{c.device}"], row.case.call, row.case.name, row.case.check)
                 for c in row.cells if c.result.failing]
-    box = page.find_element("css selector", f"tr#{row.id} details")
+    # the row's repro, not the library statements its failures name (another <details> of <pre>s before it)
+    box = page.find_element("css selector", f"tr#{row.id} details.kx-repro")
     click(page, box.find_element("css selector", "summary"))
-    snippets = wait_for(page, f"const pres = Array.from(document.querySelectorAll('tr#{row.id} details pre'));"
+    snippets = wait_for(page, f"const pres = Array.from(document.querySelectorAll('tr#{row.id} details.kx-repro pre'));"
                               "return pres.length > 1 && pres.filter(p => !p.hidden).map(p => p.textContent)")
     assert snippets == expected
     for code in snippets:
