@@ -24,7 +24,6 @@ import torch
 
 import kornia.augmentation as KA
 from sphinx_kexport.probe import case, cases_from_docstrings
-import _inputs
 from _inputs import rand as _rand
 from _kornia_tests import from_tests
 
@@ -95,7 +94,7 @@ def _fmt(shape):
 def _code(*lines, classes=()):
     """A case's ``code=``: what its repro snippet runs to build the target and inputs as the case did (the
     wrapper classes and the input helper written out, since a fresh interpreter cannot import this folder)."""
-    sources = [inspect.getsource(c) for c in (_inputs.rand, *classes)]
+    sources = [inspect.getsource(c) for c in (_rand, *classes)]  # _rand's source defines rand
     return "\n".join(["import kornia.augmentation as KA", "", *sources, *lines])
 
 
