@@ -46,10 +46,21 @@ CASE_MODULE = '''
             return x * 2
 
 
+    class _Seeded(torch.nn.Module):  # the case module's wrapper: Pretrained without weights, seeded
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.inner = Pretrained(pretrained=False)
+
+        def forward(self, x):
+            return self.inner(x)
+
+
     CASES = [
         case("without_weights", Pretrained(pretrained=False), [torch.ones(1, 2)],
              ref="default_instance_cases.Pretrained", package="torch"),
         case("plain", Plain(), [torch.ones(1, 2)], ref="default_instance_cases.Plain", package="torch"),
+        case("wrapper", _Seeded(), [torch.ones(1, 2)], ref="default_instance_cases.Pretrained", package="torch"),
     ]
 '''
 
@@ -76,10 +87,25 @@ def test_a_default_that_downloads_is_stopped_at_once_and_not_written_as_the_case
     source = call_source(spec)
     assert attempts == ["DownloadBlocked"], attempts  # tried, and stopped before any host lookup
     assert "Pretrained()" not in source, source
-    # its Linear's weights are random: the snippet says it cannot rebuild them, rather than guess
-    assert "cannot rebuild the probed default_instance_cases.Pretrained instance exactly" in source, source
+    # rebuilt from the case's own expression, under the seed the module was imported with: the same weights
+    assert "target = Pretrained(pretrained=False)" in source, source
+    namespace: dict = {}
+    exec(source, namespace)
+    assert torch.equal(namespace["fn"](*namespace["inputs"]), spec.target(*spec.inputs))
 
 
 def test_a_module_its_default_rebuilds_is_still_written_as_the_default(loaded):
     source = call_source(loaded["plain"])
     assert "default_instance_cases.Plain()" in source, source
+
+
+def test_a_wrapper_its_default_rebuilds_is_written_as_the_wrapper_not_as_the_ref(loaded):
+    # _Seeded() rebuilds the probed module, but ``Pretrained()`` (the ref's default) is another model: it
+    # downloads weights (kornia's LoFTR wrapped by the example's _LoFTR)
+    source = call_source(loaded["wrapper"])
+    assert "default_instance_cases.Pretrained()" not in source, source
+    assert "class _Seeded(torch.nn.Module):" in source and "target = _Seeded()" in source, source
+    namespace: dict = {}
+    exec(source, namespace)
+    spec = loaded["wrapper"]
+    assert torch.equal(namespace["fn"](*namespace["inputs"]), spec.target(*spec.inputs))

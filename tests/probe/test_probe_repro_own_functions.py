@@ -39,6 +39,14 @@ CASE_MODULE = '''
         return lambda x: torch.mul(x, k)  # closes over k: not top-level source
 
 
+    def _fitted(points):  # the case's own named function around the API (kornia's KMeans.fit case)
+        try:
+            centre = points.mean(0)
+        except RuntimeError as exc:
+            raise ValueError("no points") from exc
+        return torch.sub(points, centre + OFFSET)
+
+
     CASES = [
         case("wrapped", lambda x, y: torch.add(shifted(x), y, alpha=2.0),
              [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])], ref="torch.add", package="torch"),
@@ -46,6 +54,7 @@ CASE_MODULE = '''
         case("bound", Holder(2.0).scaled, [torch.tensor([1.0])], ref="own_function_cases.Holder.scaled",
              package="torch"),
         case("itself", torch.neg, [torch.tensor([1.0, 2.0])], ref="torch.neg", package="torch"),
+        case("named", _fitted, [torch.tensor([[1.0, 2.0], [3.0, 5.0]])], ref="torch.sub", package="torch"),
     ]
 '''
 
@@ -70,6 +79,14 @@ def test_the_cases_own_lambda_is_rebuilt_with_what_it_reads(specs):
     assert "OFFSET = torch.tensor([0.5, -1.0])" in source and "def shifted(x):" in source
     assert "fn = torch.add" not in source
     assert torch.equal(run(source), spec.target(*spec.inputs))  # tensor([4.0, 6.0]) + ... as probed
+
+
+def test_the_cases_own_named_function_is_rebuilt_with_what_it_reads(specs):
+    spec = specs["named"]
+    source = call_source(spec)
+    assert "def _fitted(points):" in source and "OFFSET = torch.tensor([0.5, -1.0])" in source, source
+    assert "target = _fitted" in source and "fn = torch.sub" not in source, source
+    assert torch.equal(run(source), spec.target(*spec.inputs))
 
 
 def test_a_lambda_it_cannot_rebuild_is_refused_not_replaced_by_the_api(specs):

@@ -116,9 +116,13 @@ def test_a_docstring_case_rebuilds_the_probed_values_bit_for_bit(tmp_path):
         specs = cases_from_docstrings("probe_cases.metriclib", time_limit=5)
     finally:
         sys.path.remove(str(REPO / "tests" / "probe"))
-    assert {s.name for s in specs} == {"squared_error[doc]", "checked_error[doc]", "Doubler[doc]", "Weighted[doc]"}
+    assert {s.name for s in specs} == {"squared_error[doc]", "checked_error[doc]", "Doubler[doc]", "Weighted[doc]",
+                                       "Weighted[doc 2]"}
     weighted = next(s for s in specs if s.name == "Weighted[doc]").code
     assert "model = Weighted(0.5)" in weighted and "target, inputs = model, (a, b)" in weighted
+    # model(*pair): each tensor the call received, by its place in what was spread
+    spread = next(s for s in specs if s.name == "Weighted[doc 2]").code
+    assert "target, inputs = model, ([*pair][0], [*pair][1])" in spread, spread
     for spec in specs:
         saved = tmp_path / "inputs.pt"
         script = f"import torch\n{spec.code}torch.save(list(inputs), {str(saved)!r})\n"

@@ -81,3 +81,20 @@ def test_an_operator_spelled_in_another_namespace_is_the_same_cause():
     assert _same_words("no ONNX lowering for torch.sample_dirichlet", "no ONNX lowering for aten._sample_dirichlet")
     assert _same_words("no ONNX lowering for torch.linalg.svd", "no ONNX lowering for aten._linalg_svd.default")
     assert not _same_words("no ONNX lowering for torch.linalg.svd", "no ONNX lowering for torch.linalg.solve")
+
+
+def test_a_recorded_reason_that_quotes_the_exception_after_its_own_words_reproduces(ran):
+    # the probe words some failures as its own stage, then the exception ("onnxruntime cannot run the exported
+    # graph: RuntimeError: Numpy_type 14 can't be converted to MLDataType."): the same root line, quoted
+    from sphinx_kexport.probe.cli.repro_verdict import exception_lines
+    from sphinx_kexport.probe.measure.explain import clean_line
+
+    _, _, outcome = ran
+    name, message = exception_lines(outcome.stderr)[-1]
+    line = clean_line(f"{name}: {message}")
+    assert len(line) >= 30, line
+    quoted = judged(ran, detail=f"the stage the probe names: {line}", where="")
+    assert quoted.verdict == "reproduced", (quoted, line)
+    # a bare type name quoted is not the same failure
+    assert judged(ran, detail=f"the stage the probe names: {name}: another message", where="").verdict \
+        == "ended otherwise"

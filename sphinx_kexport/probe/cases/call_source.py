@@ -16,7 +16,7 @@ import inspect
 import sys
 from typing import Any
 
-from .case_slice import case_source, lambda_source
+from .case_slice import case_source, function_source
 from .containers import walk
 from .literals import SMALL_TENSOR, literal_source, tensor_source
 from .opaque import address_free_repr
@@ -75,7 +75,9 @@ def call_source(spec: CaseSpec) -> str:
     statement, expression = f"import {found[0]}", ref
     exact_inputs = all(_exact(value) for value in spec.inputs)
     method = f".{spec.method}" if spec.method else ""
-    if is_module and _is_default_instance(target):
+    # ``ref()`` stands for the probed module only when it names the module's own class: the case module's
+    # wrapper (``_LoFTR()`` around ``kornia.feature.LoFTR``) is rebuilt from the case's expression instead
+    if is_module and found[1] is type(target) and _is_default_instance(target):
         if statement != "import torch":
             lines.append(statement)
         lines += _callable_lines(spec, f"{expression}(){method}")
@@ -89,7 +91,7 @@ def call_source(spec: CaseSpec) -> str:
         if "\ninputs = " in "\n" + built:
             return "\n".join(lines)
     elif not _is_the_target(found[1], target):  # the case's own function around the API: its source, or refused
-        built = lambda_source(spec)
+        built = function_source(spec)
         if built is None:
             return "\n".join(lines + [_cannot_rebuild_function(spec, expression)])
         lines += built.split("\n")[1:]

@@ -134,6 +134,7 @@ def _free(statement: ast.stmt) -> set[str]:
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         local = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         local |= {a.arg for a in ast.walk(statement) if isinstance(a, ast.arg)}
+        local |= {h.name for h in ast.walk(statement) if isinstance(h, ast.ExceptHandler) and h.name}
         local |= {n.name for n in ast.walk(statement) if n is not statement and isinstance(
             n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
         return loaded - local - {statement.name}
@@ -145,10 +146,14 @@ def _is_seed(statement: ast.stmt) -> bool:
             and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr in SEED_CALLS)
 
 
-def top_level_slice(tree: ast.Module, before: ast.stmt | None, needed: set[str]) -> list[ast.stmt] | None:
-    """The top-level statements before ``before`` (None: of the whole module) that define ``needed``,
-    transitively, in module order."""
-    body = tree.body if before is None else tree.body[: tree.body.index(before)]
+def top_level_slice(tree: ast.Module, before: ast.stmt | None, needed: set[str],
+                    upto: ast.stmt | None = None) -> list[ast.stmt] | None:
+    """The top-level statements before ``before`` (or up to ``upto`` included; neither: the whole module) that
+    define ``needed``, transitively, in module order."""
+    if before is not None:
+        body = tree.body[: tree.body.index(before)]
+    else:
+        body = tree.body if upto is None else tree.body[: tree.body.index(upto) + 1]
     kept: list[ast.stmt] = []
     needed = set(needed)
     for statement in reversed(body):
@@ -276,38 +281,56 @@ def case_source(spec: Any, *, target: bool, inputs: bool) -> str | None:
     return None
 
 
-def lambda_source(spec: Any) -> str | None:
-    """Source (starting ``import torch``) that defines ``target`` as the case's own lambda
+def function_source(spec: Any) -> str | None:
+    """Source (starting ``import torch``) that defines ``target`` as the case's own function: a lambda
     (``c("plane", "Hyperplane.from_vector", lambda n, e: Hyperplane.from_vector(Vector3(n), Vector3(e)), ...)``)
-    with the module's top-level statements it reads; offered only when the rebuilt lambda is the probed one
+    or a function the case module defines at top level (``def _fitted_centres(points): ...``), with the
+    module's top-level statements it reads; offered only when the rebuilt function is the probed one
     (:func:`same_function`), else None."""
     target = spec.target
-    if not (inspect.isfunction(target) and target.__name__ == "<lambda>") or target.__closure__:
-        return None  # a lambda made inside a helper function closes over its arguments: not top-level source
+    if not inspect.isfunction(target) or target.__closure__:
+        return None  # a function made inside a helper function closes over its arguments: not top-level source
     module = sys.modules.get(spec.module or "")
     tree = _module_tree(spec.module) if spec.module else None
     if tree is None or getattr(module, "__file__", None) != target.__code__.co_filename:
         return None
-    code = target.__code__
-    parameters = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-    found = [(statement, node) for statement in tree.body for node in ast.walk(statement)
-             if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
-             and [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)] == parameters]
-    if len(found) != 1:
-        return None  # two lambdas of the same parameters on one line: cannot tell which was probed
-    statement, node = found[0]
-    local = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
-    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    statements = top_level_slice(tree, statement, _loaded(node) - local)
+    if target.__name__ == "<lambda>":
+        found = _lambda_statement(tree, target.__code__)
+        if found is None:
+            return None
+        statement, node = found
+        local = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+        local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        statements = top_level_slice(tree, statement, _loaded(node) - local)
+        tail = f"target = {ast.unparse(node)}"
+    else:
+        if getattr(module, target.__name__, None) is not target:
+            return None  # a nested or renamed function: its name does not find it at the module's top level
+        defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == target.__name__]
+        if not defs:
+            return None
+        # the last definition of the name is the one the module holds; the slice ends with it
+        statements = top_level_slice(tree, None, {target.__name__}, upto=defs[-1])
+        tail = f"target = {target.__name__}"
     statements = inline_helpers(statements, spec.module or "") if statements is not None else None
     if statements is None or any(_bound(s) & SNIPPET_NAMES for s in statements):
         return None
     for seeded in (False, True):
-        text = _source(statements, seeded, [f"target = {ast.unparse(node)}"])
+        text = _source(statements, seeded, [tail])
         namespace = run_fresh(text)
         if namespace is not None and same_function(namespace.get("target"), target):
             return text
     return None
+
+
+def _lambda_statement(tree: ast.Module, code: Any) -> tuple[ast.stmt, ast.Lambda] | None:
+    """The top-level statement holding the lambda ``code`` was compiled from, and the lambda; None when it
+    cannot be told (two lambdas of the same parameters on one line)."""
+    parameters = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    found = [(statement, node) for statement in tree.body for node in ast.walk(statement)
+             if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
+             and [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)] == parameters]
+    return found[0] if len(found) == 1 else None
 
 
 def same_function(a: Any, b: Any, depth: int = 0, comparing: frozenset[tuple[int, int]] = frozenset()) -> bool:

@@ -4,7 +4,8 @@ Read from what the run left: its exit status, whether it ran past its time limit
 snippet's own lines tell where it stopped: building the call (``fn`` and ``inputs``), the eager run, the path,
 or the comparison with eager. A fail cell reproduces when the path raises for the same reason the probe
 recorded: the same worded cause (the probe's table of known causes, read off the whole traceback as the
-probe reads the exception chain; an operator's namespace spelling aside), the same root exception line, or
+probe reads the exception chain; an operator's namespace spelling aside), the same root exception line (also
+when the recorded reason quotes it after its own words), or
 a failure raised while the recorded library line ran (the cell's ``where``, its deepest library frame),
 however worded (a guard on a data-dependent bool or int at that line, say). A mismatch cell reproduces when the comparison fails; a timeout cell
 when the snippet is still running at the time limit.
@@ -118,6 +119,13 @@ def _same_words(ours: str, recorded: str) -> bool:
     return ours[:shorter] == recorded[:shorter] and shorter >= min(40, max(len(ours), len(recorded)))
 
 
+def _quoted(line: str, recorded: str) -> bool:
+    """Whether the recorded reason quotes the exception line after its own words ("onnxruntime cannot run the
+    exported graph: RuntimeError: …"): at least 30 characters of it, so that a bare type name does not count."""
+    line, recorded = _plain(line.rstrip("…").strip()), _plain(recorded.rstrip("…").strip())
+    return len(line) >= 30 and line in recorded
+
+
 def _raised_at(stderr: str, where: str) -> bool:
     """Whether the traceback passes through the library line ``where`` ("kornia/x.py:12")."""
     path, _, line = where.rpartition(":")
@@ -130,9 +138,10 @@ def same_failure(stderr: str, recorded: dict) -> bool:
     cause = known_cause(stderr)
     if cause and (cause in detail or _same_words(cause, detail)):
         return True
-    if any(_same_words(clean_line(f"{name}: {message}" if name not in message else message), detail)
-           for name, message in exception_lines(stderr)):
-        return True
+    for name, message in exception_lines(stderr):
+        line = clean_line(f"{name}: {message}" if name not in message else message)
+        if _same_words(line, detail) or _quoted(line, detail):
+            return True
     where = recorded.get("where", "")
     return bool(where and _raised_at(stderr, where))  # the recorded library line raised it, worded otherwise
 

@@ -33,23 +33,37 @@ def call_node(call: Call, source: str) -> ast.Call | None:
 
 
 def argument_sources(node: ast.Call, call: Call, names: list[str]) -> list[str] | None:
-    """Source text of each live tensor argument, in ``names`` order; None when it cannot be told."""
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+    """Source text of each live tensor argument, in ``names`` order; None when it cannot be told.
+    A last ``*out`` argument stands for the recorded arguments it spread: the i-th of them is ``[*out][i]``."""
+    if any(k.arg is None for k in node.keywords) or {k.arg for k in node.keywords} != set(call.kwargs):
         return None
-    if len(node.args) != len(call.args) or {k.arg for k in node.keywords} != set(call.kwargs):
+    written = _spread(node.args, len(call.args))
+    if written is None:
         return None  # the span is another call (e.g. map(fn, ...)): do not guess
     parameters = list(callee_signature(call.callee).parameters.values())
     star = next((i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_POSITIONAL), None)
     by_name = {}
-    for index, argument in enumerate(node.args):
+    for index, argument in enumerate(written):
         if star is not None and index >= star:  # fn(*args): the i-th is "args[i]", as call_replay names it
-            by_name[f"{parameters[star].name}[{index - star}]"] = ast.unparse(argument)
+            by_name[f"{parameters[star].name}[{index - star}]"] = argument
         elif index < len(parameters):
-            by_name[parameters[index].name] = ast.unparse(argument)
+            by_name[parameters[index].name] = argument
     by_name.update({k.arg: ast.unparse(k.value) for k in node.keywords})
     if any(n not in by_name for n in names):
         return None
     return [by_name[n] for n in names]
+
+
+def _spread(args: list[ast.expr], count: int) -> list[str] | None:
+    """Source of each of the ``count`` positional arguments a call received, from its written arguments; a
+    starred one is allowed last only (what it spread is then known by position); None when they do not fit."""
+    starred = [i for i, a in enumerate(args) if isinstance(a, ast.Starred)]
+    if not starred:
+        return [ast.unparse(a) for a in args] if len(args) == count else None
+    if starred != [len(args) - 1] or count < len(args) - 1:
+        return None
+    spread = ast.unparse(args[-1].value)  # type: ignore[attr-defined]
+    return [ast.unparse(a) for a in args[:-1]] + [f"[*{spread}][{i}]" for i in range(count - len(args) + 1)]
 
 
 def free_names(source: str) -> list[str]:

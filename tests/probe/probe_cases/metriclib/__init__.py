@@ -46,12 +46,16 @@ class Doubler(torch.nn.Module):
 
 
 class Weighted(torch.nn.Module):
-    """Sums any number of tensors, then scales by the weight it was built with (``forward(*tensors)``).
+    """Sums any number of tensors, then scales by the weight it was built with (``forward(*tensors)``),
+    also when they are spread from a list (``model(*pair)``).
 
     >>> model = Weighted(0.5)
     >>> a, b = torch.rand(2, 3), torch.rand(2, 3)
     >>> model(a, b).shape
     torch.Size([2, 3])
+    >>> pair = [torch.rand(4), torch.rand(4)]
+    >>> model(*pair).shape
+    torch.Size([4])
     """
 
     def __init__(self, weight):
