@@ -196,11 +196,13 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     :param code: Python source that, run after ``import torch``, defines ``target`` (the callable or module
         exactly as probed) and optionally ``inputs``. The repro snippet users paste starts from it, so a
         module built with constructor arguments reproduces as it was probed; without it the snippet writes
-        ``Cls()`` only when a fresh ``Cls()`` equals the probed module, and otherwise says where the
-        construction lives. A target that is the case's own lambda around the API (``lambda n, e:
-        Hyperplane.from_vector(Vector3(n), Vector3(e))``) is rebuilt from the case module with the
-        top-level names it reads, when the rebuilt lambda has the probed one's code and globals; a lambda
-        made inside a helper function, or a method bound to an object the case built, stops the snippet
+        ``Cls()`` only when ``ref`` names the module's own class and a fresh ``Cls()`` equals the probed
+        module, else the case's own expression (``_Seeded()``, with the top-level statements it needs) when
+        running it rebuilds an equal module, and otherwise says where the construction lives. A target that
+        is the case's own function around the API, a lambda (``lambda n, e: Hyperplane.from_vector(Vector3(n),
+        Vector3(e))``) or a function the case module defines at top level, is rebuilt from the case module
+        with the top-level names it reads, when the rebuilt function has the probed one's code and globals; a
+        function made inside a helper function, or a method bound to an object the case built, stops the snippet
         with a ``NotImplementedError`` that names the case and asks for ``code=``, never ``fn = <ref>``
         called with the case's inputs.
     :param batch: the batch dimension the :ref:`dynamic-batch pass <probe-dynamic-batch>` varies, found over

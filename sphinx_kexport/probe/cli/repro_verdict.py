@@ -5,10 +5,10 @@ snippet's own lines tell where it stopped: building the call (``fn`` and ``input
 or the comparison with eager. A fail cell reproduces when the path raises for the same reason the probe
 recorded: the same worded cause (the probe's table of known causes, read off the whole traceback as the
 probe reads the exception chain; an operator's namespace spelling aside), the same root exception line (also
-when the recorded reason quotes it after its own words), or
-a failure raised while the recorded library line ran (the cell's ``where``, its deepest library frame),
-however worded (a guard on a data-dependent bool or int at that line, say). A mismatch cell reproduces when the comparison fails; a timeout cell
-when the snippet is still running at the time limit.
+when the recorded reason quotes it after its own words), or a failure raised while the recorded library line
+ran (the cell's ``where``, its deepest library frame), however worded (a guard on a data-dependent bool or int
+at that line, say). A mismatch cell reproduces when the comparison fails; a timeout cell when the snippet is
+still running at the time limit.
 """
 
 from __future__ import annotations
