@@ -103,6 +103,9 @@ from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 from sphinx_kexport.probe.discover.suite import discover_suite
 
 if __name__ == "__main__":  # shards run in spawned children, which import this file
+    from sphinx_kexport.probe.discover import suite_shards
+
+    suite_shards.MIN_TESTS_PER_SHARD = 1  # four tests: one shard each with two jobs, as a larger suite deals them
     found = discover_suite("twohelp_kx", sys.argv[2], jobs=int(sys.argv[3]))
     print(json.dumps({
         "cases": [[c.name, c.discovery.node, fingerprint(case_definition(c), "cpu", 18, "1.0", {"torch": "x"})]

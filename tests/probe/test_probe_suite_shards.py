@@ -36,13 +36,30 @@ def _described(found) -> list:
 def both():
     if str(PROJECT) not in sys.path:
         sys.path.insert(0, str(PROJECT))
+    from sphinx_kexport.probe.discover import suite_shards
     from sphinx_kexport.probe.discover.suite import discover_suite
 
     lines: list[tuple[int, int, str]] = []
     in_a_row = discover_suite("suitelib", TESTS, time_limit=LIMIT, jobs=1)
-    sharded = discover_suite("suitelib", TESTS, time_limit=LIMIT, jobs=2,
-                             on_test=lambda done, total, report, seconds: lines.append((done, total, report)))
+    # a suite this small runs in one shard: four shards here, so that every way a shard's view differs is met
+    kept = suite_shards.MIN_TESTS_PER_SHARD
+    suite_shards.MIN_TESTS_PER_SHARD = 1
+    try:
+        sharded = discover_suite("suitelib", TESTS, time_limit=LIMIT, jobs=2,
+                                 on_test=lambda done, total, report, seconds: lines.append((done, total, report)))
+    finally:
+        suite_shards.MIN_TESTS_PER_SHARD = kept
     return in_a_row, sharded, lines
+
+
+def test_a_small_suite_runs_in_fewer_shards_each_worth_its_start_up():
+    from sphinx_kexport.probe.discover.suite_shards import MIN_TESTS_PER_SHARD, SHARDS_PER_JOB, deal, shard_count
+
+    assert shard_count(34, 2) == 1  # the fixture suite: one child, not four
+    assert shard_count(2 * MIN_TESTS_PER_SHARD + 1, 2) == 3
+    assert shard_count(1044, 2) == 2 * SHARDS_PER_JOB  # e3nn's o3 tests: every shard the jobs allow
+    assert shard_count(0, 4) == 1 and shard_count(5, 1) == 1
+    assert [len(s) for s in deal([f"t{i}" for i in range(90)], shard_count(90, 2))] == [30, 30, 30]
 
 
 def test_shards_keep_the_cases_names_and_fingerprints_of_a_run_in_a_row(both):

@@ -47,7 +47,7 @@ from .suite_copies import AGAIN, REPEAT, TOO_LARGE, CopyBudget, covered
 from ..base.code_digest import CodePlaces
 from .suite_records import DIGEST_STORE, ROOT_MARKERS, Digests, SuiteRecords, build_records, changes, config_root, places_for
 from .suite_run import SHARED, NodeRun, NodeSource, SuiteError, SuiteRun, library_roots, run_suite, suite_roots
-from .suite_shards import SHARDS_PER_JOB, deal, run_in_children, suite_jobs, tell_parent
+from .suite_shards import deal, run_in_children, shard_count, suite_jobs, tell_parent
 from ..measure.code_watch import CodeWatch
 from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import SuiteRef
@@ -577,7 +577,7 @@ def _run_nodes(arguments: Arguments, collected: SuiteRun, failures: list[ObjectR
     takes: dict[str, Take] = dict(cached)
     code: dict[str, dict[str, str]] | None = {} if watched else None
     if nodes and jobs > 1:
-        shards = deal(nodes, jobs * SHARDS_PER_JOB)
+        shards = deal(nodes, shard_count(len(nodes), jobs))
         found = run_in_children(_shard, [(*arguments, shard, watched) for shard in shards], jobs, len(nodes),
                                 on_test)
         takes.update((take.run.nodeid, take) for shard, _ in found for take in shard)

@@ -3,10 +3,11 @@
 One test run in a row keeps every test module, every library cache and every
 recorded case in one process to the end: e3nn's o3 tests took 5.5 GB and one core
 for ten minutes that way. Here a child collects the tests (pytest's order, as one run
-in a row collects them), the tests are dealt out to ``jobs x SHARDS_PER_JOB`` shards in
-turn (a slow parametrised test, e3nn's 16 ``test_normalized``, spreads over all of
-them), and each shard runs in a fresh child process that ends when its tests do,
-giving its memory back. A shard sends each test's calls back as candidates
+in a row collects them), the tests are dealt out to ``jobs x SHARDS_PER_JOB`` shards
+in turn (a slow parametrised test, e3nn's 16 ``test_normalized``, spreads over all of
+them; a small suite, or the tests a rerun runs again, to fewer: each shard gets
+``MIN_TESTS_PER_SHARD`` tests at least), and each shard runs in a fresh child process
+that ends when its tests do, giving its memory back. A shard sends each test's calls back as candidates
 (``suite.Take``); the parent then selects the cases across the whole suite in
 pytest's order (``suite._Selector``), so that the cases, their names and their
 inputs are the ones a run in a row keeps. The children compute with the parent's
@@ -30,6 +31,10 @@ from ..base.lifetime import die_with_parent
 from .library import DiscoveryError
 
 SHARDS_PER_JOB = 2  # more shards balance slow tests better; each pays one start-up and one collection
+# the fewest tests a shard is given: a shard's start-up (torch, pytest, the library, the tests' imports) costs
+# seconds of CPU, more than a small suite's tests (a fixture suite of 34 tests: 30 s of CPU in five children,
+# 6 s in a row), so a rerun of one edited test file or a small suite runs in fewer shards
+MIN_TESTS_PER_SHARD = 40
 _SETTINGS = {"jobs": 1}
 
 
@@ -41,6 +46,12 @@ def set_suite_jobs(jobs: int) -> None:
 
 def suite_jobs() -> int:
     return _SETTINGS["jobs"]
+
+
+def shard_count(tests: int, jobs: int) -> int:
+    """How many shards ``tests`` tests run in, ``jobs`` at once: ``jobs x SHARDS_PER_JOB``, fewer when that would
+    give a shard fewer than ``MIN_TESTS_PER_SHARD`` tests (at least one)."""
+    return max(1, min(jobs * SHARDS_PER_JOB, -(-tests // MIN_TESTS_PER_SHARD)))
 
 
 def deal(nodes: list[str], shards: int) -> list[list[str]]:
