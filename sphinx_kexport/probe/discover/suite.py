@@ -572,11 +572,12 @@ def _run_all(arguments: Arguments, on_test: OnExample | None, jobs: int, watched
 def _run_nodes(arguments: Arguments, collected: SuiteRun, failures: list[ObjectReport], nodes: list[str],
                cached: dict[str, Take], on_test: OnExample | None, jobs: int, watched: bool) -> _Ran:
     """The tests ``nodes`` of the suite ``collected`` run (in shards with ``jobs`` over 1, else here, none of the
-    others); with the ``cached`` takes of the others, the cases are selected across the suite in pytest's order,
-    as a run in a row selects them."""
+    others; here too when they are too few for two shards: a shard's start-up would cost more than they do);
+    with the ``cached`` takes of the others, the cases are selected across the suite in pytest's order, as a
+    run in a row selects them."""
     takes: dict[str, Take] = dict(cached)
     code: dict[str, dict[str, str]] | None = {} if watched else None
-    if nodes and jobs > 1:
+    if nodes and jobs > 1 and shard_count(len(nodes), jobs) > 1:
         shards = deal(nodes, shard_count(len(nodes), jobs))
         found = run_in_children(_shard, [(*arguments, shard, watched) for shard in shards], jobs, len(nodes),
                                 on_test)
