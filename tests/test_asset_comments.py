@@ -28,3 +28,11 @@ def test_every_module_an_asset_names_exists():
     missing = [f"{where}: {name}" for where, name in named_modules()
                if not any(module == name or module.endswith("/" + name) for module in modules)]
     assert not missing, "comments name modules that do not exist:\n" + "\n".join(missing)
+
+
+def test_every_template_line_is_short_enough_to_review():
+    # a long line is cut inside a {# #} comment, so the page's bytes stay as they were
+    long = [f"templates/{path.name}:{number}: {len(line)} characters"
+            for path in sorted((REPO / "templates").glob("*.jinja"))
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if len(line) > 160]
+    assert not long, "\n".join(long)
