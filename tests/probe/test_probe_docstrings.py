@@ -104,22 +104,20 @@ def test_tensors_that_are_not_leading_are_passed_by_keyword(found):
     assert torch.equal(mix.target(a, b, **mix.kwargs), 0.25 * a + 0.75 * b)
 
 
-def test_fingerprints_are_identical_in_two_processes():
+def test_fingerprints_are_identical_in_two_processes(found):
+    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+
     script = ("import json, sys; sys.path.insert(0, sys.argv[1])\n"
               "from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint\n"
               "from sphinx_kexport.probe import cases_from_docstrings\n"
               f"cases = cases_from_docstrings({LIB!r}, time_limit=2)\n"
               "print(json.dumps([[c.name, fingerprint(case_definition(c), 'cpu', 18, '1', {})] for c in cases]))\n")
-    # side by side: much of each run is waiting for the examples' time limits
-    running = [subprocess.Popen([sys.executable, "-c", script, str(TESTS)], env=ENV, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
-    outputs = []
-    for process in running:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
-        outputs.append(out)
-    first, second = (json.loads(o) for o in outputs)
-    assert first == second and len(first) == 8
+    # this process's discovery (the module's) against a fresh interpreter's
+    done = subprocess.run([sys.executable, "-c", script, str(TESTS)], env=ENV, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    here = [[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {})] for c in found.cases]
+    assert json.loads(done.stdout) == here and len(here) == 8
 
 
 def test_merge_cases_keeps_the_hand_written_one(found):

@@ -577,8 +577,9 @@ def _run_nodes(arguments: Arguments, collected: SuiteRun, failures: list[ObjectR
     run in a row selects them."""
     takes: dict[str, Take] = dict(cached)
     code: dict[str, dict[str, str]] | None = {} if watched else None
-    if nodes and jobs > 1 and shard_count(len(nodes), jobs) > 1:
-        shards = deal(nodes, shard_count(len(nodes), jobs))
+    count = shard_count(len(nodes), jobs) if jobs > 1 else 1  # one job: in a row, here
+    if nodes and count > 1:
+        shards = deal(nodes, count)
         found = run_in_children(_shard, [(*arguments, shard, watched) for shard in shards], jobs, len(nodes),
                                 on_test)
         takes.update((take.run.nodeid, take) for shard, _ in found for take in shard)
