@@ -109,3 +109,60 @@ def test_a_wrapper_its_default_rebuilds_is_written_as_the_wrapper_not_as_the_ref
     exec(source, namespace)
     spec = loaded["wrapper"]
     assert torch.equal(namespace["fn"](*namespace["inputs"]), spec.target(*spec.inputs))
+
+
+NESTED_CONFIG = '''
+    from dataclasses import dataclass, field
+
+    import torch
+    from sphinx_kexport.probe import case
+
+
+    @dataclass
+    class Inner:
+        channels: int = 2
+        scale: float = 0.5
+
+
+    @dataclass
+    class Outer:
+        inner: Inner = field(default_factory=Inner)
+        name: str = "outer"
+
+
+    @dataclass
+    class Config:  # kornia's SOLD2 holds DetectorCfg, which holds BackboneCfg
+        outer: Outer = field(default_factory=Outer)
+
+
+    class Configured(torch.nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.config = config
+            self.linear = torch.nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.linear(x) * self.config.outer.inner.scale
+
+
+    def _seeded(make):
+        torch.manual_seed(0)
+        return make().eval()
+
+
+    CASES = [case("configured", _seeded(lambda: Configured(Config())), [torch.ones(1, 2)],
+                  ref="nested_config_cases.Configured", package="torch")]
+'''
+
+
+def test_a_model_whose_config_nests_dataclasses_is_rebuilt_from_the_case(tmp_path, monkeypatch):
+    path = tmp_path / "nested_config_cases.py"
+    path.write_text(textwrap.dedent(NESTED_CONFIG), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    specs, _ = load_inventory(resolve_sources([str(path)], tmp_path))
+    spec = specs[0]
+    source = call_source(spec)
+    assert "cannot rebuild" not in source and "target = _seeded(lambda: Configured(Config()))" in source, source
+    namespace: dict = {}
+    exec(source, namespace)
+    assert torch.equal(namespace["fn"](*namespace["inputs"]), spec.target(*spec.inputs))

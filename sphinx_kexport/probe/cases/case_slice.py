@@ -32,6 +32,9 @@ SNIPPET_NAMES = frozenset({"fn", "inputs", "target", "model", "Probe", "leaves",
                            "onnxruntime"})
 SEED_CALLS = ("manual_seed", "seed")
 MAX_DEPTH = 6
+# how deep two values are compared (each object costs two levels: it, then its attributes' dict): a model
+# whose plain state nests config dataclasses (kornia's SOLD2: DetectorCfg, then BackboneCfg) needs eight
+VALUE_DEPTH = 8
 SEED_LINE = f"torch.manual_seed({IMPORT_SEED})  # the seed the probe imports case modules under"
 
 _trees: dict[str, ast.Module | None] = {}
@@ -226,7 +229,9 @@ def run_fresh(code: str) -> dict[str, Any] | None:
     python_state, numpy_state = random.getstate(), numpy.random.get_state()
     try:
         with torch.random.fork_rng(devices=[]):
-            exec(compile(code, "<case source>", "exec"), namespace)
+            # dont_inherit: this module's `from __future__ import annotations` must not reach the code, which a
+            # user's fresh interpreter runs without it (a dataclass it defines would look its types up by name)
+            exec(compile(code, "<case source>", "exec", dont_inherit=True), namespace)
     except Exception:
         return None
     finally:
@@ -402,7 +407,7 @@ def _same_value(a: Any, b: Any, depth: int) -> bool:
 
     if a is b:
         return True
-    if depth > MAX_DEPTH or not _same_type(a, b) or _is_code(a):
+    if depth > VALUE_DEPTH or not _same_type(a, b) or _is_code(a):
         return False  # functions, methods and classes: only the very same object (checked above)
     if isinstance(a, torch.Tensor):
         return same_tensor(a, b)
