@@ -19,6 +19,7 @@ import builtins
 import inspect
 import random
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ def _is_case(func: ast.expr) -> bool:
                                                                    and func.attr == "case")
 
 
+@lru_cache(maxsize=None)  # per module tree (the trees are kept in _trees): once, not once per case
 def _wrappers(tree: ast.Module) -> dict[str, dict[str, tuple[int, str]]]:
     """The module's own helpers that pass their parameters on to ``case()`` (``def c(section, name, target,
     inputs, **kw): return case(name, target, inputs, ...)``): per helper, where each of case's name, target
@@ -74,9 +76,9 @@ def _wrappers(tree: ast.Module) -> dict[str, dict[str, tuple[int, str]]]:
             continue
         sources: dict[str, tuple[int, str]] = {}
         call = calls[0]
+        # read past a *args or **kw the helper passes on: only the three it names matter here
+        before_star = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
         for index, parameter in enumerate(CASE_PARAMETERS):
-            # read past a **kw the helper passes on: only the three it names matter here
-            before_star = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
             passed = call.args[index] if index < before_star else None
             passed = passed or next((k.value for k in call.keywords if k.arg == parameter), None)
             if isinstance(passed, ast.Name) and passed.id in positional:

@@ -105,14 +105,16 @@ _OPERATOR_PREFIX = re.compile(r"\b(?:aten|torch|prims)\.(?:_+)?")
 
 
 def _plain(text: str) -> str:
-    """A reason without the spelling of its operator's namespace: the probe words ``aten._sample_dirichlet`` as
-    ``torch.sample_dirichlet`` only when torch was imported where it explained the failure."""
+    """A reason without its cut-off mark ("…") and without the spelling of its operator's namespace: the probe
+    words ``aten._sample_dirichlet`` as ``torch.sample_dirichlet`` only when torch was imported where it
+    explained the failure."""
+    text = text.rstrip("…").strip()
     return _OPERATOR_PREFIX.sub("", text.replace(".default", "")).replace(".", "_")
 
 
 def _same_words(ours: str, recorded: str) -> bool:
     """Whether two worded reasons say the same thing: equal, or one a cut-off ("…") start of the other."""
-    ours, recorded = _plain(ours.rstrip("…").strip()), _plain(recorded.rstrip("…").strip())
+    ours, recorded = _plain(ours), _plain(recorded)
     if not ours or not recorded:
         return False
     shorter = min(len(ours), len(recorded))
@@ -122,7 +124,7 @@ def _same_words(ours: str, recorded: str) -> bool:
 def _quoted(line: str, recorded: str) -> bool:
     """Whether the recorded reason quotes the exception line after its own words ("onnxruntime cannot run the
     exported graph: RuntimeError: …"): at least 30 characters of it, so that a bare type name does not count."""
-    line, recorded = _plain(line.rstrip("…").strip()), _plain(recorded.rstrip("…").strip())
+    line, recorded = _plain(line), _plain(recorded)
     return len(line) >= 30 and line in recorded
 
 
