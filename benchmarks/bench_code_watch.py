@@ -17,6 +17,11 @@ per-case seconds, peaks, and the on / off ratios (per case: the median over case
 ratio of its median seconds). Then the snapshot's bytes with the watch and without it: the ``code`` table
 and the stamps' ``code`` ids, per case and extrapolated to ``--extrapolate`` cases (an extrapolation: the
 full survey's cases run other code).
+
+The whole survey's cost, sampled: ``--sample-from SNAPSHOT --every K`` measures every K-th case of that
+snapshot's inventory (in its order: every module, section and origin in proportion), each one alone: a
+case whose name begins another case's name is passed over for the next one, since ``--only`` matches
+prefixes. The report then scales the sums up to the snapshot's cases.
 """
 
 from __future__ import annotations
@@ -88,6 +93,31 @@ def statuses(snapshot: dict) -> dict:
             for p, r in paths.items()}
 
 
+def sampled_names(snapshot: Path, every: int) -> list[str]:
+    """Every ``every``-th case name of the snapshot, each of which ``--only`` matches alone."""
+    names = [case["name"] for case in json.loads(snapshot.read_text())["cases"]]
+    begins_another = {a for a in names for b in names if b != a and b.startswith(a)}
+    picked, index = [], 0
+    while index < len(names):
+        while index < len(names) and names[index] in begins_another:
+            index += 1
+        if index < len(names):
+            picked.append(names[index])
+        index += every
+    return picked
+
+
+def ratio_interval(on: list[float], off: list[float], rounds: int = 2000) -> tuple[float, float]:
+    """A 95 % bootstrap interval of sum(on) / sum(off), the cases drawn again with replacement: how far a
+    sample's ratio may be from the whole survey's."""
+    import random
+
+    draw = random.Random(0)
+    ratios = sorted(sum(on[i] for i in picks) / (sum(off[i] for i in picks) or 1)
+                    for picks in ([draw.randrange(len(on)) for _ in on] for _ in range(rounds)))
+    return ratios[int(0.025 * rounds)], ratios[int(0.975 * rounds) - 1]
+
+
 def report(runs: dict[str, list[dict]], extrapolate: int) -> None:
     cases = sorted(set.intersection(*(set(r["case_seconds"]) for rs in runs.values() for r in rs)))
     median_case = {label: {c: statistics.median(r["case_seconds"][c] for r in rs) for c in cases}
@@ -109,14 +139,20 @@ def report(runs: dict[str, list[dict]], extrapolate: int) -> None:
     paired = statistics.median(median_case["on"][c] / median_case["off"][c] for c in cases
                                if median_case["off"][c] > 0)
     ratios = [f"{a / b:.3f}" for a, b in zip(on, off)]
+    low, high = ratio_interval([median_case["on"][c] for c in cases], [median_case["off"][c] for c in cases])
     rows.append(("on / off", "", *ratios[:2], f"{paired:.3f} (paired)", *ratios[2:]))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    print(f"\n{len(cases)} cases, --fresh each run, medians\n")
+    print(f"\n{len(cases)} cases, --fresh each run, medians; case seconds on / off, 95 % interval over "
+          f"the cases (bootstrap): {low:.3f} to {high:.3f}\n")
     for row in rows:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)))
     for label, rs in runs.items():  # the tracer sees Python of the library's: building a case is most of it
         steps = {step: statistics.median(r["steps"].get(step, 0) for r in rs) for step in rs[0]["steps"]}
         print(f"step seconds, watch {label}: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(steps.items())))
+    scale = extrapolate / len(cases)  # the sample's sums, scaled up to the whole survey's cases
+    print(f"scaled to {extrapolate:,} cases (x{scale:.1f}): worker-hours "
+          + ", ".join(f"watch {label} {summary[label][1] * scale / 3600:.2f}" for label in runs)
+          + f"; the watch adds {(on[1] - off[1]) * scale / 3600:.2f} worker-hours")
 
     snapshot = runs["on"][0]["snapshot"]
     with_code, plain = written_bytes(snapshot), written_bytes(without_code(snapshot))
@@ -146,6 +182,9 @@ def main() -> int:
     parser.add_argument("--cases", action="append", required=True)
     parser.add_argument("--library", default="")
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--sample-from", type=Path, metavar="SNAPSHOT",
+                        help="measure every --every-th case of this snapshot's inventory (--only for each)")
+    parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--no-dynamic", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=2)
@@ -155,6 +194,9 @@ def main() -> int:
                         help="no warm-up run: KEXPORT_DISCOVERY_CACHE and TORCHINDUCTOR_CACHE_DIR name caches an "
                              "earlier run of the same cases filled")
     args = parser.parse_args()
+    if args.sample_from:
+        args.only += sampled_names(args.sample_from, args.every)
+        print(f"sample: every {args.every}th case of {args.sample_from}: {len(args.only)} cases")
     probe_args = [arg for c in args.cases for arg in ("--cases", c)] + ["--jobs", str(args.jobs)]
     probe_args += ["--library", args.library] if args.library else []
     probe_args += [arg for p in args.only for arg in ("--only", p)] + (["--no-dynamic"] if args.no_dynamic else [])
