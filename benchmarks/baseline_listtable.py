@@ -6,7 +6,8 @@ legend and a summary list-table, then one ``list-table`` per package section
 whose cells are role calls (``:compat-ok:`yes```), the operator as a
 ``:py:obj:`` reference (or a literal) with the variant as a second literal,
 and a Details column with the reasons grouped by identical text and the
-source location as a literal. Several devices get one status column per
+source location as a literal (``fixes=True``: each failure's class and fix in words after it, as the
+page's Details give them, so that both sides carry the same words). Several devices get one status column per
 device and path. Rows, order, grouping and counts come from
 ``model.build_model``, so both sides render exactly the same configurations.
 
@@ -18,7 +19,9 @@ from __future__ import annotations
 import argparse
 import re
 
+from sphinx_kexport.page.model.fixes import detail_fixes
 from sphinx_kexport.page.model.page_model import PageModel, build_model
+from sphinx_kexport.page.model.payloads import row_payload
 from sphinx_kexport.page.model.words import status_meaning, status_text
 from sphinx_kexport.snapshot import STATUSES, load_snapshot
 from sphinx_kexport.snapshot.vocabulary import status
@@ -62,7 +65,13 @@ def _summary(model: PageModel) -> list[str]:
     return out
 
 
-def render(model: PageModel, title: str = "Export support") -> str:
+def _fix_words(payload: dict, detail: dict) -> str:
+    """" (fix: a data-dependent guard: tell the tracer what holds …)" for a red detail, else ""."""
+    fixes = detail_fixes(detail, {c["key"]: c for c in payload["cells"]})
+    return "".join(f" (fix: {inline(f['title'])}: {inline(f['fix'])})" for f in fixes)
+
+
+def render(model: PageModel, title: str = "Export support", fixes: bool = False) -> str:
     out = [".. Generated for the benchmark: the list-table rendering of the export-support page.\n"]
     out += [f".. role:: {role}\n" for role in ROLE.values()]
     out += ["", _underline(title, "="), "", f"{model.counts.rows} probed configurations.\n"]
@@ -86,7 +95,11 @@ def render(model: PageModel, title: str = "Export support") -> str:
                 for device, path in model.columns:
                     cell = row.cell(device, path)
                     out.append(f"     - :{ROLE[cell.result.status]}:`{status_text(cell.result)}`")
-                details = " · ".join(f"**{d.labels}:** {inline(d.text)}" for d in row.details)
+                payload = row_payload(row) if fixes else {}
+                details = " · ".join(f"**{d['labels']}:** {inline(d['text'])}"
+                                     + (_fix_words(payload, d) if fixes else "")
+                                     for d in (payload["details"] if fixes else
+                                               [{"labels": d.labels, "text": d.text} for d in row.details]))
                 for where in row.where:
                     details += f" ``{where}``"
                 out.append(f"     - {details.strip() or ' '}")
