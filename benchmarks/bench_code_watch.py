@@ -21,7 +21,9 @@ full survey's cases run other code).
 The whole survey's cost, sampled: ``--sample-from SNAPSHOT --every K`` measures every K-th case of that
 snapshot's inventory (in its order: every module, section and origin in proportion), each one alone: a
 case whose name begins another case's name is passed over for the next one, since ``--only`` matches
-prefixes. The report then scales the sums up to the snapshot's cases.
+prefixes. The report then scales the sums up to the snapshot's cases, and gives the ratio again without
+the cases a step of which ran into the time limit (that step takes the limit, watched or not). With
+``--keep DIR`` each run's folder keeps what the report reads; ``--report-from DIR`` prints it again.
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ def survey(watch: bool, probe_args: list[str], run: Path, caches: dict[str, str]
     found = run_sampled(command, REPO, env, run / "log.txt")
     if found["status"]:
         raise SystemExit(f"the run in {run} failed ({found['status']}); see {run / 'log.txt'}")
+    (run / "sampled.json").write_text(json.dumps(found))  # for --report-from
+    return kept_run(run, found)
+
+
+def kept_run(run: Path, found: dict) -> dict:
+    """A run's figures from its folder: its stats and snapshot, beside what the sampler found."""
     stats = json.loads((run / "stats.json").read_text())
     found["case_seconds"] = stats["case_seconds"]
     found["steps"] = stats["step_seconds"]
@@ -138,7 +146,7 @@ def report(runs: dict[str, list[dict]], extrapolate: int) -> None:
     on, off = summary["on"], summary["off"]
     paired = statistics.median(median_case["on"][c] / median_case["off"][c] for c in cases
                                if median_case["off"][c] > 0)
-    ratios = [f"{a / b:.3f}" for a, b in zip(on, off)]
+    ratios = [f"{a / b:.3f}" if b else "—" for a, b in zip(on, off)]
     low, high = ratio_interval([median_case["on"][c] for c in cases], [median_case["off"][c] for c in cases])
     rows.append(("on / off", "", *ratios[:2], f"{paired:.3f} (paired)", *ratios[2:]))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -149,10 +157,27 @@ def report(runs: dict[str, list[dict]], extrapolate: int) -> None:
     for label, rs in runs.items():  # the tracer sees Python of the library's: building a case is most of it
         steps = {step: statistics.median(r["steps"].get(step, 0) for r in rs) for step in rs[0]["steps"]}
         print(f"step seconds, watch {label}: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(steps.items())))
+    # a step that runs into the time limit takes the limit, watched or not: the ratio without those cases is
+    # what the watch costs the rest (one such case can be half a sample's seconds)
+    limited = {f"{c['name']} [{d}]" for r in (*runs["on"], *runs["off"]) for c in r["snapshot"]["cases"]
+               for d, paths in c["results"].items() if any(x["status"] == "timeout" for x in paths.values())}
+    rest = [c for c in cases if c not in limited]
+    if limited and rest:
+        on_rest, off_rest = [median_case["on"][c] for c in rest], [median_case["off"][c] for c in rest]
+        low, high = ratio_interval(on_rest, off_rest)
+        print(f"without the {len(limited)} case(s) a step of which ran into the time limit "
+              f"({', '.join(sorted(limited))}): {len(rest)} cases, case seconds on {sum(on_rest):.0f}, "
+              f"off {sum(off_rest):.0f}, on / off {sum(on_rest) / sum(off_rest):.3f} (95 % interval {low:.3f} "
+              f"to {high:.3f})")
     scale = extrapolate / len(cases)  # the sample's sums, scaled up to the whole survey's cases
     print(f"scaled to {extrapolate:,} cases (x{scale:.1f}): worker-hours "
           + ", ".join(f"watch {label} {summary[label][1] * scale / 3600:.2f}" for label in runs)
           + f"; the watch adds {(on[1] - off[1]) * scale / 3600:.2f} worker-hours")
+    if limited and rest:  # a time limit is rare: scaling up the sample's one would weigh it ten times over
+        scale = extrapolate / len(rest)
+        print(f"the cases without a time limit reached, scaled to {extrapolate:,} (x{scale:.1f}): worker-hours "
+              f"watch on {sum(on_rest) * scale / 3600:.2f}, off {sum(off_rest) * scale / 3600:.2f}; the watch adds "
+              f"{(sum(on_rest) - sum(off_rest)) * scale / 3600:.2f}")
 
     snapshot = runs["on"][0]["snapshot"]
     with_code, plain = written_bytes(snapshot), written_bytes(without_code(snapshot))
@@ -190,10 +215,18 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--extrapolate", type=int, default=1486, help="cases of the whole survey (kornia: 1,486)")
     parser.add_argument("--keep", metavar="DIR", help="keep the runs' snapshots, stats and logs here")
+    parser.add_argument("--report-from", type=Path, metavar="DIR",
+                        help="measure nothing: the report of the runs an earlier --keep DIR kept")
     parser.add_argument("--no-warm-up", action="store_true",
                         help="no warm-up run: KEXPORT_DISCOVERY_CACHE and TORCHINDUCTOR_CACHE_DIR name caches an "
                              "earlier run of the same cases filled")
     args = parser.parse_args()
+    if args.report_from:
+        runs = {label: [kept_run(run, json.loads((run / "sampled.json").read_text()) if (run / "sampled.json").exists()
+                                 else {"seconds": float("nan"), "parent_kb": 0, "child_kb": 0})
+                        for run in sorted(args.report_from.glob(f"{label}-*"))] for label in ("on", "off")}
+        report(runs, args.extrapolate)
+        return 0
     if args.sample_from:
         args.only += sampled_names(args.sample_from, args.every)
         print(f"sample: every {args.every}th case of {args.sample_from}: {len(args.only)} cases")

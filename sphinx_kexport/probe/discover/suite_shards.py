@@ -32,8 +32,9 @@ from .library import DiscoveryError
 
 SHARDS_PER_JOB = 2  # more shards balance slow tests better; each pays one start-up and one collection
 # the fewest tests a shard is given: a shard's start-up (torch, pytest, the library, the tests' imports) costs
-# seconds of CPU, more than a small suite's tests (a fixture suite of 34 tests: 30 s of CPU in five children,
-# 6 s in a row), so a rerun of one edited test file or a small suite runs in fewer shards
+# seconds of CPU, more than a small suite's tests, so a small suite, or the few test files a rerun runs again,
+# goes to fewer shards (benchmarks/bench_discovery.py --tests: a 34-test fixture suite at --jobs 2 took half
+# the CPU seconds of the four shards it had before)
 MIN_TESTS_PER_SHARD = 40
 _SETTINGS = {"jobs": 1}
 
