@@ -80,6 +80,19 @@ def kept_run(run: Path, found: dict) -> dict:
     return found
 
 
+def kept_runs(folder: Path, label: str) -> list[dict]:
+    """The runs ``--keep`` kept of one side ("on", "off"); a run kept before ``sampled.json`` existed has no
+    wall or peaks (shown as nan and 0)."""
+    found = []
+    for run in sorted(folder.glob(f"{label}-*")):
+        sampled = run / "sampled.json"
+        found.append(kept_run(run, json.loads(sampled.read_text()) if sampled.exists()
+                              else {"seconds": float("nan"), "parent_kb": 0, "child_kb": 0}))
+    if not found:
+        raise SystemExit(f"{folder} holds no {label}-N run folders (bench_code_watch.py --keep {folder} writes them)")
+    return found
+
+
 def without_code(snapshot: dict) -> dict:
     """The snapshot less what the watch adds: its ``code`` table and each stamp's ``code`` id."""
     copy = json.loads(json.dumps(snapshot))
@@ -204,7 +217,7 @@ def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--one-run":
         return one_run(sys.argv[2] == "on", sys.argv[4:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", action="append", required=True)
+    parser.add_argument("--cases", action="append", help="case modules or folders (required unless --report-from)")
     parser.add_argument("--library", default="")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--sample-from", type=Path, metavar="SNAPSHOT",
@@ -222,11 +235,10 @@ def main() -> int:
                              "earlier run of the same cases filled")
     args = parser.parse_args()
     if args.report_from:
-        runs = {label: [kept_run(run, json.loads((run / "sampled.json").read_text()) if (run / "sampled.json").exists()
-                                 else {"seconds": float("nan"), "parent_kb": 0, "child_kb": 0})
-                        for run in sorted(args.report_from.glob(f"{label}-*"))] for label in ("on", "off")}
-        report(runs, args.extrapolate)
+        report({label: kept_runs(args.report_from, label) for label in ("on", "off")}, args.extrapolate)
         return 0
+    if not args.cases:
+        parser.error("--cases is required (the case modules or folders to survey)")
     if args.sample_from:
         args.only += sampled_names(args.sample_from, args.every)
         print(f"sample: every {args.every}th case of {args.sample_from}: {len(args.only)} cases")

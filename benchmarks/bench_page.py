@@ -12,7 +12,8 @@ clean builds in fresh processes:
   html, text and latex builders (latex writes .tex, no PDF), as CPU time
   (user + system) of the build process: Sphinx builds on one core, and CPU
   time does not count the time other processes on a shared machine take;
-* the bytes of the page's HTML;
+* the bytes of the page's HTML (and, for information, of the list-table page
+  carrying the same fix words as the page's Details, so that both say the same);
 
 and, for the largest size, in headless Chromium: the first enhancement of
 the page (``window.kexportTimings.init``) and the time a search keystroke
