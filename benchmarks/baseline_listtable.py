@@ -65,9 +65,10 @@ def _summary(model: PageModel) -> list[str]:
     return out
 
 
-def _fix_words(payload: dict, detail: dict) -> str:
-    """" (fix: a data-dependent guard: tell the tracer what holds …)" for a red detail, else ""."""
-    fixes = detail_fixes(detail, {c["key"]: c for c in payload["cells"]})
+def _fix_words(detail, cells: dict[str, dict]) -> str:
+    """" (fix: a data-dependent guard: tell the tracer what holds …)" for a red detail, else "" (``cells``: the
+    row payload's cells by key, what ``model.fixes`` reads)."""
+    fixes = detail_fixes({"text": detail.text, "columns": list(detail.columns)}, cells)
     return "".join(f" (fix: {inline(f['title'])}: {inline(f['fix'])})" for f in fixes)
 
 
@@ -95,11 +96,9 @@ def render(model: PageModel, title: str = "Export support", fixes: bool = False)
                 for device, path in model.columns:
                     cell = row.cell(device, path)
                     out.append(f"     - :{ROLE[cell.result.status]}:`{status_text(cell.result)}`")
-                payload = row_payload(row) if fixes else {}
-                details = " · ".join(f"**{d['labels']}:** {inline(d['text'])}"
-                                     + (_fix_words(payload, d) if fixes else "")
-                                     for d in (payload["details"] if fixes else
-                                               [{"labels": d.labels, "text": d.text} for d in row.details]))
+                cells = {c["key"]: c for c in row_payload(row)["cells"]} if fixes else {}
+                details = " · ".join(f"**{d.labels}:** {inline(d.text)}" + (_fix_words(d, cells) if fixes else "")
+                                     for d in row.details)
                 for where in row.where:
                     details += f" ``{where}``"
                 out.append(f"     - {details.strip() or ' '}")

@@ -89,12 +89,13 @@ def make_projects(workdir: Path, rows: int, versions: int = 1) -> dict[str, Path
         dump_snapshot(snapshot, ours / name)
     # the list-table approach: no page shows several versions, so one page (document) per version
     if len(snapshots) == 1:
-        listtable = _write_project(workdir / "listtable", "sphinx_design", render_listtable(build_model(
-            build(data, "synthetic"))), api)
+        model = build_model(build(data, "synthetic"))
+        listtable = _write_project(workdir / "listtable", "sphinx_design", render_listtable(model), api)
         # the same, with each failure's fix in words as the page's Details give them: bytes only
-        _write_project(workdir / "listtable-fixes", "sphinx_design", render_listtable(build_model(
-            build(data, "synthetic")), fixes=True), api)
-    else:
+        extra = {"listtable-fixes": _write_project(workdir / "listtable-fixes", "sphinx_design",
+                                                   render_listtable(model, fixes=True), api)}
+    else:  # no list-table with the fixes: the bytes compare one page with three
+        extra = {}
         toc = title + ".. toctree::\n\n" + "".join(f"   torch-{i}\n" for i in range(len(snapshots)))
         listtable = _write_project(workdir / "listtable", "sphinx_design", toc, api)
         for i, snapshot in enumerate(snapshots):
@@ -105,7 +106,7 @@ def make_projects(workdir: Path, rows: int, versions: int = 1) -> dict[str, Path
         "ours-empty": _write_project(workdir / "ours-empty", "sphinx_kexport", title, api),
         "listtable": listtable,
         "listtable-empty": _write_project(workdir / "listtable-empty", "sphinx_design", title, api),
-        **({"listtable-fixes": workdir / "listtable-fixes"} if len(snapshots) == 1 else {}),
+        **extra,
     }
 
 
