@@ -63,6 +63,11 @@ class Result:
     graph_breaks: int = 0
     break_reasons: tuple[str, ...] = ()
     skipped_functions: tuple[str, ...] = ()  # compile: calls dynamo hands to Python (absent in older snapshots)
+    # compile: whether fullgraph=True compiled one graph (the status follows it), the default compile's graphs,
+    # and the dynamo flags that remove its breaks; None / () in older snapshots
+    fullgraph: bool | None = None
+    graphs: int | None = None
+    breaks_removed_by: tuple[str, ...] = ()
     max_abs_diff: float | None = None
     provider: str = ""
     dynamic: Dynamic | None = None  # absent in older snapshots and when the pass did not run
@@ -161,6 +166,8 @@ def _result(raw: dict[str, Any]) -> Result:
         status=raw["status"], detail=raw["detail"], stage=raw["stage"], where=raw["where"],
         where_code=raw.get("where_code", ""), graph_breaks=raw.get("graph_breaks", 0), break_reasons=tuple(raw.get("break_reasons", ())),
         skipped_functions=tuple(raw.get("skipped_functions", ())),
+        fullgraph=raw.get("fullgraph"), graphs=raw.get("graphs"),
+        breaks_removed_by=tuple(raw.get("breaks_removed_by", ())),
         max_abs_diff=raw.get("max_abs_diff"), provider=raw.get("provider", ""),
         dynamic=_dynamic(raw["dynamic"]) if "dynamic" in raw else None,
         speed=_speed(raw["speed"]) if "speed" in raw else None,

@@ -20,6 +20,10 @@ from .vocabulary import SUPPORTED
 SCHEMA_PATH = Path(__file__).parent / "snapshot-2.schema.json"
 
 
+# what only torch.compile records: its default compile's breaks and graphs, and whether fullgraph=True compiled it
+COMPILE_ONLY_FIELDS = ("graph_breaks", "fullgraph", "graphs", "breaks_removed_by")
+
+
 @lru_cache(maxsize=1)
 def load_schema() -> dict[str, Any]:
     with SCHEMA_PATH.open(encoding="utf-8") as fh:
@@ -184,9 +188,10 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
                                       "speed only on a supported result (ok, ok-breaks, ok-unverified)",
                                       f"a speed field on a {record['status']} result", cases)
             for path in ("onnx", "export"):
-                if "graph_breaks" in paths[path]:
-                    raise field_error(source, ["cases", f"[{i}]", "results", device, path, "graph_breaks"],
-                                 "graph_breaks only on the compile path", "a graph_breaks field", cases)
+                for name in COMPILE_ONLY_FIELDS:
+                    if name in paths[path]:
+                        raise field_error(source, ["cases", f"[{i}]", "results", device, path, name],
+                                          f"{name} only on the compile path", f"a {name} field", cases)
     if data["complete"] is False and "missing" not in data:
         raise field_error(source, ["missing"], "the list of missing cases when complete is false",
                      "nothing", None)

@@ -107,8 +107,9 @@ OK = Status("ok", short="ok", label="yes", css="ok", code="o", kind=SUPPORTED_KI
             meaning="captured, ran, and the result matches eager execution")
 OK_BREAKS = Status("ok-breaks", short="breaks", label="yes, graph breaks", css="ok-breaks", code="b",
                    kind=SUPPORTED_KIND, counted=True,
-                   meaning="torch.compile runs and matches eager, but dynamo falls back to Python at one or more "
-                           "graph breaks (the count is shown)")
+                   meaning="torch.compile(fn, fullgraph=True) fails, but the default torch.compile runs and "
+                           "matches eager, falling back to Python at one or more graph breaks (the count is "
+                           "shown; \"no graph compiled\": it runs the whole function eagerly)")
 OK_UNVERIFIED = Status("ok-unverified", short="random", label="yes (random)", css="ok-random", code="r",
                        kind=SUPPORTED_KIND, counted=True,
                        meaning="captured and ran; a random operator, so only output count, shapes and finiteness "

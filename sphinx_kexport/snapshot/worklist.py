@@ -1,8 +1,8 @@
 """Where to fix first: the library lines ranked by what they block.
 
 A cell a line blocks is one the line (its ``where``) makes red for a maintainer: a failing cell, a
-torch.compile cell with graph breaks (``torch.compile(fn, fullgraph=True)`` fails there, the compile-first
-workflow's test), and a supported cell that holds only at the traced batch size or whose capture with a
+torch.compile cell where ``torch.compile(fn, fullgraph=True)`` fails (the compile-first workflow's test; the
+default compile's breaks on a cell that fullgraph=True compiles are not its rows), and a supported cell that holds only at the traced batch size or whose capture with a
 dynamic batch fails (the dynamic result's ``where``). Lines are ranked per path by the distinct operators
 they block, then by cells; each carries its fix class (:mod:`.fix_classes`, the most frequent among its
 cells) and the operators. Cells that name no library line are counted, not ranked.
@@ -24,7 +24,7 @@ from typing import Iterator, Sequence
 from .csv_table import spreadsheet_safe
 from .fix_classes import FixClass, classify
 from .records import Case, Result, Snapshot
-from .vocabulary import COMPILE, DYNAMIC_FAIL, DYNAMIC_STATIC, PATH_LABELS, PATHS
+from .vocabulary import COMPILE, DYNAMIC_FAIL, DYNAMIC_STATIC, OK_BREAKS, PATH_LABELS, PATHS
 
 OPERATORS_LISTED = 8  # operators named in a markdown cell; the rest are counted
 
@@ -85,11 +85,20 @@ def _red(result: Result, path: str) -> Iterator[tuple[str, str, str]]:
     """(where, cause text, the statement there) for each reason a cell is red."""
     if result.failing:
         yield result.where, result.detail, result.where_code
-    elif path == COMPILE and result.graph_breaks and result.supported:
+    elif path == COMPILE and result.supported and fullgraph_fails(result):
         yield result.where, result.detail, result.where_code
     dynamic = result.dynamic
     if result.supported and dynamic is not None and dynamic.status in (DYNAMIC_STATIC, DYNAMIC_FAIL):
         yield dynamic.where, dynamic.detail, dynamic.where_code
+
+
+def fullgraph_fails(result: Result) -> bool:
+    """A supported torch.compile cell that the compile-first workflow must fix: ``fullgraph=True`` fails there
+    (``ok-breaks``, or a random operator's with breaks). A cell that ``fullgraph=True`` compiles is not one,
+    whatever the default compile's breaks; older snapshots, which do not record ``fullgraph``, by their breaks."""
+    if result.fullgraph:
+        return False
+    return result.status == OK_BREAKS or bool(result.graph_breaks or result.skipped_functions)
 
 
 def blocked_cells(snapshot: Snapshot) -> Iterator[Blocked]:

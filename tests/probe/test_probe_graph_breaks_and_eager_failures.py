@@ -47,6 +47,7 @@ def line_of(where: str) -> str:
 def test_clean_function_compiles_in_one_graph(survey):
     result = compiled(survey, "clean")
     assert (result["status"], result["graph_breaks"], result["detail"]) == ("ok", 0, "")
+    assert (result["fullgraph"], result["graphs"]) == (True, 1)
 
 
 def test_tensor_dependent_if_is_a_break_located_at_the_branch(survey):
@@ -56,15 +57,34 @@ def test_tensor_dependent_if_is_a_break_located_at_the_branch(survey):
     assert "if x.sum() > 0" in line_of(result["where"])
 
 
-def test_item_in_try_says_no_graph_was_compiled(survey):
-    # explain() reports 0 graphs and -1 breaks here; the probe used to say "ok, 0 graph breaks"
+def test_item_in_try_is_ok_by_fullgraph_and_says_the_default_compile_compiles_no_graph(survey):
+    # explain() reports 0 graphs and -1 breaks here; the probe once said "ok, 0 graph breaks", then "ok-breaks"
+    # though fullgraph=True compiles it (issue 60): the status follows fullgraph=True, the default compile's
+    # graphs stay as a fact, told apart from breaks
     result = compiled(survey, "item_in_try")
-    assert result["status"] == "ok-breaks" and result["graph_breaks"] >= 1
-    assert result["detail"].startswith("dynamo compiled no graph: the whole function runs eagerly (a tensor "
-                                       "value is read back into Python (.item()")
-    assert "try block" in result["detail"] and "reason unknown" not in result["detail"]
-    assert "torch.compile(fn, fullgraph=True) compiles it as one graph" in result["detail"]  # inductor checked
-    assert ".item()" in line_of(result["where"])
+    assert result["status"] == "ok" and result["fullgraph"] is True
+    assert result["graphs"] == 0 and result["graph_breaks"] >= 1
+    assert result["detail"].startswith("torch.compile(fn, fullgraph=True) compiles it as one graph; the default "
+                                       "torch.compile compiles no graph: the whole function runs eagerly (a "
+                                       "tensor value is read back into Python (.item()")
+    assert result["breaks_removed_by"] == ["capture_scalar_outputs"]
+    assert "torch._dynamo.config.capture_scalar_outputs = True removes it there too" in result["detail"]
+    assert result["where"] == ""  # nothing to fix: no worklist row
+
+
+def test_a_scalar_read_back_is_ok_by_fullgraph_with_the_default_compiles_break_as_a_fact(survey):
+    result = compiled(survey, "scale_by_max")
+    assert (result["status"], result["fullgraph"], result["graphs"], result["graph_breaks"]) == ("ok", True, 2, 1)
+    assert result["break_reasons"][0].startswith("a tensor value is read back into Python (.item()")
+    assert result["breaks_removed_by"] == ["capture_scalar_outputs"]
+    assert result["detail"].startswith("torch.compile(fn, fullgraph=True) compiles it as one graph; the default "
+                                       "torch.compile breaks it at 1 graph break")
+
+
+def test_a_cell_fullgraph_fails_on_says_so_and_what_the_default_compile_did(survey):
+    result = compiled(survey, "tensor_if")
+    assert (result["fullgraph"], result["graphs"]) == (False, 2)
+    assert "breaks_removed_by" not in result
 
 
 def test_a_builtin_dynamo_hands_to_python_is_a_skipped_function_not_a_break(survey):

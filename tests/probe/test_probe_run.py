@@ -101,14 +101,17 @@ def test_supported_paths(basic):
 
 
 def test_graph_breaks_are_counted_with_readable_reasons(basic):
+    # fullgraph=True compiles both (a .item() symbol, a data-dependent shape: checked with a plain script on
+    # torch 2.13), so they are ok; the default compile's breaks stay as a fact, with the flag that removes them
     snap = basic["snapshot"]
     item = cpu(snap, "item_readback", "compile")
-    assert item["status"] == "ok-breaks" and item["graph_breaks"] >= 1
+    assert (item["status"], item["fullgraph"], item["where"]) == ("ok", True, "") and item["graph_breaks"] >= 1
     assert any(".item()" in r for r in item["break_reasons"])
-    assert item["where"].startswith("probe_cases/basic_cases.py:")
+    assert item["breaks_removed_by"] == ["capture_scalar_outputs"]
     shape = cpu(snap, "value_dependent_shape", "compile")
-    assert shape["status"] == "ok-breaks"
+    assert (shape["status"], shape["fullgraph"]) == ("ok", True) and shape["graph_breaks"] >= 1
     assert any("output shape depends on tensor values" in r for r in shape["break_reasons"])
+    assert shape["breaks_removed_by"] == ["capture_dynamic_output_shape_ops"]
     for reason in item["break_reasons"] + shape["break_reasons"]:
         assert "\n" not in reason and len(reason) <= 160
 

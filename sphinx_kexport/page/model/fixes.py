@@ -29,7 +29,9 @@ def _own_detail(cell: dict[str, Any], text: str) -> bool:
 def _red(cell: dict[str, Any], text: str) -> bool:
     if text.startswith((STATIC_PREFIX, FAIL_PREFIX)):
         return True
-    return _own_detail(cell, text) and (status(cell["status"]).failing or bool(cell.get("graph_breaks")))
+    # red: a failure, or torch.compile where fullgraph=True fails (a break the default compile shows on a cell
+    # that fullgraph=True compiles is a fact, not a fix)
+    return _own_detail(cell, text) and (status(cell["status"]).failing or bool(cell.get("fullgraph_fails")))
 
 
 def detail_fixes(detail: dict[str, Any], cells: dict[str, dict[str, Any]]) -> list[dict[str, str]]:

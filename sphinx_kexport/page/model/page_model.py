@@ -18,7 +18,7 @@ from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS, STATUSES, SUPPORTED, 
 from ...snapshot.vocabulary import (COMPILE, DYNAMIC_ANSWERS, DYNAMIC_OK, FAILING, NOT_APPLICABLE, ONNX, OK_BREAKS,
                                     STAGE_EAGER, STAGE_SKIP, UNCOUNTED)
 from . import dynamic_batch
-from .words import EAGER_FAILURE, NOTHING_TO_CAPTURE, SKIPPED, status_css, status_text
+from .words import EAGER_FAILURE, NOTHING_TO_CAPTURE, SKIPPED, default_compile_note, status_css, status_text
 
 
 def slugify(text: str) -> str:
@@ -40,6 +40,11 @@ class Cell:
     @property
     def text(self) -> str:
         return status_text(self.result)
+
+    @property
+    def compile_note(self) -> str:
+        """What the default torch.compile does where fullgraph=True decided the status ("default compile: 2 breaks")."""
+        return default_compile_note(self.result)
 
     @property
     def css(self) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS
+from ...snapshot.vocabulary import COMPILE
+from ...snapshot.worklist import fullgraph_fails
 from . import dynamic_batch, speed
 from .page_model import Cell, PageModel, Row, slugify
 
@@ -71,6 +73,8 @@ def row_payload(row: Row) -> dict:
             "text": c.text, "detail": c.result.detail, "stage": c.result.stage, "where": c.result.where,
             "where_code": c.result.where_code,
             "graph_breaks": c.result.graph_breaks, "max_abs_diff": c.result.max_abs_diff,
+            "compile_note": c.compile_note,
+            "fullgraph_fails": c.path == COMPILE and c.result.supported and fullgraph_fails(c.result),
             "dynamic": dynamic_batch.code(c.result), "mark": c.mark, "mark_title": dynamic_batch.title(c.result),
             **_speed_fields(c),
         } for c in row.cells],

@@ -16,11 +16,15 @@ EAGER_FAILURE = "fails eagerly"  # a problem with the case or the environment, n
 SKIPPED = "skipped"  # the case module says why (``skip=``)
 NOTHING_TO_CAPTURE = "nothing to capture"  # it runs, but returns no tensor, or no path applies
 NOT_PROBED_KINDS = (EAGER_FAILURE, SKIPPED, NOTHING_TO_CAPTURE)
+# a default torch.compile that compiled no graph at all (the whole function runs eagerly), told apart from breaks
+NOTHING_COMPILED = "no graph compiled"
 
 
 def status_text(result: Result) -> str:
     """A cell's text: the status's label, with the count of graph breaks where it has some ("yes, 2 breaks"), or
     of the functions dynamo skips where that is all ("yes, skips 1 function")."""
+    if result.status == OK_BREAKS and result.graphs == 0:  # not a split graph: nothing compiled at all
+        return f"{OK.label}, {NOTHING_COMPILED}"
     if result.status == OK_BREAKS and result.graph_breaks:
         n = result.graph_breaks
         return f"{OK.label}, {n} break" + ("" if n == 1 else "s")
@@ -28,6 +32,22 @@ def status_text(result: Result) -> str:
         n = len(result.skipped_functions)
         return f"{OK.label}, skips {n} function" + ("" if n == 1 else "s")
     return status(result.status).label
+
+
+def default_compile_note(result: Result) -> str:
+    """What the default torch.compile does with a call whose status ``fullgraph=True`` decided ("default
+    compile: 2 breaks"), for a supported cell that reads "yes"; "" when it neither breaks nor skips."""
+    if result.status == OK_BREAKS or not result.fullgraph:
+        return ""
+    if result.graph_breaks and result.graphs == 0:
+        return f"default compile: {NOTHING_COMPILED}"
+    if result.graph_breaks:
+        n = result.graph_breaks
+        return f"default compile: {n} break" + ("" if n == 1 else "s")
+    if result.skipped_functions:
+        n = len(result.skipped_functions)
+        return f"default compile: skips {n} function" + ("" if n == 1 else "s")
+    return ""
 
 
 def status_label(word: str | None) -> str:

@@ -13,10 +13,20 @@ from . import inline
 from .simple_tables import simple_table
 
 
+# torch.compile's status follows fullgraph=True (the compile-first criterion); the default compile's breaks are a note
+DEFAULT_COMPILE_CELL = "yes, default compile: N breaks"
+DEFAULT_COMPILE_MEANING = (
+    "torch.compile: the status follows torch.compile(fn, fullgraph=True), which compiles the call as one graph "
+    "and matches eager; the default torch.compile (without fullgraph=True) breaks it N times, which the Details "
+    "column explains, with the torch._dynamo.config setting that removes the breaks there too where one does")
+
+
 def build_legend(model: PageModel) -> nodes.table:
     rows = []
     for word in model.statuses_used:
         rows.append((["kexport-legend-row"], [inline.status_pill(word, status(word).label), status_meaning(word)]))
+    if any(cell.compile_note for row in model.rows for cell in row.cells):
+        rows.append((["kexport-legend-row"], [DEFAULT_COMPILE_CELL, DEFAULT_COMPILE_MEANING]))
     for word in model.dynamic_used:
         rows.append((["kexport-legend-row"], [inline.batch_mark(word, dynamic_batch.legend(word)),
                                                 dynamic_batch.meaning(word)]))

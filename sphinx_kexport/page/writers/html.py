@@ -190,8 +190,10 @@ def _version_codes(row: dict[str, Any], columns: list[dict[str, Any]], codes: st
 def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since: str,
                  versions: list[str]) -> dict[str, Any]:
     breaks = cell.get("graph_breaks") or 0
-    # "yes, 2 breaks" says it already; any other status with breaks gets them added.
-    extra = f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != OK_BREAKS else ""
+    # "yes, 2 breaks" says it already; a cell fullgraph=True decided says what the default compile does; any
+    # other status with breaks gets them added.
+    extra = cell.get("compile_note") or (
+        f"{breaks} break" + ("" if breaks == 1 else "s") if breaks and cell["status"] != OK_BREAKS else "")
     change = cell_marker(row, cell["key"])
     mark = cell.get("mark", "")
     return {

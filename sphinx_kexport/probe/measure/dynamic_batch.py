@@ -11,8 +11,8 @@ plus one and compared with eager at that size:
 * torch.export: ``dynamic_shapes=Dim.DYNAMIC``; a constraint violation means
   the code specialises the batch, a guard failure at run time likewise;
 * torch.compile: the dimension is marked dynamic and the function compiled
-  as the static path judges it (the ordinary ``torch.compile``, whose outputs
-  decide ok / ok-breaks), run at the traced size, then at the other size under
+  as the static path judged it (``fullgraph=True`` where that compiled one graph,
+  else the default ``torch.compile``), run at the traced size, then at the other size under
   ``error_on_recompile``: a constraint error or a recompilation means it does
   not hold (recompile.py says which guard failed and the library line that set it).
 
@@ -209,6 +209,8 @@ class DynamicBatch:
     """The dynamic-batch pass of one case on one device, from the same fresh copies as the paths (:class:`CaseRun`)."""
 
     def __init__(self, run: CaseRun, root: LibraryRoot, opset: int):
+        # torch.compile as its static result was judged: fullgraph=True where that compiled one graph
+        self.fullgraph = False
         self.run = run
         self.root = root
         self.opset = opset
@@ -357,7 +359,7 @@ class DynamicBatch:
             for (_, tensor), dim in zip(input_leaves(inputs), self.dims):
                 if dim is not None:
                     dynamo.mark_dynamic(tensor, dim)
-            compiled = torch.compile(self.run.wrapper())
+            compiled = torch.compile(self.run.wrapper(), fullgraph=self.fullgraph)
             with log.watching():
                 try:
                     seeded(lambda: compiled(*inputs))

@@ -8,12 +8,15 @@ break), then the ordinary compile, whose breaks are read from dynamo's own
 counters (``graph_break``: breaks it resumed after; ``unimplemented``:
 unsupported calls, including the ones that made it skip a frame).
 
-Measured on torch 2.13: ``fullgraph=True`` captures ``.item()`` as a symbol
-where the ordinary compile breaks, so when fullgraph passes but the ordinary
-compile breaks, a pass under ``torch._dynamo.error_on_graph_break`` (the
-ordinary compile's rules, stopping at the first break) locates the break.
-Both locating passes use the ``eager`` backend: they trace, they do not run
-inductor, so they cost a trace each, not a compile.
+The status follows ``fullgraph=True`` (the compile-first criterion): when dynamo captures the call whole,
+``torch.compile(fn, fullgraph=True)`` with the default backend compiles it, and its outputs are judged. The
+default compile's breaks are still recorded, as a fact: measured on torch 2.13, ``fullgraph=True`` captures
+``.item()`` as a symbol where the default compile breaks, and
+``torch._dynamo.config.capture_scalar_outputs = True`` removes that break there
+(:func:`setting_removing_breaks` finds the setting, traced only). When fullgraph=True fails, a pass under
+``torch._dynamo.error_on_graph_break`` (the default compile's rules, stopping at the first break) locates the
+break where fullgraph=True found none. The tracing passes use the ``eager`` backend: they cost a trace each,
+not an inductor compile.
 
 A call that dynamo does not trace but hands to Python (a function wrapped in ``torch.compiler.disable``, one
 dynamo skips on purpose such as ``GraphModule.__new__``, a builtin it does not know) is a *skipped function*:
@@ -25,9 +28,7 @@ one; so a skipped function is listed by name (:attr:`CompileRecord.skipped`) and
 That dynamo captures a call whole is not that ``torch.compile(fn, fullgraph=True)``
 works: inductor may reject the captured graph (on torch 2.13 an integer
 computed from a ``.item()`` symbol and used as a size raises
-``GuardOnDataDependentSymNode`` while lowering). So before the probe tells a
-user "fullgraph=True compiles it", :func:`default_backend_whole` compiles it
-with the default backend, once, and only in that case.
+``GuardOnDataDependentSymNode`` while lowering). There fullgraph=True fails, and the default compile decides.
 """
 
 from __future__ import annotations
@@ -104,18 +105,59 @@ def first_break(model: torch.nn.Module, inputs: tuple, run: Callable[[Callable[[
     return None, True
 
 
-def default_backend_whole(model: torch.nn.Module, inputs: tuple,
-                          run: Callable[[Callable[[], Any]], Any]) -> BaseException | None:
-    """None when ``torch.compile(model, fullgraph=True)`` with the default backend (inductor) compiles and
-    runs the call, else its exception. An inductor compile: call it only where the answer is shown."""
-    torch._dynamo.reset()
+def default_compile_traced(model: torch.nn.Module, inputs: tuple,
+                           run: Callable[[Callable[[], Any]], Any]) -> CompileRecord:
+    """What the default ``torch.compile`` (no fullgraph) does with the call, traced only (eager backend: breaks
+    are dynamo's, the backend adds none): its graphs, breaks and skipped functions. For a call that
+    ``fullgraph=True`` captures whole, whose status that compile decides."""
+    start_recording()
     try:
-        run(lambda: torch.compile(model, fullgraph=True)(*inputs))
-    except Exception as exc:
-        return exc
+        run(lambda: torch.compile(model, backend=TRACE_ONLY_BACKEND)(*inputs))
+    except Exception:  # a trace-only compile that raises: what the counters hold up to there
+        return recorded(raised_compiling=True)
     finally:
         torch._dynamo.reset()
-    return None
+    return recorded()
+
+
+# dynamo settings that make the default compile capture what fullgraph=True captures (torch 2.13: a tensor's
+# .item() becomes a symbol, an operator whose output shape depends on the data is traced), tried alone, then together
+BREAK_SETTINGS = (("capture_scalar_outputs",), ("capture_dynamic_output_shape_ops",),
+                  ("capture_scalar_outputs", "capture_dynamic_output_shape_ops"))
+
+
+def setting_removing_breaks(model: torch.nn.Module, inputs: tuple,
+                            run: Callable[[Callable[[], Any]], Any]) -> list[str]:
+    """The ``torch._dynamo.config`` flags (each set True) under which the default compile of the call has no
+    graph break and skips nothing, traced only; [] when none of :data:`BREAK_SETTINGS` does."""
+    for flags in BREAK_SETTINGS:
+        with torch._dynamo.config.patch({flag: True for flag in flags}):
+            record = default_compile_traced(model, inputs, run)
+        if record.graphs == 1 and not (record.recorded_breaks or record.skipped or record.skipped_frames):
+            return list(flags)
+    return []
+
+
+def setting_words(flags: list[str]) -> str:
+    """"torch._dynamo.config.capture_scalar_outputs = True" for the flags of :func:`setting_removing_breaks`."""
+    return " and ".join(f"torch._dynamo.config.{flag} = True" for flag in flags)
+
+
+def default_breaks_summary(breaks: int, reasons: list[str], skipped: list[str], graphs: int,
+                           flags: list[str]) -> str:
+    """The detail of a call that ``fullgraph=True`` compiles as one graph while the default compile breaks it."""
+    text = "torch.compile(fn, fullgraph=True) compiles it as one graph; "
+    if breaks and graphs == 0:
+        text += "the default torch.compile compiles no graph: the whole function runs eagerly"
+    elif breaks:
+        text += f"the default torch.compile breaks it at {breaks} graph break{'s' if breaks > 1 else ''}"
+    else:
+        text += f"the default torch.compile skips {', '.join(skipped)}"
+    if breaks and reasons:
+        text += f" ({reasons[0]})"
+    if flags:
+        text += f"; {setting_words(flags)} removes {'them' if breaks > 1 else 'it'} there too"
+    return text
 
 
 def locate_ordinary_break(model: torch.nn.Module, inputs: tuple,

@@ -222,64 +222,107 @@ class Measurement:
     # -- torch.compile
 
     def compile(self) -> dict[str, Any]:
-        """fullgraph=True first (the first break), then the ordinary compile (breaks, outputs)."""
+        """The compile-first criterion: ``torch.compile(fn, fullgraph=True)`` decides the status (``ok`` when it
+        compiles one graph with the default backend and matches eager); the default compile's breaks stay on the
+        record as a fact. Only where fullgraph=True fails does the default compile's run decide (``ok-breaks``
+        when it runs and matches)."""
         try:
             first, whole = graph_breaks.first_break(self.run.wrapper(), self.run.inputs(), seeded)
-            graph_breaks.start_recording()
-            compiled = torch.compile(self.run.wrapper())
-            inputs = self.run.inputs()
-            try:
-                outputs = seeded(lambda: compiled(*inputs))
-            except Exception as exc:
-                record = graph_breaks.recorded(raised_compiling=compile_stage(exc) != STAGE_RUN)
-                extra = self._break_fields(first, record)
-                return self._failure(FAIL, compile_stage(exc), exc, **extra)
-            record = graph_breaks.recorded()
-            if first is None and (record.messages or record.graphs != 1 or record.skipped_frames):
-                # fullgraph=True captured it (it turns .item() into a symbol), the ordinary compile did not
-                first = graph_breaks.locate_ordinary_break(self.run.wrapper(), self.run.inputs(), seeded)
-            extra = self._break_fields(first, record)
-            judged = self._judge(COMPILE, list(outputs), **extra)
-            if self.speed:  # timed before dynamo is reset (measure() resets it after the speed pass)
-                timed = self.run.inputs()
-                self.captured[COMPILE] = lambda: compiled(*timed)
-                self.fullgraph = not (extra["graph_breaks"] or extra.get("skipped_functions"))
-            breaks, reasons = extra["graph_breaks"], extra.get("break_reasons", [])
-            skipped = extra.get("skipped_functions", [])
-            if not (breaks or skipped) or judged["status"] not in (OK, OK_UNVERIFIED):
-                return judged
-            parts = []
-            if breaks:
-                reason = (reasons[0] if reasons else f"the call of {skipped[0]} splits the graph" if skipped
-                          else "dynamo records no reason")
-                if record.graphs == 0:
-                    part = f"dynamo compiled no graph: the whole function runs eagerly ({reason}"
-                    if record.skipped_frames:
-                        part += "; dynamo cannot resume after this break there, e.g. inside a try block or a loop"
-                    parts.append(part + ")")
-                else:
-                    parts.append(f"{breaks} graph break{'s' if breaks > 1 else ''}: {reason}")
-            if skipped:
-                parts.append(graph_breaks.skipped_summary(skipped, breaks))
-            summary = "; ".join(parts)
+            rejected: BaseException | None = None
             if whole:
-                summary += self._fullgraph_claim()
-            judged.update(detail=summary, where=self._where(first) or judged["where"])
-            if judged["status"] == OK:
-                judged["status"] = OK_BREAKS
-            return judged
+                # the default compile's breaks first, traced only: dynamo's reset afterwards would drop the
+                # compiled function the speed pass times
+                default = graph_breaks.default_compile_traced(self.run.wrapper(), self.run.inputs(), seeded)
+                judged, rejected = self._fullgraph_compile()
+                if judged is not None:
+                    return self._with_default_breaks(judged, default)
+            return self._default_compile(first, rejected)
         finally:
             if COMPILE not in self.captured:
                 torch._dynamo.reset()
 
-    def _fullgraph_claim(self) -> str:
-        """What ``torch.compile(fn, fullgraph=True)`` does, for a call dynamo captured whole (eager backend)
-        although the ordinary compile breaks: checked with the default backend before it is claimed."""
-        rejected = graph_breaks.default_backend_whole(self.run.wrapper(), self.run.inputs(), seeded)
-        if rejected is None:
-            return "; torch.compile(fn, fullgraph=True) compiles it as one graph"
-        return ("; with fullgraph=True dynamo captures it as one graph, but inductor (the default backend) "
-                f"rejects that graph: {explain_exception(rejected)}")
+    def _fullgraph_compile(self) -> tuple[dict[str, Any] | None, BaseException | None]:
+        """``torch.compile(fn, fullgraph=True)`` with the default backend, judged against eager; (None, its
+        exception) when inductor rejects the graph dynamo captured whole, or the compiled call fails."""
+        torch._dynamo.reset()
+        compiled = torch.compile(self.run.wrapper(), fullgraph=True)
+        inputs = self.run.inputs()
+        try:
+            outputs = seeded(lambda: compiled(*inputs))
+        except Exception as exc:
+            torch._dynamo.reset()
+            return None, exc
+        judged = self._judge(COMPILE, list(outputs), fullgraph=True)
+        if self.speed:  # timed before dynamo is reset (measure() resets it after the speed pass)
+            timed = self.run.inputs()
+            self.captured[COMPILE] = lambda: compiled(*timed)
+        self.fullgraph = True
+        return judged, None
+
+    def _with_default_breaks(self, judged: dict[str, Any], default: graph_breaks.CompileRecord) -> dict[str, Any]:
+        """A fullgraph=True result with what the default compile does: its breaks (count, reasons, skipped
+        functions), the graphs it compiles, and the dynamo setting that removes its breaks, where one does."""
+        extra = self._break_fields(None, default)
+        judged.update(extra, graphs=default.graphs)
+        if not (extra["graph_breaks"] or extra.get("skipped_functions")):
+            return judged
+        setting = graph_breaks.setting_removing_breaks(self.run.wrapper(), self.run.inputs(), seeded)
+        if setting:
+            judged["breaks_removed_by"] = setting
+        if judged["status"] in SUPPORTED:
+            judged["detail"] = graph_breaks.default_breaks_summary(
+                extra["graph_breaks"], extra.get("break_reasons", []), extra.get("skipped_functions", []),
+                default.graphs, setting)
+        return judged
+
+    def _default_compile(self, first: BaseException | None, rejected: BaseException | None) -> dict[str, Any]:
+        """fullgraph=True failed (``first``: dynamo's first break; ``rejected``: inductor rejected the whole
+        graph): the default compile's run, breaks and outputs decide."""
+        self.fullgraph = False
+        graph_breaks.start_recording()
+        compiled = torch.compile(self.run.wrapper())
+        inputs = self.run.inputs()
+        try:
+            outputs = seeded(lambda: compiled(*inputs))
+        except Exception as exc:
+            record = graph_breaks.recorded(raised_compiling=compile_stage(exc) != STAGE_RUN)
+            extra = self._break_fields(first, record)
+            return self._failure(FAIL, compile_stage(exc), exc, fullgraph=False, graphs=record.graphs, **extra)
+        record = graph_breaks.recorded()
+        if first is None and (record.messages or record.graphs != 1 or record.skipped_frames):
+            first = graph_breaks.locate_ordinary_break(self.run.wrapper(), self.run.inputs(), seeded)
+        extra = self._break_fields(first, record)
+        judged = self._judge(COMPILE, list(outputs), fullgraph=False, graphs=record.graphs, **extra)
+        if self.speed:  # timed before dynamo is reset (measure() resets it after the speed pass)
+            timed = self.run.inputs()
+            self.captured[COMPILE] = lambda: compiled(*timed)
+        breaks, reasons = extra["graph_breaks"], extra.get("break_reasons", [])
+        skipped = extra.get("skipped_functions", [])
+        if judged["status"] not in (OK, OK_UNVERIFIED):
+            return judged
+        parts = []
+        if breaks:
+            reason = (reasons[0] if reasons else f"the call of {skipped[0]} splits the graph" if skipped
+                      else "dynamo records no reason")
+            if record.graphs == 0:
+                part = f"dynamo compiled no graph: the whole function runs eagerly ({reason}"
+                if record.skipped_frames:
+                    part += "; dynamo cannot resume after this break there, e.g. inside a try block or a loop"
+                parts.append(part + ")")
+            else:
+                parts.append(f"{breaks} graph break{'s' if breaks > 1 else ''}: {reason}")
+        if skipped:
+            parts.append(graph_breaks.skipped_summary(skipped, breaks))
+        if rejected is not None:
+            parts.append("with fullgraph=True dynamo captures it as one graph, but inductor (the default "
+                         f"backend) rejects that graph: {explain_exception(rejected)}")
+        if not parts:  # fullgraph=True failed at something the default compile neither breaks at nor skips
+            why = explain_exception(first) if first is not None else "dynamo records no reason"
+            parts.append(f"torch.compile(fn, fullgraph=True) fails: {why}")
+        judged.update(detail="; ".join(parts), where=self._where(first) or judged["where"])
+        if judged["status"] == OK:
+            judged["status"] = OK_BREAKS
+        return judged
 
     def _where(self, exc: BaseException | None) -> str:
         return where_exception(exc, self.root) if exc is not None else ""
@@ -367,6 +410,7 @@ class Measurement:
         if self._dynamic is None:
             self._dynamic = DynamicBatch(self.run, self.root, self.opset)
         started(Step(path, dynamic=True))
+        self._dynamic.fullgraph = bool(static.get("fullgraph"))
         try:
             with global_hooks_kept():
                 static["dynamic"] = self._dynamic.probe(path)

@@ -4,7 +4,11 @@ Checked with ``torch.compile(fn)`` and ``torch._dynamo.utils.counters`` outside 
 ``item_in_try`` makes dynamo record one unsupported call and compile no graph at all (explain()
 reports 0 graphs and -1 breaks), ``calls_a_builtin`` calls a builtin dynamo does not trace (explain()
 reports 1 graph and 0 breaks: a skipped function, no break, though fullgraph=True fails at it), and
-``deepcopy_then_scale`` breaks at copy.deepcopy, which explain() does not list.
+``deepcopy_then_scale`` breaks at copy.deepcopy, which explain() does not list. ``scale_by_max`` reads a
+scalar back with ``.item()``: the default compile breaks there (2 graphs, 1 break), while
+``torch.compile(fn, fullgraph=True)`` compiles it as one graph with inductor and matches eager, and so does
+the default compile under ``torch._dynamo.config.capture_scalar_outputs = True`` (1 graph, no break);
+``item_in_try`` is the same under fullgraph=True and that setting.
 """
 
 from __future__ import annotations
@@ -37,6 +41,10 @@ def item_in_try(x):
     return x * scale
 
 
+def scale_by_max(x):
+    return x / x.abs().max().item()  # a scalar read back: a symbol under fullgraph=True, a break by default
+
+
 def calls_a_builtin(x):
     time.perf_counter()  # a builtin dynamo does not trace
     return x * 3
@@ -58,6 +66,7 @@ CASES = [
     case("clean", clean, [x], package=PKG),
     case("tensor_if", tensor_if, [x], package=PKG),
     case("item_in_try", item_in_try, [x], package=PKG),
+    case("scale_by_max", scale_by_max, [x], package=PKG),
     case("calls_a_builtin", calls_a_builtin, [x], package=PKG),
     case("deepcopy_then_scale", deepcopy_then_scale, [x], package=PKG),
     case("needs_a_missing_module", needs_a_missing_module, [x], package=PKG),
