@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, FAIL, NOT_APPLICABLE, PATHS, SPEED_FASTER,
-                         SPEED_SLOWER, SPEED_UNCLEAR, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_PROCESS, STAGE_SKIP,
+from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, FAIL, MISMATCH, NOT_APPLICABLE, OK_BREAKS, PATHS,
+                         SPEED_FASTER, SPEED_SLOWER, SPEED_UNCLEAR, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_PROCESS, STAGE_SKIP,
                          SUPPORTED, TIMEOUT, SpeedVerdict)
 
 
@@ -132,6 +132,16 @@ def to_measure_again(results: dict[str, dict[str, Any]], limit: float) -> bool:
     """Whether a case's records are measured again rather than reused: a timeout under a smaller limit than
     ``limit``, or one "during start-up" (:func:`timed_out_in_start_up`)."""
     return measured_under_smaller_limit(results, limit) or timed_out_in_start_up(results)
+
+
+def before_fullgraph_rule(results: dict[str, dict[str, Any]]) -> bool:
+    """Whether a case's torch.compile record predates the compile-first rule (it has no ``fullgraph`` field) and
+    has a status that rule may change: ``ok-breaks`` (fullgraph=True may compile it: then ``ok``), a mismatch or
+    a failure of the compile itself. Such a case is measured again; an ``ok`` record (one graph, no break) reads
+    the same under both rules and is reused."""
+    record = results.get(COMPILE) or {}
+    return ("fullgraph" not in record and record.get("status") in (OK_BREAKS, MISMATCH, FAIL)
+            and record.get("stage") not in (STAGE_EAGER, STAGE_PROCESS, STAGE_SKIP))
 
 
 def with_breaks(path: str, record: dict[str, Any]) -> dict[str, Any]:

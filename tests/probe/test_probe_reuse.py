@@ -93,3 +93,28 @@ def test_fresh_with_only_measures_only_the_selected_case_and_keeps_the_others(ru
     assert after["halved"]["measured_at"] >= before["halved"]["measured_at"]
     assert after["doubled"] == before["doubled"] and after["added"] == before["added"]
     assert [c["name"] for c in fresh_only["snapshot"]["cases"]] == [c["name"] for c in fresh["snapshot"]["cases"]]
+
+
+def test_a_compile_record_from_before_the_fullgraph_rule_is_measured_again(tmp_path):
+    # an older probe judged torch.compile by the default compile: its ok-breaks may be ok now (issue 60); its ok
+    # reads the same under both rules and is reused
+    snapshot = probe(tmp_path)["snapshot"]
+    for entry in snapshot["cases"]:  # the calls' log (open()) breaks the graph: written as an older probe would
+        compiled = entry["results"]["cpu"]["compile"]
+        for name in ("fullgraph", "graphs", "breaks_removed_by", "break_reasons", "where_code"):
+            compiled.pop(name, None)
+        if entry["name"] == "doubled":
+            compiled.update(status="ok-breaks", detail="1 graph break: dynamo records no reason", graph_breaks=1)
+        elif entry["name"] == "halved":
+            compiled.update(status="ok", detail="", where="", graph_breaks=0)
+    (tmp_path / "support.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    dry = probe_cli("--cases", str(CASE_FILE), "--library", "probe_cases", "--out", str(tmp_path / "support.json"),
+                    "--jobs", "1", "--no-dynamic", "--dry-run", cwd=tmp_path,
+                    env=dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_EXTRA_CASE="0"))
+    assert ("doubled [cpu]: its torch.compile record predates the fullgraph=True rule" in dry.stdout
+            and "would measure 1 of 3" in dry.stdout), dry.stdout + dry.stderr
+    again = probe(tmp_path)
+    assert again["calls"] == {"doubled"} and again["stats"]["measured"] == 1
+    cases = {c["name"]: c for c in again["snapshot"]["cases"]}
+    assert cases["doubled"]["results"]["cpu"]["compile"]["fullgraph"] is False  # measured by this probe
+    assert "fullgraph" not in cases["halved"]["results"]["cpu"]["compile"]  # reused: ok under both rules

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...snapshot.result_records import (skipped_results, speed_missing, speed_of_constants, speed_traced,
-                                        to_measure_again)
+from ...snapshot.result_records import (before_fullgraph_rule, skipped_results, speed_missing, speed_of_constants,
+                                        speed_traced, to_measure_again)
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import PATHS
 from ..cases.inventory import InventoryCase
@@ -87,13 +87,15 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
             record = None if work is None else next(
                 filter(None, (work.finished_record(case.name, device, k) for k in accepted)), None)
             if record is not None and (to_measure_again(record["results"], time_limit)
+                                       or before_fullgraph_rule(record["results"])
                                        or _code_moved(record.get("code"), code)
                                        or (speed and _speed_reason(record["results"]))):
                 record = None
             hit = cached.get(case.name)
             reason = ""
             if hit is not None:
-                reason = _why_measured(hit, accepted, code) or (_speed_reason(hit.results) if speed else "")
+                reason = (_why_measured(hit, accepted, code) or (_speed_reason(hit.results) if speed else "")
+                          or (BEFORE_FULLGRAPH_RULE if before_fullgraph_rule(hit.results) else ""))
                 if hit.seconds is not None:
                     plan.last_seconds[cell] = hit.seconds
             if record is not None:
@@ -135,6 +137,11 @@ def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any) -> dict[
 
 def _code_moved(code: dict[str, str] | None, check: CodeCheck | None) -> bool:
     return check is not None and changed_code(code, check) != []
+
+
+# why a record measured before torch.compile's status followed fullgraph=True is measured again (dry run's words)
+BEFORE_FULLGRAPH_RULE = ("its torch.compile record predates the fullgraph=True rule (an older probe judged it by "
+                         "the default compile)")
 
 
 def _why_measured(hit: Reusable, accepted: tuple[str, ...], check: CodeCheck | None) -> str:
