@@ -67,6 +67,17 @@ def colour_scheme(driver, theme: str, mode: str) -> None:
         driver.execute_script(THEME_SWITCH[theme], mode)
 
 
+def load_light(driver, url: str, theme: str, width: int, height: int = 900) -> None:
+    """``url`` loaded in a ``width`` x ``height`` window, in the theme's light mode (its own switch, where it
+    has one), the console's earlier entries dropped."""
+    driver.set_window_size(width, height)
+    driver.set_script_timeout(30)
+    driver.get(url)
+    console_errors(driver)
+    if theme in THEME_SWITCH:
+        driver.execute_script(THEME_SWITCH[theme], "light")
+
+
 def chromium_available() -> bool:
     return CHROMIUM.exists() and CHROMEDRIVER.exists()
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from fixtures import (alias_scenario, browser_scenario, features_scenario, small_scenarios, speed_scenario,
-                      versions_scenario, vocabulary_scenario)
+                      versions_scenario, vocabulary_scenario, wide_tables_scenario)
 
 ROOTS = Path(__file__).resolve().parent / "roots"
 
 if __name__ == "__main__":
     for scenario in (small_scenarios, features_scenario, browser_scenario, versions_scenario, vocabulary_scenario,
-                     alias_scenario, speed_scenario):
+                     alias_scenario, speed_scenario, wide_tables_scenario):
         scenario.write(ROOTS)
     print(f"wrote the scenario snapshots under {ROOTS}")

@@ -30,7 +30,7 @@ import time
 
 import pytest
 
-from browser_support import IN_CHROMIUM, THEMES, console_errors, contrast, parse_rgb, visible_rows
+from browser_support import IN_CHROMIUM, THEMES, console_errors, contrast, load_light, parse_rgb, visible_rows
 
 pytestmark = IN_CHROMIUM
 
@@ -137,12 +137,7 @@ function fade(el) {
 @pytest.mark.parametrize("width", [WIDE, PHONE])
 @pytest.mark.parametrize("theme", list(THEMES))
 def test_nothing_spills_and_wide_tables_say_they_scroll(driver, base_url, theme, width):
-    driver.set_window_size(width, 900)
-    driver.set_script_timeout(30)
-    driver.get(base_url + f"{theme}/index.html")
-    console_errors(driver)
-    if theme in ("pydata", "furo"):  # light is enough here; the colours are test_browser.py's
-        driver.execute_script("document.documentElement.dataset.theme = 'light'; document.body.dataset.theme = 'light'")
+    load_light(driver, base_url + f"{theme}/index.html", theme, width)  # the colours are test_browser.py's
     must_fit = [".kexport-summary", ".kexport-legend"] if width == WIDE else [".kx-t"]
     problems = driver.execute_async_script(MEASURE, must_fit)
     driver.execute_script("document.querySelector('.kexport-cards').scrollIntoView({behavior: 'instant'})")
@@ -225,12 +220,7 @@ def _measure_cells(driver) -> list[str]:
 
 @pytest.mark.parametrize("theme", list(THEMES))
 def test_on_a_phone_every_cell_is_on_screen_and_says_its_column(driver, base_url, theme):
-    driver.set_window_size(PHONE, 900)
-    driver.set_script_timeout(30)
-    driver.get(base_url + f"{theme}/index.html")
-    console_errors(driver)
-    if theme in DARK:
-        driver.execute_script("document.documentElement.dataset.theme = 'light'; document.body.dataset.theme = 'light'")
+    load_light(driver, base_url + f"{theme}/index.html", theme, PHONE)
     # every "Reproduce" box open (the script fills in its snippets), so they are measured too
     driver.execute_script("document.querySelectorAll('.kexport table.kx-t details').forEach(d => d.open = true)")
     time.sleep(0.1)

@@ -48,6 +48,7 @@ def _line(line: Line) -> list[nodes.Node]:
 
 def _table(ranking: Ranking, newest: Ranking, lines: int, row_ids: dict[str, str]) -> nodes.table:
     older = ranking is not newest
+    # static/kexport.css sizes these columns by position (the fix column's floor): keep the two in step
     header = ["#", "Library line", "Path", "Operators", "Cells", "Class and fix", "Operators blocked"]
     widths = [3, 24, 8, 6, 5, 34, 20]
     if older:
