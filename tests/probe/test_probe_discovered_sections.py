@@ -8,13 +8,11 @@ Through a real probe run; the rule between a docstring and a test case through t
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from probe_cli import fixture_survey
 
 pytestmark = pytest.mark.probe
 torch = pytest.importorskip("torch")
@@ -22,18 +20,11 @@ torch = pytest.importorskip("torch")
 REPO = Path(__file__).resolve().parents[2]
 PROBE = REPO / "tests" / "probe"
 PROJECT = PROBE / "probe_cases" / "placeproject"
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(PROBE), str(PROJECT)]))
 
 
 def test_a_test_case_goes_where_the_hand_written_case_of_its_object_is(tmp_path):
     pytest.importorskip("onnxruntime")
-    out = tmp_path / "support.json"
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases",
-                           str(PROBE / "probe_cases" / "placelib_cases.py"), "--library", "placelib", "--out",
-                           str(out), "--jobs", "1", "--no-dynamic"], cwd=tmp_path, env=ENV, capture_output=True,
-                          text=True, timeout=400)
-    assert done.returncode == 0, done.stdout + done.stderr
-    snapshot = json.loads(out.read_text())
+    snapshot = fixture_survey(PROBE / "probe_cases" / "placelib_cases.py", "placelib", PROJECT, tmp_path)
     placed = {c["name"]: (c["package"], c["section"], c["ref"], c["inputs"][0]["shape"]) for c in snapshot["cases"]}
     assert placed == {"blur": ("placelib.nn", "filters", "placelib.nn.blur", [2, 3]),
                       "blur[test]": ("placelib.nn", "filters", "placelib.nn.blur", [4, 5])}

@@ -8,13 +8,14 @@ Through a real probe run (each case built by a worker from its own folder's test
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from probe_cli import fixture_survey
 
 pytestmark = pytest.mark.probe
 torch = pytest.importorskip("torch")
@@ -27,13 +28,8 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(PROBE), str(PR
 
 def test_two_test_folders_give_two_cases_each_of_its_own_folder(tmp_path):
     pytest.importorskip("onnxruntime")
-    out = tmp_path / "support.json"
-    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--cases",
-                           str(PROBE / "probe_cases" / "twolib_cases.py"), "--library", "twolib", "--out", str(out),
-                           "--jobs", "1", "--no-dynamic"], cwd=tmp_path, env=ENV, capture_output=True, text=True,
-                          timeout=400)
-    assert done.returncode == 0, done.stdout + done.stderr  # not exit 2, "registered twice in this module"
-    snapshot = json.loads(out.read_text())
+    # not exit 2, "case 'scale[test]' is registered twice in this module"
+    snapshot = fixture_survey(PROBE / "probe_cases" / "twolib_cases.py", "twolib", PROJECT, tmp_path)
     cases = {c["name"]: ([i["shape"] for i in c["inputs"]], {p: r["status"] for p, r in c["results"]["cpu"].items()})
              for c in snapshot["cases"]}
     ok = {"onnx": "ok", "export": "ok", "compile": "ok"}
