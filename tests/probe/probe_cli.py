@@ -41,3 +41,17 @@ def probe_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, **_ignor
         become(saved_env)
     return subprocess.CompletedProcess(["python", "-m", "sphinx_kexport.probe", *args], code, out.getvalue(),
                                        err.getvalue())
+
+
+def fixture_survey(cases: Path, library: str, project: Path, tmp_path: Path) -> dict:
+    """The snapshot of a survey (one job, no dynamic-batch pass) of the case module ``cases`` of a tiny fixture
+    library under ``project`` (put on the path, as its own tests expect); the run must end with status 0."""
+    import json
+
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(repo), str(repo / "tests" / "probe"), str(project)]))
+    out = tmp_path / "support.json"
+    done = probe_cli("--cases", str(cases), "--library", library, "--out", str(out), "--jobs", "1", "--no-dynamic",
+                     cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(out.read_text())

@@ -8,10 +8,15 @@ Standard library only: the parent of a survey never imports torch.
 
 :func:`join` applies the rules that need every module at once, in the order of
 ``cases``: a discovered case whose name another module already registered is
-renamed ``Name[doc][package]``, any other repeated name is a mistake, a
-discovered case that names the object of a hand-written case by another of its
-public names takes the hand-written case's name for it (``ref``; its own goes to
-its ``aliases``), and a discovered case that repeats a case of a better origin
+renamed ``Name[doc][package]``; a case recorded from the tests whose name a case
+of another ``cases_from_tests`` call of the same module registered is renamed
+``Name[test][tests folder]`` (``scale[test][tests/b]``: two test folders, each
+discovered apart); any other repeated name is a mistake. A discovered case that
+names the object of a hand-written case by another of its public names takes the
+hand-written case's name for it (``ref``; its own goes to its ``aliases``);
+every discovered case of an object is listed where the object's first case of
+the best origin is (its ``package`` and ``section``: one object, one section of
+the page); and a discovered case that repeats a case of a better origin
 (the same object, same input shapes) is dropped: a hand-written case wins over a
 docstring one, which wins over one recorded from the library's tests
 (:data:`ORIGIN_RANK`).
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
@@ -117,6 +123,10 @@ class InventoryCase:
         return dataclasses.replace(self, name=name, entry=entry,
                                    definition=dict(copy.deepcopy(self.definition), name=name))
 
+    def placed(self, package: str, section: str) -> InventoryCase:
+        """This case listed under another package and section of the page."""
+        return dataclasses.replace(self, package=package, entry=dict(self.entry, package=package, section=section))
+
     def named(self, ref: str) -> InventoryCase:
         """This case with ``ref`` (another of the object's public names) as its name for the object."""
         aliases = ordered({self.ref, *self.aliases} - {ref})
@@ -137,6 +147,8 @@ class Joinable:
     shapes: tuple[tuple[int, ...], ...]
     origin: str
     aliases: tuple[str, ...] = ()  # the object's other public names
+    section: str = ""
+    suite: str = ""  # for a case recorded from the tests: its tests folder (suite_label), else ""
 
     @property
     def discovered(self) -> bool:
@@ -145,6 +157,17 @@ class Joinable:
     @property
     def rank(self) -> int:
         return ORIGIN_RANK.get(self.origin, len(ORIGIN_RANK))
+
+
+def suite_label(discovery: Any) -> str:
+    """The tests folder a case recorded from the tests comes from, as its name's qualifier says it: relative to
+    pytest's rootdir (``tests/b``), else the folder's own name; "" for any other case."""
+    if not isinstance(discovery, SuiteRef):
+        return ""
+    relative = os.path.relpath(discovery.tests, discovery.rootdir) if discovery.rootdir else os.pardir
+    if relative == os.curdir or relative.startswith(os.pardir):
+        relative = os.path.basename(discovery.tests)
+    return relative.replace(os.sep, "/")
 
 
 def repeat_key(case: Joinable) -> tuple[str, tuple[tuple[int, ...], ...]] | None:
@@ -165,33 +188,40 @@ def qualified_name(name: str, package: str) -> str:
 
 
 def join(groups: Sequence[tuple[str, Sequence[T]]], describe: Callable[[T], Joinable],
-         rename: Callable[[T, str], T], name_object: Callable[[T, str], T] | None = None
-         ) -> tuple[list[T], list[tuple[T, T]]]:
+         rename: Callable[[T, str], T], name_object: Callable[[T, str], T] | None = None,
+         place: Callable[[T, str, str], T] | None = None) -> tuple[list[T], list[tuple[T, T]]]:
     """(the cases in registration order, the (dropped, winner) pairs of discovered cases dropped as repeats of a
     case of a better origin, :data:`ORIGIN_RANK`).
 
     ``groups`` holds each module's label and its cases, in the order of ``cases``; ``describe`` reads a
     case, ``rename`` returns it under a new name, ``name_object`` with another ``ref`` (one of its aliases: the
-    name a hand-written case gives the object). LoadError for a name registered twice.
+    name a hand-written case gives the object), ``place`` under another package and section. LoadError for a
+    name registered twice.
     """
     cases: list[T] = []
-    owner: dict[str, str] = {}
+    owner: dict[str, tuple[str, str]] = {}  # name -> (the module that registered it, that case's tests folder)
     for label, registered in groups:
         for item in registered:
             seen = describe(item)
-            if seen.name in owner and seen.discovered and owner[seen.name] != label:
+            if seen.name in owner and seen.discovered and owner[seen.name][0] != label:
                 item = rename(item, qualified_name(seen.name, seen.package))  # two packages' `Normalize`
                 seen = describe(item)
+            elif seen.name in owner and seen.suite and owner[seen.name][1] not in ("", seen.suite):
+                item = rename(item, qualified_name(seen.name, seen.suite))  # two test folders' `scale[test]`
+                seen = describe(item)
             if seen.name in owner:
-                where = "twice in this module" if owner[seen.name] == label else f"in {owner[seen.name]} and in {label}"
+                first = owner[seen.name][0]
+                where = "twice in this module" if first == label else f"in {first} and in {label}"
                 raise LoadError(f"case {seen.name!r} is registered {where}. Case names must be unique across "
                                 "all case modules: rename one (e.g. add a [variant] suffix).")
-            owner[seen.name] = label
+            owner[seen.name] = (label, seen.suite)
             cases.append(item)
     if not cases:
         raise LoadError("the case modules register no cases: " + ", ".join(label for label, _ in groups))
     if name_object is not None:
         cases = _named_as_by_hand(cases, describe, name_object)
+    if place is not None:
+        cases = _placed_as_the_best(cases, describe, place)
     winners: dict[tuple, tuple[int, T]] = {}  # key -> (rank, the first case of the best rank)
     for item in cases:
         seen = describe(item)
@@ -225,10 +255,32 @@ def _named_as_by_hand(cases: list[T], describe: Callable[[T], Joinable], name_ob
     return out
 
 
+def _placed_as_the_best(cases: list[T], describe: Callable[[T], Joinable], place: Callable[[T, str, str], T]
+                        ) -> list[T]:
+    """Each discovered case listed where the first case of its object of the best origin is (a hand-written
+    case's package and section, else a docstring case's, else the first test case's): one object, one section
+    of the page, whichever discovery call (and its package argument) recorded it."""
+    best: dict[str, tuple[int, str, str]] = {}  # object -> (rank, package, section) of its first best case
+    for item in cases:
+        seen = describe(item)
+        if seen.ref:
+            key = object_name(seen.ref, seen.aliases)
+            if key not in best or seen.rank < best[key][0]:
+                best[key] = (seen.rank, seen.package, seen.section)
+    out = []
+    for item in cases:
+        seen = describe(item)
+        where = best[object_name(seen.ref, seen.aliases)][1:] if seen.discovered and seen.ref else None
+        out.append(place(item, *where) if where and where != (seen.package, seen.section) else item)
+    return out
+
+
 def joinable(case: InventoryCase) -> Joinable:
-    return Joinable(case.name, case.package, case.ref, case.shapes, case.origin, case.aliases)
+    return Joinable(case.name, case.package, case.ref, case.shapes, case.origin, case.aliases,
+                    case.entry.get("section", ""), suite_label(case.discovery))
 
 
 def join_inventory(groups: Iterable[tuple[str, list[InventoryCase]]]
                    ) -> tuple[list[InventoryCase], list[tuple[InventoryCase, InventoryCase]]]:
-    return join(list(groups), joinable, lambda case, name: case.renamed(name), lambda case, ref: case.named(ref))
+    return join(list(groups), joinable, lambda case, name: case.renamed(name), lambda case, ref: case.named(ref),
+                lambda case, package, section: case.placed(package, section))

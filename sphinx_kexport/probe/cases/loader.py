@@ -166,6 +166,11 @@ def _named(spec: CaseSpec, ref: str) -> CaseSpec:
     return spec
 
 
+def _placed(spec: CaseSpec, package: str, section: str) -> CaseSpec:
+    spec.package, spec.section = package, section
+    return spec
+
+
 def load_cases(sources: list[Source]) -> list[CaseSpec]:
     """Import every source in this process and return the cases in registration order; LoadError on any problem.
 
@@ -178,4 +183,4 @@ def load_cases(sources: list[Source]) -> list[CaseSpec]:
 def load_inventory(sources: list[Source]) -> tuple[list[CaseSpec], list[tuple[CaseSpec, CaseSpec]]]:
     """The cases, and the (discovered, hand-written) pairs dropped because the hand-written case wins."""
     return join([(source.label, imported_cases(source)) for source in sources], lambda spec: spec.joinable,
-                _renamed, _named)
+                _renamed, _named, _placed)

@@ -16,7 +16,7 @@ from typing import Any
 from ...snapshot.vocabulary import DEFAULT_ATOL, DEFAULT_RTOL, ORIGIN_DOCSTRING, ORIGIN_HAND
 from . import batch_dim
 from . import containers
-from .inventory import DiscoveryRef, Joinable, SuiteRef
+from .inventory import DiscoveryRef, Joinable, SuiteRef, suite_label
 from .public_names import aliases_of
 from ..base.errors import ProbeError
 from .batch_dim import Batch
@@ -86,7 +86,7 @@ class CaseSpec:
     def joinable(self) -> Joinable:
         """What joining case modules reads of this case (cases/inventory.py)."""
         return Joinable(self.name, self.package, self.ref, containers.leaf_shapes(self.inputs), self.origin,
-                        aliases_of(self.ref))
+                        aliases_of(self.ref), self.section, suite_label(self.discovery))
 
     @property
     def operator(self) -> str:

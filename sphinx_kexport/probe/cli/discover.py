@@ -8,7 +8,8 @@ doctest cannot parse its docstring; for a test: no public tensor call, its calls
 repeat configurations already kept, it failed, it fails only under the recorder,
 its calls do not run outside it, it needs the network or CUDA, it
 ran past its time limit, pytest skipped it, another dtype, its file does not
-import, its calls' tensors are too large to keep), then the totals. The hand-written cases come from the configured case
+import, its calls' tensors are too large to keep), then the library's testing helpers it left out (with why) and
+the totals. The hand-written cases come from the configured case
 sources (``cases`` of ``[tool.sphinx-kexport]``, or ``--cases``).
 """
 
@@ -33,11 +34,15 @@ def discover_parser() -> CliParser:
         "the hand-written one wins."))
     parser.add_argument("package", metavar="PACKAGE", help="import name, e.g. kornia.filters")
     parser.add_argument("--include", action="append", default=[], metavar="PATTERN",
-                        help="only objects (with --tests: test node ids) whose dotted name equals, starts "
-                             "with or matches PATTERN (repeatable)")
+                        help="only objects whose dotted name equals, starts with or matches PATTERN (repeatable); "
+                             "with --tests, a PATTERN with a /, a :: or ending in .py selects test files or tests "
+                             "(tests/nn/test_conv.py, test_conv.py, nn/, a node id, tests/nn/*). A PATTERN naming "
+                             "the library's testing helpers (PACKAGE.testing) surveys them: else they are left "
+                             "out, and listed")
     parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
                         help="skip objects whose dotted name equals, starts with or matches PATTERN "
-                             "(repeatable); a module left out is not imported")
+                             "(repeatable); a module left out is not imported. With --tests, a PATTERN with a /, "
+                             "a :: or ending in .py leaves test files or tests out")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                         help="seconds of CPU time per example (default 60), or per phase of a test counted from its "
                              "last call of a new configuration (default 10): a test past it keeps the calls it "

@@ -43,15 +43,16 @@ from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import DiscoveryRef, repeat_key
 from ..cases.registry import CaseSpec
 from ..cases.build_marks import case_built, discovery_began
-from .library import (ObjectReport, as_written, case_base_name, find_aliases, place, selected,
-                      public_modules, public_objects, random_state_kept, recorded_callables, Switch)
+from .library import (TESTING_HELPERS, ObjectReport, as_written, case_base_name, find_aliases, library_objects, place,
+                      selected, random_state_kept, recorded_callables, Switch)
 from . import without_cases
 from .progress import OnExample, reporter
 from ...snapshot.vocabulary import NO_CASE_KINDS
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds per example
-# why an object yields no case; "duplicate" (its cases repeat hand-written ones) is said by `discover` only
-SKIP_KINDS = (*NO_CASE_KINDS, "duplicate")
+# why an object yields no case; "duplicate" (its cases repeat hand-written ones) and the testing helpers left out
+# are said by `discover` only
+SKIP_KINDS = (*NO_CASE_KINDS, "duplicate", TESTING_HELPERS)
 
 
 @dataclass
@@ -262,8 +263,7 @@ def _run(package: str, include: list[str], exclude: list[str], time_limit: float
     names them.
     """
     top = package.split(".")[0]
-    modules, failures = public_modules(package, exclude)
-    objects = public_objects(modules, top, package)
+    modules, objects, failures = library_objects(package, include, exclude)
     aliases = find_aliases(modules, objects)
     functions, module_classes, method_classes = recorded_callables(objects)
     tests: list[doctest.DocTest] = []
@@ -449,6 +449,12 @@ def cases_from_docstrings(package: str, *, include: Iterable[str] = (), exclude:
     ``include`` / ``exclude``: dotted names, name prefixes or ``*`` patterns of
     the objects whose examples run. Run ``python -m sphinx_kexport.probe
     discover PACKAGE`` to see what each object yields and why some yield nothing.
+
+    The library's testing helpers (a module named ``test``, ``tests``, ``testing``, ``test_utils`` or
+    ``testing_utils``) are left out unless ``package`` or an ``include`` entry names one; ``discover``
+    lists them. A case goes under the package and section of its object's first case of the best origin
+    (hand-written, then docstring, then test), whose own place, if discovered, its ref says: the ref's
+    module cut to as many levels as ``package`` has, two at least, and the next module as the section.
     """
     if _LEFT_OUT.active:
         return []

@@ -13,20 +13,25 @@ import fnmatch
 import importlib
 import importlib.util
 import inspect
+import os
 import pkgutil
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..base.errors import ProbeError
 from ..cases.public_names import aliases_of
 from ..cases.registry import CaseSpec, public_path
+from .progress import TESTING_HELPERS
 
 
 # why a whole module yields nothing (the report's ref is the module's name): vocabulary.NO_CASE_KINDS
 IMPORT_FAILED, BAD_ALL = "import failed", "bad __all__"
-MODULE_WIDE = (IMPORT_FAILED, BAD_ALL)
+MODULE_WIDE = (IMPORT_FAILED, BAD_ALL, TESTING_HELPERS)
+# the names of a library's testing helpers: a module part that is one of these (leading underscores aside). A fixed
+# list: a prefix rule would take a library's own test_time_augmentation module for one
+TESTING_PARTS = ("test", "tests", "testing", "test_utils", "testing_utils")
 
 
 class DiscoveryError(ProbeError):
@@ -58,12 +63,86 @@ def selected(ref: str, include: Iterable[str], exclude: Iterable[str]) -> bool:
     return (not include or matches(ref, include)) and not matches(ref, exclude)
 
 
-def public_modules(package: str, exclude: Iterable[str] = ()) -> tuple[list[Any], list[ObjectReport]]:
+def is_test_selector(pattern: str) -> bool:
+    """Whether an include / exclude entry names test files or tests (``tests/nn/test_conv.py``,
+    ``test_conv.py``, ``tests/nn/*``, a node id with ``::``) rather than the library's callables (dotted names)."""
+    return "/" in pattern or "::" in pattern or pattern.endswith(".py")
+
+
+def callable_patterns(patterns: Iterable[str]) -> list[str]:
+    """The entries of ``patterns`` that name callables (dotted names), not test files."""
+    return [p for p in patterns if not is_test_selector(p)]
+
+
+def chosen_tests(include: Iterable[str], exclude: Iterable[str]) -> Callable[[str], bool] | None:
+    """Whether a test (its node id, relative to pytest's rootdir) runs, as the test-file entries of ``include``
+    and ``exclude`` say (:func:`is_test_selector`); None when they name none (every test runs)."""
+    tests_in = [p for p in include if is_test_selector(p)]
+    tests_out = [p for p in exclude if is_test_selector(p)]
+    if not tests_in and not tests_out:
+        return None
+    return lambda node: ((not tests_in or any(_names_test(node, p) for p in tests_in))
+                         and not any(_names_test(node, p) for p in tests_out))
+
+
+def _names_test(node: str, pattern: str) -> bool:
+    """``tests/nn/test_conv.py::test_x[a]`` is named by ``tests/nn/test_conv.py``, ``test_conv.py``, ``nn/``,
+    ``test_conv.py::test_x``, ``tests/nn/*``: a path (its last parts will do) up to a ``/``, ``::``, ``[`` or
+    the end, or a ``*`` pattern of the node id or its file."""
+    path = pattern.rstrip("/").replace(os.sep, "/")
+    return (re.search(rf"(^|/){re.escape(path)}($|/|::|\[)", node) is not None
+            or fnmatch.fnmatchcase(node, pattern) or fnmatch.fnmatchcase(node.split("::", 1)[0], pattern))
+
+
+def testing_name(name: str) -> bool:
+    """Whether the dotted module name ``name`` is a library's testing helpers: one of its parts, leading
+    underscores aside, is in :data:`TESTING_PARTS` (``gnnlib.testing``, ``lib._testing.asserts``,
+    ``lib.utils.testing_utils``)."""
+    return any(part.lstrip("_") in TESTING_PARTS for part in name.split("."))
+
+
+def testing_asked(package: str, include: Iterable[str]) -> bool:
+    """Whether the survey asks for the library's testing helpers: the package surveyed is one, or an
+    ``include`` entry names one (``include=["gnnlib.testing"]``)."""
+    return testing_name(package) or any(testing_name(p) for p in callable_patterns(include))
+
+
+def library_objects(package: str, include: Iterable[str] = (), exclude: Iterable[str] = ()
+                    ) -> tuple[list[Any], dict[str, Any], list[ObjectReport]]:
+    """(the modules read, ref -> public function or class, a report for each module or object left out).
+
+    The library's testing helpers (:func:`testing_name`) are left out unless asked for
+    (:func:`testing_asked`): each module of them is reported, not imported, and an object defined in one
+    is not recorded wherever it is exported (reported when exported elsewhere)."""
+    asked = testing_asked(package, include)
+    modules, failures = public_modules(package, exclude, testing=asked)
+    top = package.split(".")[0]
+    objects = public_objects(modules, top, package)
+    if not asked:
+        for ref, obj in list(objects.items()):
+            home = getattr(obj, "__module__", "") or ""
+            if testing_name(home):
+                del objects[ref]
+                failures.append(ObjectReport(ref, skip=TESTING_HELPERS,
+                                             detail=_testing_detail(home, "defined in ")))
+    return modules, objects, failures
+
+
+def _testing_detail(module: str, where: str = "") -> str:
+    """Why a testing helper is left out: ``where`` says how the reported object relates to ``module``."""
+    return (f"{where}{module}, a module of the library's testing helpers (named {', '.join(TESTING_PARTS)}): "
+            "not recorded as an operator. To survey it, include it "
+            f"(include=[{module!r}], or discover --include {module})")
+
+
+def public_modules(package: str, exclude: Iterable[str] = (), testing: bool = True
+                   ) -> tuple[list[Any], list[ObjectReport]]:
     """(the package and its public submodules, a report for each submodule that cannot be read).
 
     A submodule that does not import, or whose ``__all__`` lists something other than names, is reported
     (which module, what is wrong, what to do) and left out; the others are still surveyed. A module that
     ``exclude`` takes is not imported (nor its submodules walked): the way round a module that cannot be read.
+    Without ``testing``, a submodule of the library's testing helpers is reported and not imported either.
     """
     try:
         installed = importlib.util.find_spec(package) is not None
@@ -80,7 +159,7 @@ def public_modules(package: str, exclude: Iterable[str] = ()) -> tuple[list[Any]
                              "an installed package, e.g. kornia.filters.") from None
     exclude = list(exclude)
     modules, failures = [], []
-    for module in [root, *_submodules(root, exclude, failures)]:
+    for module in [root, *_submodules(root, exclude, failures, testing)]:
         wrong = misnamed(module)
         if wrong:
             failures.append(ObjectReport(module.__name__, skip=BAD_ALL, detail=wrong + _leave_out(
@@ -90,11 +169,15 @@ def public_modules(package: str, exclude: Iterable[str] = ()) -> tuple[list[Any]
     return sorted(modules, key=lambda m: m.__name__), failures
 
 
-def _submodules(package: Any, exclude: list[str], failures: list[ObjectReport]) -> Iterator[Any]:
+def _submodules(package: Any, exclude: list[str], failures: list[ObjectReport], testing: bool) -> Iterator[Any]:
     """The public submodules of ``package``, depth first, importing each only when ``exclude`` leaves it in
     (``pkgutil.walk_packages`` imports every package it walks into, and stops at the first that raises)."""
     for info in pkgutil.iter_modules(getattr(package, "__path__", []), prefix=package.__name__ + "."):
         if any(part.startswith("_") for part in info.name.split(".")) or matches(info.name, exclude):
+            continue
+        if not testing and testing_name(info.name):
+            failures.append(ObjectReport(info.name, skip=TESTING_HELPERS,
+                                         detail=_testing_detail(info.name)))
             continue
         try:
             module = importlib.import_module(info.name)
@@ -105,7 +188,7 @@ def _submodules(package: Any, exclude: list[str], failures: list[ObjectReport]) 
             continue
         yield module
         if info.ispkg:
-            yield from _submodules(module, exclude, failures)
+            yield from _submodules(module, exclude, failures, testing)
 
 
 def _leave_out(module: str, lost: str) -> str:

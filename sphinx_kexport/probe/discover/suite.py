@@ -38,8 +38,8 @@ from .call_replay import UnsupportedCall, probed_call
 from .recording import RECORDER, Call, recording
 from .docstrings import discovered_cases_left_out
 from .focus import focused_cases
-from .library import (DiscoveryError, ObjectReport, as_written, find_aliases, place, public_modules,
-                      public_objects, random_state_kept, recorded_callables, selected, Switch)
+from .library import (DiscoveryError, ObjectReport, as_written, callable_patterns, chosen_tests, find_aliases,
+                      library_objects, place, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter, whole_line
 from . import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
@@ -53,6 +53,7 @@ from ..measure.locate import NO_LIBRARY, library_root
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
 from ..cases.build_marks import case_built, discovery_began
+from ...snapshot.vocabulary import NO_CASE_KINDS
 
 DEFAULT_PER_OPERATOR = 3
 # seconds of CPU time per phase of a test, counted from its last call of a new configuration. Lower than a
@@ -90,7 +91,8 @@ class SuiteDiscovery:
     seconds: float
     cache: str = ""  # how the discovery cache was used, said to people
     tests_run: int = 0  # tests this call ran (0 when every report came from the cache)
-    import_failures: list[ObjectReport] = field(default_factory=list)  # public modules that do not import
+    # public modules that do not import or whose __all__ is wrong, and the testing helpers left out
+    import_failures: list[ObjectReport] = field(default_factory=list)
 
     @property
     def cases(self) -> list[CaseSpec]:
@@ -194,6 +196,8 @@ class _Taker:
                  per_operator: int, aliases: dict[str, list[str]], rebuild: Rebuild | None,
                  on_test: OnExample | None, selector: "_Selector | None"):
         self.package, self.path, self.include, self.exclude = package, path, include, exclude
+        # the callables whose calls count (include / exclude may also name test files: run_suite's)
+        self.calls_in, self.calls_out = callable_patterns(include), callable_patterns(exclude)
         self.time_limit, self.per_operator, self.aliases = time_limit, per_operator, aliases
         # what this process need not record or build again, per test file: a file's calls are its own whatever
         # the other files call, so that a rerun may keep them (the selection across files is _Selector's)
@@ -223,7 +227,7 @@ class _Taker:
         to keep (suite_copies.py; ``_take`` still says so)."""
         if not ref.startswith(self.package + "."):
             return self.rebuild is not None  # built again: the asked-for calls are found by their occurrence
-        if not selected(ref, self.include, self.exclude):
+        if not selected(ref, self.calls_in, self.calls_out):
             self.passed_over.append(ref)
             return self.rebuild is not None
         dtype = other_dtype(args, kwargs)
@@ -301,14 +305,14 @@ class _Taker:
                     take.rebuilt.append(self._build(call, name, source, occurrence))
             return
         take.called = sorted({c.ref for c, _ in calls})
-        take.left_out = {ref for ref in take.passed_over if not selected(ref, self.include, self.exclude)}
+        take.left_out = {ref for ref in take.passed_over if not selected(ref, self.calls_in, self.calls_out)}
         mocked: dict[str, None] = {}  # once each, in order: a test may call the same way in a loop
         repeats = self.copies.repeats(run.calls)
         run.calls = []
         calls.reverse()
         while calls:  # each call's copies are let go as soon as it is done with
             call, occurrence = calls.pop()
-            if not selected(call.ref, self.include, self.exclude):
+            if not selected(call.ref, self.calls_in, self.calls_out):
                 take.left_out.add(call.ref)
                 continue
             if call.not_copied in (WATCHED, NOT_PROBED):  # covered (counted as it was made), or no graph input
@@ -482,8 +486,7 @@ def _run_here(package: str, path: Path, include: list[str], exclude: list[str], 
     """The tests run in this process under the recorder (a shard's when ``selector`` is None); with ``watched``,
     the code each test file ran too (None when not watched, or coverage.py is missing)."""
     top = package.split(".")[0]
-    modules, failures = public_modules(package, exclude)
-    objects = public_objects(modules, top, package)
+    modules, objects, failures = library_objects(package, include, exclude)
     functions, module_classes, method_classes = recorded_callables(objects)
     taker = _Taker(package, path, include, exclude, time_limit, per_operator, find_aliases(modules, objects), rebuild,
                    on_test, selector)
@@ -491,7 +494,8 @@ def _run_here(package: str, path: Path, include: list[str], exclude: list[str], 
     with recording(functions, module_classes, top, method_classes):
         try:
             suite = run_suite(targets or [str(path)], suite_roots(path), library_roots(top), time_limit, taker,
-                              taker.wants, only=only, collect_only=collect_only, watch=watch, on_begin=taker.begin)
+                              taker.wants, only=only, collect_only=collect_only, watch=watch, on_begin=taker.begin,
+                              chosen=chosen_tests(include, exclude))
         except SuiteError as exc:
             raise DiscoveryError(str(exc)) from None
     return taker, suite, failures, watch.code_by_context() if watch is not None else None
@@ -885,9 +889,21 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
     ``CASES = merge_cases(HAND, cases_from_docstrings("pkg") + cases_from_tests("pkg", "tests"))``.
 
     ``include`` / ``exclude``: dotted names, name prefixes or ``*`` patterns of the callables whose calls
-    count. ``per_operator``: how many different configurations of one callable are kept. Run
+    count; an entry with a ``/``, a ``::`` or ending in ``.py`` names test files or tests instead, by their
+    path as ``discover --tests`` prints it or its last parts (``tests/nn/test_conv.py``, ``test_conv.py``,
+    ``nn/``, ``test_conv.py::test_forward``, ``tests/nn/*``): only those tests run (include), or not
+    (exclude). ``per_operator``: how many different configurations of one callable are kept. Run
     ``python -m sphinx_kexport.probe discover PACKAGE --tests PATH`` to see what each test yields and why some
     yield nothing.
+
+    Cases are named ``op[test]``, ``op[test 2]``, ...; called once per test folder in one case module, a
+    later call's case whose name an earlier call gave is qualified by its folder, relative to pytest's
+    rootdir (``scale[test][tests/b]``). The library's testing helpers (a module named ``test``, ``tests``,
+    ``testing``, ``test_utils`` or ``testing_utils``) are not recorded unless ``package`` or an ``include``
+    entry names one; ``discover`` lists them. A case goes under the package and section of its object's
+    first case of the best origin (hand-written, then docstring, then test), whose own place, if
+    discovered, its ref says: the ref's module cut to as many levels as ``package`` has, two at least, and
+    the next module as the section.
     """
     if discovered_cases_left_out() or _LEFT_OUT.active:
         return []
@@ -902,7 +918,8 @@ def cases_from_tests(package: str, tests: str | os.PathLike[str], *, include: It
                            per_operator=per_operator, on_test=reporter())
     if reporter() is not None and found.tests_run:  # a survey's inventory (its --dry-run too) says what ran and why
         whole_line(sys.stderr, f"  {package} tests: {found.cache}")
-    for failure in found.import_failures:  # a module left out is listed in the snapshot with why
-        without_cases.note(failure.ref, place(failure.ref, package)[0], failure.skip, failure.detail)
+    for failure in found.import_failures:  # a module that cannot be read is listed in the snapshot with why
+        if failure.skip in NO_CASE_KINDS:  # (the testing helpers left out are said by discover only)
+            without_cases.note(failure.ref, place(failure.ref, package)[0], failure.skip, failure.detail)
     case_built(None)  # what discovering ran built no one case: its cache follows that code
     return found.cases

@@ -412,11 +412,12 @@ class SuitePlugin:
 
     def __init__(self, roots: list[str], library: list[str], limit: float, on_test: OnTest,
                  wanted: Wanted | None = None, only: set[str] | None = None, watch: Any = None,
-                 on_begin: Callable[[str], None] | None = None):
+                 on_begin: Callable[[str], None] | None = None, chosen: Callable[[str], bool] | None = None):
         self.own = own_test_code(roots, library)
         self.watch = watch  # a CodeWatch told which test file runs (its contexts: SHARED and each file's node id)
         self.on_begin = on_begin  # told each test's node id as it begins
         self.only = only  # the node ids of a shard's tests (None: all)
+        self.chosen = chosen  # which tests include / exclude take (None: all)
         self.nodes: list[str] = []  # the tests that run, in order
         self.wanted = wanted
         self.limit = limit
@@ -434,11 +435,15 @@ class SuitePlugin:
         self.rootdir = str(config.rootpath)
 
     def pytest_collectreport(self, report: Any) -> None:
-        if report.failed:
+        if report.failed and not self._left_out(report.nodeid):
             text = str(report.longrepr).strip().splitlines()
             detail = next((line.removeprefix("E   ").strip() for line in reversed(text) if line.startswith("E ")),
                           text[-1] if text else "")
             self.runs.append(NodeRun(report.nodeid, "file failed", detail[:300]))
+
+    def _left_out(self, nodeid: str) -> bool:
+        """A test file that include / exclude leave out (a conftest's or a folder's error is always said)."""
+        return self.chosen is not None and nodeid.endswith(".py") and not self.chosen(nodeid)
 
     def pytest_collectstart(self, collector: Any) -> None:
         # a test module that draws its parametrisations at import (e3nn's random_params()) draws the same ones
@@ -468,8 +473,11 @@ class SuitePlugin:
             self._context(before)
 
     def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
-        items[:] = in_stable_order(items)
         kept, dropped = [], []
+        if self.chosen is not None:  # left out by include / exclude: not this discovery's tests at all
+            dropped = [item for item in items if not self.chosen(item.nodeid)]
+            items[:] = [item for item in items if self.chosen(item.nodeid)]
+        items[:] = in_stable_order(items)
         self.order = {item.nodeid: index for index, item in enumerate(items)}
         for item in items:
             why = _other_device_or_dtype(item)
@@ -626,24 +634,28 @@ def pytest_arguments(targets: list[str]) -> list[str]:
 
 def run_suite(targets: list[str], roots: list[str], library: list[str], limit: float, on_test: OnTest,
               wanted: Wanted | None = None, *, only: set[str] | None = None, collect_only: bool = False,
-              watch: Any = None, on_begin: Callable[[str], None] | None = None) -> SuiteRun:
+              watch: Any = None, on_begin: Callable[[str], None] | None = None,
+              chosen: Callable[[str], bool] | None = None) -> SuiteRun:
     """Run the tests of ``targets`` under the recorder (installed by the caller), calling ``on_test`` as each
     ends; calls from files under ``roots`` count, except those under ``library``, and of those the ones
     ``wanted`` takes (all when None). ``only``: the node ids of the tests to run (a shard's), the others
     deselected; ``collect_only``: run none, collect them (``SuiteRun.nodes``). SuiteError when pytest cannot run
     them. ``watch``: a CodeWatch that records what each test file's tests (their collection, their fixtures)
-    ran, each file in its own context (``SHARED`` the rest); ``on_begin(node id)`` as each test begins. The test
+    ran, each file in its own context (``SHARED`` the rest); ``on_begin(node id)`` as each test begins;
+    ``chosen(node id)``: whether a test is one the caller's include / exclude take (the others are left out
+    unsaid, their files' import errors too). The test
     modules it imports are
     dropped from ``sys.modules`` afterwards, and ``sys.path`` is restored, so a second run imports them afresh."""
     try:
         import pytest
     except ImportError:
         raise SuiteError("running the library's tests needs pytest, which is not installed here: "
-                         "pip install pytest (and whatever else the tests need)") from None
+                         "pip install \"sphinx-kexport[probe]\" (it installs pytest), or pip install pytest; "
+                         "and whatever else the tests need") from None
 
     import torch
 
-    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted, only, watch, on_begin))
+    plugin = _as_hooks(SuitePlugin(roots, library, limit, on_test, wanted, only, watch, on_begin, chosen))
     modules, path = set(sys.modules), list(sys.path)
     # what a test or a conftest may set for the whole process and forget (a worker measures other cases
     # afterwards; kornia's conftest points torch.hub and HF_HOME at a relative folder of its own)

@@ -1,0 +1,3 @@
+from .blur import blur
+
+__all__ = ["blur"]
