@@ -215,7 +215,8 @@ _RULES = (
     # "Numpy_type 14 can't be converted to MLDataType": onnxruntime takes no complex64 tensor (kornia's So2)
     _rule(r"^onnxruntime has no kernel for|^ONNX \w+ fails|cannot allocate .* for ONNX|"
           r"Numpy_type \d+ can't be converted to MLDataType", RUNTIME_KERNEL),
-    _rule(r"the result differs from eager|even the output count, shapes or finiteness differ", RESULT_DIFFERS),
+    _rule(r"the result differs from eager|even the output count, (?:shapes|rank, dtype) or finiteness differ",
+          RESULT_DIFFERS),
     _rule(r"a torch\.Generator argument cannot be captured|creates an object dynamo cannot trace|"
           r"calls copy\.deepcopy|context manager|raises or catches an exception in a way dynamo|"
           r"calls next\(\) on a Python|which is written in C and which dynamo cannot trace|"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, FAIL, MISMATCH, NOT_APPLICABLE, OK_BREAKS, PATHS,
-                         SPEED_FASTER, SPEED_SLOWER, SPEED_UNCLEAR, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_PROCESS, STAGE_SKIP,
+                         SPEED_FASTER, SPEED_SLOWER, SPEED_UNCLEAR, STAGE_EAGER, STAGE_PROCESS, STAGE_SKIP,
                          SUPPORTED, TIMEOUT, SpeedVerdict)
 
 
@@ -155,9 +155,9 @@ def skipped_results(reason: str) -> dict[str, dict[str, Any]]:
 
 
 def eager_failure(results: dict[str, dict[str, Any]]) -> str:
-    """The reason when the eager run stopped the case before any path (n/a at stage eager, or no-tensor: it
-    returned nothing to capture, which in a case module is a mistake too), else ""."""
-    if results and all(r.get("status") == NOT_APPLICABLE and r.get("stage") in (STAGE_EAGER, STAGE_NO_TENSOR)
+    """The reason when the eager run stopped the case before any path (n/a at stage eager), else "". A case
+    that ran and returned no tensor (n/a at stage no-tensor, not probed) did not fail: its code ran."""
+    if results and all(r.get("status") == NOT_APPLICABLE and r.get("stage") == STAGE_EAGER
                        for r in results.values()):
         return next(iter(results.values())).get("detail", "") or "no reason recorded"
     return ""

@@ -112,8 +112,10 @@ OK_BREAKS = Status("ok-breaks", short="breaks", label="yes, graph breaks", css="
                            "shown; \"no graph compiled\": it runs the whole function eagerly)")
 OK_UNVERIFIED = Status("ok-unverified", short="random", label="yes (random)", css="ok-random", code="r",
                        kind=SUPPORTED_KIND, counted=True,
-                       meaning="captured and ran; a random operator, so only output count, shapes and finiteness "
-                               "are checked")
+                       meaning="captured and ran; a random operator that this path cannot draw as eager does "
+                               "(ONNX, torch.export), so only the output count, rank, dtypes and finiteness are "
+                               "checked, not its sizes or values; torch.compile draws as eager does (inductor's "
+                               "fallback_random) and is compared in full")
 MISMATCH = Status("mismatch", short="mismatch", label="mismatch", css="mismatch", code="m", kind=FAILING_KIND,
                   counted=True, meaning="captured and ran, but the result differs from eager execution")
 FAIL = Status("fail", short="fail", label="no", css="fail", code="f", kind=FAILING_KIND, counted=True,
@@ -187,7 +189,8 @@ SPEED_METHOD = ("torch.utils.benchmark Timer.blocked_autorange, median; after wa
 STAGE_NONE = Stage("", meaning="the path did not stop")
 STAGE_EAGER = Stage("eager", meaning="the case raised when run eagerly (a problem with the case or the "
                                      "environment, not with the path)")
-STAGE_NO_TENSOR = Stage("no-tensor", meaning="the case ran but returned no tensor, so there is nothing to capture")
+STAGE_NO_TENSOR = Stage("no-tensor", meaning="not probed: the case ran but returned no tensor (a Python object, or "
+                                             "a number the path does not capture), so there is nothing to compare")
 STAGE_CAPTURE = Stage("capture", meaning="capturing the graph (dynamo, torch.export)")
 STAGE_TRANSLATE = Stage("translate", meaning="translating the captured graph to ONNX")
 STAGE_CHECK = Stage("check", meaning="onnx.checker on the exported model")

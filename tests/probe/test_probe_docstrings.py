@@ -202,7 +202,8 @@ def test_the_discovered_survey_runs_through_the_real_probe(tmp_path):
     assert without == {"broken": ("raised", LIB), "refuse": ("raised", LIB), "fetch_weights": ("download", LIB),
                        "make_ramp": ("no tensor call", LIB), "slow": ("time limit", LIB),
                        "misaligned": ("unparsable", LIB)}
-    assert status["jitter[doc]"] == {"onnx": "ok-unverified", "export": "ok-unverified", "compile": "ok-unverified"}
+    # random: torch.compile draws as eager does (inductor's fallback_random) and is compared in full
+    assert status["jitter[doc]"] == {"onnx": "ok-unverified", "export": "ok-unverified", "compile": "ok"}
     assert status["mix[doc]"] == {"onnx": "ok", "export": "ok", "compile": "ok"}
 
 

@@ -66,9 +66,9 @@ def cpu(snapshot: dict, name: str, path: str) -> dict:
 def test_survey_runs_and_writes_a_valid_deterministic_snapshot(basic):
     from sphinx_kexport.snapshot import dumps, load_snapshot
 
-    # 4: the survey ran, but wrong_shapes and count_bright_pixels do not run eagerly (listed at the end)
+    # 4: the survey ran, but wrong_shapes does not run eagerly (listed at the end); count_bright_pixels ran
     assert basic["run"].returncode == 4, basic["run"].stderr
-    assert "2 cases failed eagerly" in basic["run"].stderr
+    assert "1 case failed eagerly" in basic["run"].stderr and "count_bright_pixels" not in basic["run"].stderr
     text = basic["out"].read_text()
     assert text == dumps(basic["snapshot"])  # sorted keys, indent 2, trailing newline
     load_snapshot(basic["out"])  # validates against the schema
@@ -180,10 +180,12 @@ def test_every_status_and_stage_is_reached(basic):
 def test_random_operators_are_unverified_and_say_so(basic):
     snap = basic["snapshot"]
     assert by_name(snap)["add_noise[random]"]["check"] is False
-    for path in ("onnx", "export", "compile"):
+    for path in ("onnx", "export"):  # they draw otherwise than eager: count, rank, dtype and finiteness
         result = cpu(snap, "add_noise[random]", path)
         assert result["status"] == "ok-unverified"
         assert result["detail"] == ""  # the status says it; the page's legend explains it once
+    # torch.compile draws as eager does (inductor's fallback_random): compared in full
+    assert cpu(snap, "add_noise[random]", "compile")["status"] == "ok"
     generator = cpu(snap, "seeded_noise[random]", "onnx")
     assert generator["status"] == "fail" and "torch.Generator" in generator["detail"]
 
@@ -198,9 +200,11 @@ def test_skip_and_eager_failure_are_not_applicable(basic):
         assert (eager["status"], eager["stage"]) == ("n/a", "eager")
         assert "cannot be multiplied" in eager["detail"] and "Traceback" not in eager["detail"]
         assert eager["where"].startswith("probe_cases/basic_cases.py:")
-        no_tensor = cpu(snap, "count_bright_pixels", path)
-        assert (no_tensor["status"], no_tensor["stage"]) == ("n/a", "no-tensor")  # format 2 says it as a field
-        assert "returns no tensor" in no_tensor["detail"]
+    # a Python int: onnxruntime returns it as a 0-d output; torch.export cannot return an int read from the data
+    assert cpu(snap, "count_bright_pixels", "onnx")["status"] == "ok"
+    no_tensor = cpu(snap, "count_bright_pixels", "export")
+    assert (no_tensor["status"], no_tensor["stage"]) == ("n/a", "no-tensor")  # format 2 says it as a field
+    assert no_tensor["detail"].startswith("not probed: returns no tensor")
 
 
 def test_a_crash_costs_the_case_not_the_survey(basic):

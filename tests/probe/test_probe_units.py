@@ -94,7 +94,7 @@ def test_dynamo_break_reasons_are_classified():
 def test_output_comparison_rules():
     import torch
 
-    from sphinx_kexport.probe.measure.compare_outputs import check_shapes_and_finite, compare as close
+    from sphinx_kexport.probe.measure.compare_outputs import check_random, compare as close
 
     a = torch.tensor([1.0, float("nan"), 3.0])
     assert close((a,), [a.clone()], 2e-4, 1e-3).same  # NaN in the same place is equal
@@ -106,13 +106,19 @@ def test_output_comparison_rules():
     flags = torch.tensor([True, False])
     assert "booleans differ" in close((flags,), [~flags], 1.0, 1.0).detail  # no tolerance for bools
     assert not close((a,), [a, a], 2e-4, 1e-3).same  # output count
-    noisy = check_shapes_and_finite((torch.zeros(2),), [torch.tensor([1.0, float("inf")])])
+    noisy = check_random((torch.zeros(2),), [torch.tensor([1.0, float("inf")])])
     assert not noisy.same and "non-finite" in noisy.detail
+    # a random operator's sizes may be drawn (an edge dropout): not compared; its rank and dtype are
+    assert check_random((torch.zeros(2, 5),), [torch.ones(0, 5)]).same
+    assert "2 dimensions, eager 1" in check_random((torch.zeros(2),), [torch.ones(2, 1)]).detail
+    assert "dtype int32, eager int64" in check_random((torch.zeros(2, dtype=torch.int64),),
+                                                      [torch.zeros(2, dtype=torch.int32)]).detail
+    assert check_random((7,), [torch.tensor(3).numpy()]).same  # a number: its kind, as ONNX returns it
     # a complex output comes back from onnxruntime as a real pair (kornia's So2.random): the same shape, checked or not
     z = torch.polar(torch.ones(3), torch.tensor([0.1, 0.2, 0.3]))
     pair = torch.view_as_real(z).numpy()
-    assert close((z,), [pair], 2e-4, 1e-3).same and check_shapes_and_finite((z,), [pair]).same
-    assert not check_shapes_and_finite((z,), [pair[:2]]).same
+    assert close((z,), [pair], 2e-4, 1e-3).same and check_random((z,), [pair]).same
+    assert check_random((z,), [pair[:2]]).same and not check_random((z,), [pair[0]]).same
 
 
 def test_fingerprint_follows_the_case_definition():

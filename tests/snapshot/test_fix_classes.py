@@ -145,7 +145,9 @@ def test_the_probes_other_wordings():
         BATCH_SPECIALISED
     assert classify(ONNX, "runs, but the result differs from eager: out0: max abs diff 6.28") == RESULT_DIFFERS
     assert classify(ONNX, "random operator, and even the output count, shapes or finiteness differ from eager: "
-                          "x") == RESULT_DIFFERS
+                          "x") == RESULT_DIFFERS  # as probes before issue 60 worded it
+    assert classify(ONNX, "random operator, and even the output count, rank, dtype or finiteness differ from "
+                          "eager: out0: 1 dimensions, eager 2") == RESULT_DIFFERS
     assert classify(ONNX, "onnx.checker rejects the exported graph: [TypeInferenceError] Inferred elem type "
                           "differs from existing elem type: (14) vs (1)") == TOOL_BUG
 

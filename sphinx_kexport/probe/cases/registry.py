@@ -185,8 +185,9 @@ def case(name: str, target: Any, inputs: Any, kwargs: dict[str, Any] | None = No
     :param package: where the row goes on the page (required)
     :param section: the package's section the row goes in (``""``: its main table)
     :param note: shown on the page: say which arguments are live tensors and which are baked
-    :param check: ``False`` for a random operator: output count, shapes and finiteness are checked, not
-        values
+    :param check: ``False`` for a random operator: torch.compile draws as eager does (inductor's
+        ``fallback_random``) and is compared in full; ONNX and torch.export are checked on output count, rank,
+        dtype and finiteness, not sizes or values
     :param atol: absolute tolerance of the comparison with eager
     :param rtol: relative tolerance of the comparison with eager (shapes identical, bools exact, NaN masks
         identical, then allclose)

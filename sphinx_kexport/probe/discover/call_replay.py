@@ -304,4 +304,4 @@ def live_and_baked(call: Call, replayed: Replay, built_in: str) -> str:
     live = f"{live} live" if live else "no tensor input (a graph of the held tensors and constants)" + (
         "" if owner is not None else f", since {replayed.unlifted}")
     return (f"{held}{live}" + (f"; {baked_text} baked" if baked_text else "")
-            + ("; random: outputs compared on count, shapes and finiteness only" if replayed.random else ""))
+            + ("; random: values compared under torch.compile only (drawn as eager)" if replayed.random else ""))

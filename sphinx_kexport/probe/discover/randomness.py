@@ -1,6 +1,7 @@
 """Whether a recorded call is random: it draws random numbers, or gives other outputs under other seeds.
 
-A random call's outputs are compared on count, shapes and finiteness only. Shared by docstring and test discovery.
+A random call's outputs are compared in full only under torch.compile (drawn as eager draws:
+measure/random_draws.py), elsewhere on count, rank, dtype and finiteness. Shared by docstring and test discovery.
 """
 
 from __future__ import annotations

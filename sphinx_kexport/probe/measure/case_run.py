@@ -24,7 +24,7 @@ import torch
 from ..cases import containers
 from ..cases.module_copy import copy_object, module_weights
 from ..cases.registry import CaseSpec
-from . import output_leaves
+from . import number_outputs
 
 SEED = 1234
 RELEASE_ABOVE = 64 * 1024 * 1024  # bytes of a module copy's weights above which release() empties them
@@ -65,7 +65,7 @@ def build_wrapper(target: Any, kwargs: dict[str, Any], method: str | None, n_inp
         return callee(*args, **bound_kwargs)
 
     wrapper.__dict__["_call"] = call
-    wrapper.__dict__["_flatten"] = output_leaves.flatten_outputs
+    wrapper.__dict__["_flatten"] = number_outputs.outputs_or_numbers  # its tensors, or else its numbers
     return wrapper.eval()
 
 

@@ -24,7 +24,9 @@ A library that raises when it is handed a symbolic batch size (kornia asserts
 ``isinstance(batch_size, int)``; the error names the symbol, "Got s38") can be
 captured only at a fixed batch: that is ``static``, with the library's line.
 A random operator (``check=False``) is compared at the other size by output
-count, shapes and finiteness only, and its detail says so. A failure of a
+count, rank, dtype and finiteness only, and its detail says so, except under
+torch.compile, which draws as eager does there too (random_draws.py) and is
+compared in full. A failure of a
 call that bakes tensors sized like the registered batch into its keyword
 arguments (a whole batch's parameters) is n/a: the pass cannot grow a
 constant, so the failure may be the call's, not the operator's.
@@ -59,7 +61,7 @@ from ...snapshot.vocabulary import (
 from ..cases.batch_dim import map_leaves
 from ..cases.containers import input_leaves
 from ..cases.registry import CaseSpec
-from . import compare_outputs, output_leaves
+from . import compare_outputs, number_outputs, random_draws
 from .case_run import CaseRun, seeded
 from .explain import (
     batch_specialisation,
@@ -250,7 +252,7 @@ class DynamicBatch:
         for size in (self.traced, self.other):  # the traced size too: a capture there must be possible
             try:
                 wrapper, inputs = self.run.wrapper(), self.inputs(size)
-                outputs = tuple(t.detach() for t in seeded(lambda w=wrapper, i=inputs: w(*i)))
+                outputs = number_outputs.detached(seeded(lambda w=wrapper, i=inputs: w(*i)))
             except Exception as exc:
                 return (f"the operator does not run eagerly at batch {size}: {explain_exception(exc)}; name its "
                         "batch dimension with batch= or opt out with batch=None")
@@ -259,18 +261,19 @@ class DynamicBatch:
 
     def _judge(self, outputs: list[Any], specialised: SpecialisationLog | None = None) -> dict[str, Any]:
         assert self._reference is not None
-        if self.spec.check:
+        in_full = self.spec.check or random_draws.active()  # a random operator: where drawn as eager draws
+        if in_full:
             verdict = compare_outputs.compare(self._reference, outputs, self.spec.atol, self.spec.rtol)
         else:
-            verdict = compare_outputs.check_shapes_and_finite(self._reference, outputs)
+            verdict = compare_outputs.check_random(self._reference, outputs)
         if verdict.same:
             return self._result(DYNAMIC_OK)
         why, where = ("", "")
         if specialised is not None and specialised.found is not None:
             why, where = _why_specialised(specialised.found, self.traced, self.root)
-        differs = (f"at batch {self.other} the result differs from eager ({verdict.detail})" if self.spec.check
-                   else f"random operator, and at batch {self.other} even the output count, shapes or finiteness "
-                        f"differ from eager ({verdict.detail})")
+        differs = (f"at batch {self.other} the result differs from eager ({verdict.detail})" if in_full
+                   else f"random operator, and at batch {self.other} even the output count, rank, dtype or "
+                        f"finiteness differ from eager ({verdict.detail})")
         return self._result(DYNAMIC_STATIC, differs + (f": {why}" if why else ""), where)
 
     def _capture_failed(self, exc: BaseException, log: SpecialisationLog) -> dict[str, Any]:
@@ -348,8 +351,9 @@ class DynamicBatch:
             outputs = seeded(lambda: module(*self.inputs(self.other)))
         except Exception as exc:
             return self._run_failed(exc, "the exported program fails", log)
-        return self._judge(list(output_leaves.flatten_outputs(outputs)), log)
+        return self._judge(list(number_outputs.outputs_or_numbers(outputs)), log)
 
+    @random_draws.compiled_as_eager_draws  # a random operator's compile draws as eager does (random_draws.py)
     def compile(self) -> dict[str, Any]:
         dynamo = torch._dynamo
         log = SpecialisationLog()

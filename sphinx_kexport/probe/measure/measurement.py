@@ -28,6 +28,7 @@ from ...snapshot.vocabulary import (
     OK_UNVERIFIED,
     ONNX,
     PATHS,
+    PATH_LABELS,
     STAGE_CAPTURE,
     STAGE_CHECK,
     STAGE_COMPARE,
@@ -41,7 +42,7 @@ from ...snapshot.vocabulary import (
 )
 from ..cases.step import EAGER_STEP, Step
 from ..cases.registry import CaseSpec
-from . import compare_outputs, graph_breaks, output_leaves
+from . import compare_outputs, graph_breaks, number_outputs, random_draws
 from .case_run import CaseRun, seeded
 from .dynamic_batch import DynamicBatch
 from .explain import clean_line, exception_chain, explain_exception
@@ -95,7 +96,7 @@ class Measurement:
         self.opset = opset
         self.root = root
         self.run = CaseRun(spec, device)
-        self.reference: tuple[torch.Tensor, ...] = ()
+        self.reference: tuple[Any, ...] = ()  # tensors, or numbers where the call returns no tensor
         self._dynamic: Any = None  # the DynamicBatch pass, made on first use
         self._speed: SpeedPass | None = None  # the speed pass, made on first use
 
@@ -105,17 +106,19 @@ class Measurement:
         return result(status, prefix + explain_exception(exc), stage, where_exception(exc, self.root), **extra)
 
     def _judge(self, path: str, outputs: list[Any], **extra: Any) -> dict[str, Any]:
-        """Compare a path's outputs with eager (stage compare)."""
-        if not self.spec.check:
-            verdict = compare_outputs.check_shapes_and_finite(self.reference, outputs)
+        """Compare a path's outputs with eager (stage compare). A random operator is compared in full only
+        where the path drew as eager draws (torch.compile under random_draws.drawing_as_eager)."""
+        if not self.spec.check and not random_draws.active():
+            verdict = compare_outputs.check_random(self.reference, outputs)
             if verdict.same:  # the status says it all (the page's legend explains ok-unverified)
                 return result(OK_UNVERIFIED, **extra)
-            return result(MISMATCH, "random operator, and even the output count, shapes or finiteness "
+            return result(MISMATCH, "random operator, and even the output count, rank, dtype or finiteness "
                           f"differ from eager: {verdict.detail}", STAGE_COMPARE, **extra)
         verdict = compare_outputs.compare(self.reference, outputs, self.spec.atol, self.spec.rtol)
         if verdict.same:
             return result(OK, **extra)
-        return result(MISMATCH, f"runs, but the result differs from eager: {verdict.detail}", STAGE_COMPARE,
+        drawn = "" if self.spec.check else " (a random operator, drawn as eager draws it: inductor's fallback_random)"
+        return result(MISMATCH, f"runs, but the result differs from eager{drawn}: {verdict.detail}", STAGE_COMPARE,
                       max_abs_diff=verdict.max_abs_diff, **extra)
 
     # -- eager
@@ -124,12 +127,12 @@ class Measurement:
         """Run the reference; on failure return the n/a record for every path."""
         try:
             wrapper, inputs = self.run.wrapper(), self.run.inputs()
-            self.reference = tuple(t.detach() for t in seeded(lambda: wrapper(*inputs)))
+            self.reference = number_outputs.detached(seeded(lambda: wrapper(*inputs)))
         except Exception as exc:  # the case itself does not run: nothing to capture
             failed = self._failure(NOT_APPLICABLE, STAGE_EAGER, exc, "does not run eagerly with the probed inputs: ")
             return {path: with_breaks(path, dict(failed)) for path in PATHS}
         if not self.reference:
-            na = result(NOT_APPLICABLE, "returns no tensor (a Python object), nothing to capture", STAGE_NO_TENSOR)
+            na = result(NOT_APPLICABLE, number_outputs.NO_OUTPUT, STAGE_NO_TENSOR)  # it ran: no eager failure
             return {path: with_breaks(path, dict(na)) for path in PATHS}
         return None
 
@@ -217,10 +220,11 @@ class Measurement:
         if self.speed:
             timed = self.run.inputs()
             self.captured[EXPORT] = lambda: module(*timed)
-        return self._judge(EXPORT, list(output_leaves.flatten_outputs(outputs)))
+        return self._judge(EXPORT, list(number_outputs.outputs_or_numbers(outputs)))
 
     # -- torch.compile
 
+    @random_draws.compiled_as_eager_draws  # a random operator's compiles draw as eager does (random_draws.py)
     def compile(self) -> dict[str, Any]:
         """The compile-first criterion: ``torch.compile(fn, fullgraph=True)`` decides the status (``ok`` when it
         compiles one graph with the default backend and matches eager); the default compile's breaks stay on the
@@ -364,6 +368,8 @@ class Measurement:
             try:
                 with global_hooks_kept():  # each path as the process was, whatever the one before left behind
                     out[path] = getattr(self, path)()
+                if number_outputs.numbers_only(self.reference):  # a path that cannot capture a number says so
+                    out[path] = number_outputs.not_probed(PATH_LABELS[path], out[path])
             except Exception as exc:  # a bug outside the staged steps; still a fact about this case
                 out[path] = self._failure(FAIL, STAGE_RUN, exc)
             out[path]["seconds"] = round(time.perf_counter() - began, 3)
