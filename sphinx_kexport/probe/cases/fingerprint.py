@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from .containers import input_leaves, skeleton
+from .layouts import is_sparse, layout_name, parts
 from .opaque import address_free_repr, without_addresses
 from .registry import CaseSpec
 
@@ -56,6 +57,11 @@ def _target_name(target: Any) -> str:
 def _tensor_digest(tensor: Any) -> dict[str, Any]:
     import torch
 
+    if is_sparse(tensor):  # no contiguous form, no bytes of its own: its parts' digests, and its layout
+        digests = [_tensor_digest(part) for part in parts(tensor.detach().cpu())]
+        values = hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()[:16]
+        return {"shape": list(tensor.shape), "dtype": str(tensor.dtype), "layout": layout_name(tensor),
+                "values": values}
     data = tensor.detach().cpu().contiguous()
     flat = data.view(-1)
     if flat.numel() and flat.stride(0) != 1:
