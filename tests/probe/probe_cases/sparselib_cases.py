@@ -20,8 +20,8 @@ for node in range(20):
     RING[node, (node + 1) % 20] = RING[(node + 1) % 20, node] = 0.5
 
 HAND = [case("propagate[ring]", sparselib.propagate, [RING.to_sparse(), torch.ones(20, 2)], package="sparselib"),
-        case("degree[csr]", sparselib.degree, [torch.tensor([[0., 2.], [3., 0.]]).to_sparse_csr()],
-             package="sparselib")]
+        case("degree[csr]", sparselib.degree, [torch.tensor([[0., 2., 0.5, 0.], [3., 0., 0., 1.], [0., 0., 0., 0.],
+                                                              [0., 1., 0., 0.]]).to_sparse_csr()], package="sparselib")]
 
 CASES = HAND + cases_from_docstrings("sparselib", time_limit=10) + cases_from_tests("sparselib", PROJECT / "tests",
                                                                                     time_limit=10)
