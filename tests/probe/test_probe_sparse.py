@@ -263,3 +263,31 @@ def test_the_hand_written_cases_repro_rebuilds_the_sparse_inputs(survey):
     for node in range(20):
         ring[node, (node + 1) % 20] = ring[(node + 1) % 20, node] = 0.5
     assert layout == torch.sparse_coo and torch.equal(adj, ring) and torch.equal(x, torch.ones(20, 2))
+
+
+def test_a_case_discovery_cannot_describe_is_left_out_named_and_the_others_stay(monkeypatch):
+    """Whatever input the probe cannot hash (a tensor kind it does not know yet): the case is dropped with why,
+    an object left with no case says so, and discovery goes on (before: the first such case raised)."""
+    from sphinx_kexport.probe import case
+    from sphinx_kexport.probe.cases import fingerprint
+    from sphinx_kexport.probe.discover.docstrings import Discovery, _without_repeats
+    from sphinx_kexport.probe.discover.library import ObjectReport
+
+    known = fingerprint.case_definition
+
+    def refuse(spec):
+        if spec.name.startswith("odd"):
+            raise RuntimeError("no sizes\nfor this kind")
+        return known(spec)
+
+    monkeypatch.setattr(fingerprint, "case_definition", refuse)
+    plain, odd, also_odd = (case(name, torch.neg, [torch.ones(2)], package="p")
+                            for name in ("plain[doc]", "odd[doc]", "odd[doc 2]"))
+    found = _without_repeats(Discovery("p", [ObjectReport("p.plain", cases=[plain]),
+                                             ObjectReport("p.odd", cases=[odd, also_odd])], 0.0))
+    reports = {r.ref: r for r in found.objects}
+    assert found.cases == [plain] and reports["p.plain"].skip == ""
+    why = ("the probe cannot describe its inputs (RuntimeError: no sizes for this kind), so it is left out; this is "
+           "a limit of sphinx-kexport: please report it")
+    assert reports["p.odd"].dropped == [f"odd[doc]: {why}", f"odd[doc 2]: {why}"]
+    assert reports["p.odd"].skip == "not described" and reports["p.odd"].detail == "; ".join(reports["p.odd"].dropped)

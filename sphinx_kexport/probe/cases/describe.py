@@ -75,19 +75,6 @@ def describe(spec: CaseSpec) -> InventoryCase:
                          weight_bytes=weight_bytes(spec.target), aliases=tuple(entry.get("aliases", ())))
 
 
-def definition_or_why(spec: CaseSpec) -> tuple[dict[str, Any] | None, str]:
-    """(the case's fingerprint definition, "") when the probe can describe it (its definition and its snapshot
-    entry), else (None, why): discovery leaves such a case out, named, and goes on with the others, instead of
-    the probe stopping on the first (a nested tensor, whose sizes torch does not give)."""
-    try:
-        case_entry(spec)
-        return case_definition(spec), ""
-    except Exception as exc:
-        message = " ".join(str(exc).split())[:200]
-        return None, (f"the probe cannot describe it ({type(exc).__name__}: {message}), so it is left out; "
-                      "this is a limit of sphinx-kexport: please report it")
-
-
 def describe_module(source: Source, importing: ContextManager[Any] = contextlib.nullcontext()) -> list[InventoryCase]:
     """Import one case module (building its cases, discovering its docstring cases) and describe each case.
     A case the probe fails to describe is a LoadError that names it (the traceback goes to stderr).

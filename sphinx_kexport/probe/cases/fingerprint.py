@@ -102,6 +102,17 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
     return definition
 
 
+def definition_or_why(spec: CaseSpec) -> tuple[dict[str, Any] | None, str]:
+    """(the case's :func:`case_definition`, "") or (None, why the probe cannot describe it): discovery leaves
+    such a case out, named, and goes on with the others, instead of the probe stopping on the first."""
+    try:
+        return case_definition(spec), ""
+    except Exception as exc:
+        message = " ".join(str(exc).split())[:200]
+        return None, (f"the probe cannot describe its inputs ({type(exc).__name__}: {message}), so it is left "
+                      "out; this is a limit of sphinx-kexport: please report it")
+
+
 def definition_digest(definition: dict[str, Any]) -> str:
     """What a worker checks the case it built against: the definition the inventory described, its name aside
     (the parent may have qualified it)."""

@@ -147,8 +147,7 @@ def _without_repeats(found: Discovery) -> Discovery:
     repeat when their definitions agree but for the name and the repro code (the same callee, bound object, baked
     arguments and input values); the first one the examples recorded stays, with its name. Not renumbered: a
     worker finds a case in the cache by the name discovery gave it."""
-    from ..cases.describe import definition_or_why
-    from ..cases.fingerprint import definition_digest
+    from ..cases.fingerprint import definition_digest, definition_or_why
     from ..cases.registry import split_name
 
     def order(spec: CaseSpec) -> int:

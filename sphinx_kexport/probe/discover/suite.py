@@ -51,7 +51,7 @@ from .suite_run import SHARED, NodeRun, NodeSource, SuiteError, SuiteRun, librar
 from .suite_shards import deal, run_in_children, shard_count, suite_jobs, tell_parent
 from ..measure.code_watch import CodeWatch
 from ..measure.locate import NO_LIBRARY, library_root
-from ..cases.describe import definition_or_why
+from ..cases.fingerprint import definition_or_why
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
 from ..cases.build_marks import case_built, discovery_began
