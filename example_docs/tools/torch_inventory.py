@@ -27,6 +27,8 @@ ENTRIES = [
     ("torch.export.Dim", "py:class", "export/api_reference.html#torch.export.dynamic_shapes.Dim", "-"),
     ("torch.Tensor.clone", "py:method", "generated/torch.Tensor.clone.html", "-"),
     ("torch.Tensor.to", "py:method", "generated/torch.Tensor.to.html", "-"),
+    ("torch.Tensor.index_add", "py:method", "generated/torch.Tensor.index_add.html", "-"),
+    ("sparse", "std:doc", "sparse.html", "torch.sparse"),
     ("compile/programming_model.common_graph_breaks", "std:doc",
      "compile/programming_model.common_graph_breaks.html", "Common Graph Breaks"),
 ]

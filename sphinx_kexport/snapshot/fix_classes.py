@@ -154,6 +154,17 @@ RUNTIME_KERNEL = _record(
     before="y = conv(x.double())",
     after="y = conv(x.float()).to(x.dtype)",
     docs=(("py:meth", "torch.Tensor.to"),))
+SPARSE_TENSOR = _record(
+    "sparse-tensor", title="a sparse tensor the path cannot take", workflow=ANY_PATH,
+    fix="keep sparse tensors at the edge of the captured function: pass a sparse matrix as its indices and values "
+        "(dense tensors; clone the ones a sparse tensor hands out, which are views into it) or as its dense "
+        "values, and compute with dense operations inside (index_add or scatter_add for a sparse-dense "
+        "product); build the sparse tensor outside, where a caller needs one",
+    before="def forward(adj, x):  # adj: a sparse COO adjacency\n    return torch.sparse.mm(adj, x)",
+    after="def forward(edge_index, weight, x):  # adj.indices().clone(), adj.values().clone()\n"
+          "    messages = weight.unsqueeze(1) * x[edge_index[1]]\n"
+          "    return torch.zeros_like(x).index_add(0, edge_index[0], messages)",
+    docs=(("py:meth", "torch.Tensor.index_add"), ("std:doc", "sparse")))
 RESULT_DIFFERS = _record(
     "result-differs", title="a result that differs from eager", workflow=ANY_PATH,
     fix="compare the captured graph with eager step by step (the first output that differs); the cause is in "
@@ -169,7 +180,7 @@ UNCLASSIFIED = _record(
 
 FIX_CLASSES = (VALUE_CHECK, TENSOR_BRANCH, EARLY_EXIT, EARLY_RETURN, GATE, PYTHON_SCALAR_BRANCH, REDESIGN,
                GUARD, NO_LOWERING, CONSTANT_MUTATION, PYTHON_NUMBER, RUNTIME_KERNEL,
-               BATCH_SPECIALISED, UNTRACEABLE_PYTHON, TOOL_BUG, RESULT_DIFFERS, UNCLASSIFIED)
+               BATCH_SPECIALISED, UNTRACEABLE_PYTHON, SPARSE_TENSOR, TOOL_BUG, RESULT_DIFFERS, UNCLASSIFIED)
 FIX_CLASS = {c: c for c in FIX_CLASSES}
 
 
@@ -210,6 +221,8 @@ _RULES = (
           r"reads tensor values into Python through \.numpy\(\)|builds a tensor from the values of other tensors|"
           r"the operator reads raw tensor memory|dynamo recompiled the same code more times", PYTHON_NUMBER),
     _rule(r"a constant buffer is mutated in place", CONSTANT_MUTATION),
+    # before the ONNX lowering words: ONNX has no sparse tensors, so no lowering of a sparse op is the fix
+    _rule(r"(?:on|cannot trace) a sparse tensor|builds a sparse tensor with", SPARSE_TENSOR),
     _rule(r"^no ONNX lowering for|the ONNX exporter finds no ONNX overload|"
           r"the exporter cannot resolve the torch overload", NO_LOWERING),
     # "Numpy_type 14 can't be converted to MLDataType": onnxruntime takes no complex64 tensor (kornia's So2)

@@ -159,25 +159,27 @@ def test_an_element_sliced_out_of_a_row_gets_the_fingerprint_of_its_copy():
     assert definition == case_definition(case("a", torch.neg, [torch.tensor([0.25])], package="p"))
 
 
-def test_a_case_the_probe_cannot_describe_is_named_in_a_load_error(tmp_path, monkeypatch):
+def test_the_cases_the_probe_cannot_describe_are_all_named_in_a_load_error(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     from sphinx_kexport.probe.cases import describe
     from sphinx_kexport.probe.cases.inventory import LoadError, Source
 
-    (tmp_path / "two_cases.py").write_text(
+    (tmp_path / "three_cases.py").write_text(
         "import torch\nfrom sphinx_kexport.probe import case\n"
         "CASES = [case('first', torch.neg, [torch.ones(2)], package='p'),\n"
-        "         case('second', torch.abs, [torch.ones(2)], package='p')]\n")
+        "         case('second', torch.abs, [torch.ones(2)], package='p'),\n"
+        "         case('third', torch.sin, [torch.ones(2)], package='p')]\n")
 
     def refuse(spec):
-        if spec.name == "second":
+        if spec.name != "first":
             raise RuntimeError("not like this")
         return {}
 
     monkeypatch.setattr(describe, "case_definition", refuse)
-    with pytest.raises(LoadError, match=r"two_cases.py: case 'second': the probe failed to describe it "
-                                        r"\(RuntimeError: not like this\)\. This is a bug in sphinx-kexport"):
-        describe.describe_module(Source("two_cases", str(tmp_path), "two_cases.py"))
+    with pytest.raises(LoadError, match=r"three_cases.py: the probe failed to describe 2 cases: case 'second' "
+                                        r"\(RuntimeError: not like this\); case 'third' \(RuntimeError: not like "
+                                        r"this\)\. This is a bug in sphinx-kexport"):
+        describe.describe_module(Source("three_cases", str(tmp_path), "three_cases.py"))
 
 
 def _snapshot(statuses: dict[str, str], breaks: int = 0) -> dict:

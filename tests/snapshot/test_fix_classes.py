@@ -12,7 +12,8 @@ from sphinx_kexport.probe.measure import explain, graph_breaks
 from sphinx_kexport.snapshot import load_snapshot
 from sphinx_kexport.snapshot.fix_classes import (
     BATCH_SPECIALISED, CONSTANT_MUTATION, FIX_CLASSES, GUARD, NO_LOWERING, PYTHON_NUMBER, REDESIGN, RESULT_DIFFERS,
-    RUNTIME_KERNEL, TENSOR_BRANCH, TOOL_BUG, UNCLASSIFIED, UNTRACEABLE_PYTHON, cause, classify, fix_class)
+    RUNTIME_KERNEL, SPARSE_TENSOR, TENSOR_BRANCH, TOOL_BUG, UNCLASSIFIED, UNTRACEABLE_PYTHON, cause, classify,
+    fix_class)
 from sphinx_kexport.snapshot.vocabulary import COMPILE, EXPORT, ONNX
 from sphinx_kexport.snapshot.worklist import blocked_cells
 
@@ -39,6 +40,8 @@ def _probe_phrases() -> list[str]:
 # and ONNX). A new rule in the probe fails test_every_probe_rule_is_listed until it is listed here.
 EXPECTED = [
     ("no ONNX lowering for T of a complex-valued", NO_LOWERING, NO_LOWERING),
+    ("the ONNX exporter cannot translate T on a sparse tensor", SPARSE_TENSOR, SPARSE_TENSOR),
+    ("the ONNX exporter cannot decompose an operation on a sparse tensor", SPARSE_TENSOR, SPARSE_TENSOR),
     ("no ONNX lowering for T", NO_LOWERING, NO_LOWERING),
     ("no ONNX lowering for T 12", NO_LOWERING, NO_LOWERING),
     ("onnxruntime has no kernel", RUNTIME_KERNEL, RUNTIME_KERNEL),
@@ -69,6 +72,8 @@ EXPECTED = [
     ("inductor bug in this torch version (KeyError", TOOL_BUG, TOOL_BUG),
     ("inductor bug in this torch version (lowering", TOOL_BUG, TOOL_BUG),
     ("calls a function marked torch.compiler.disable", UNTRACEABLE_PYTHON, UNTRACEABLE_PYTHON),
+    ("dynamo (torch.compile) cannot trace a sparse tensor", SPARSE_TENSOR, SPARSE_TENSOR),
+    ("builds a sparse tensor with T, which dynamo", SPARSE_TENSOR, SPARSE_TENSOR),
     ("calls 12, which dynamo does not trace", UNTRACEABLE_PYTHON, UNTRACEABLE_PYTHON),
     ("T returns a Python 12, not a tensor", UNTRACEABLE_PYTHON, UNTRACEABLE_PYTHON),
     ("calls the Python builtin 12()", UNTRACEABLE_PYTHON, UNTRACEABLE_PYTHON),

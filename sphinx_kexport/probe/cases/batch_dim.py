@@ -5,7 +5,7 @@ dict, list or tuple of tensors, see containers.py), in the exporter's leaf
 order (``in0``, ``in0_p3``, ``in1_0``, ...). ``case(..., batch=...)`` accepts:
 
 * nothing (the default): dimension 0 of every tensor leaf of rank 2 or more,
-  when those leaves agree on its size; otherwise the case has no batch
+  when those leaves agree on its size and none is sparse; otherwise the case has no batch
   dimension (its results then say why). A rank-1 leaf as long as that batch
   (kornia's per-sample angles, gates, factors) is *probably* per-sample: the
   pass first grows it with the batch too (``Batch.per_sample``) and falls back
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .containers import input_leaves, rebuild
+from .layouts import is_sparse
 
 AUTO = "auto"  # the default of ``case(batch=...)``
 
@@ -75,6 +76,8 @@ def resolve(batch: Any, inputs: list[Any], where: str, error: type[Exception]) -
     if isinstance(batch, str) and batch == AUTO:
         if not leaves:
             return Batch(None, why="no tensor input, so no batch dimension")
+        if any(is_sparse(leaf) for _, leaf in leaves):  # an adjacency's rows are nodes, and it has no rows to copy
+            return Batch(None, why="a sparse input: the dynamic-batch pass grows dense inputs only")
         dims = tuple(0 if _rank(leaf) >= 2 else None for _, leaf in leaves)
         if not any(d is not None for d in dims):
             return Batch(None, why="no input of rank 2 or more, so no batch dimension")

@@ -35,7 +35,8 @@ def _input_source(value: Any) -> str:
 
 def _exact(value: Any) -> bool:
     """Whether ``_input_source`` writes the values themselves (not a random stand-in of the same shape)."""
-    return all(tensor_source(leaf).startswith(("torch.tensor(", "torch.empty(")) for _, leaf in walk(value))
+    return all(tensor_source(leaf).startswith(("torch.tensor(", "torch.empty(", "torch.sparse_"))
+               for _, leaf in walk(value))
 
 
 def _resolve(ref: str) -> tuple[str, Any] | None:

@@ -14,6 +14,7 @@ from typing import Any, ContextManager
 from .containers import input_leaves
 from .fingerprint import case_definition
 from .inventory import InventoryCase, LoadError, Source
+from .layouts import is_sparse, layout_name
 from .loader import imported_cases
 from .module_copy import module_weights
 from .public_names import aliases_of
@@ -29,8 +30,7 @@ def case_entry(spec: CaseSpec) -> dict[str, Any]:
         "variant": spec.variant, "ref": spec.ref, "origin": spec.origin, "note": spec.note, "check": spec.check,
         "results": {},
         # the format's inputs are a flat list: containers are flattened in the exporter's order
-        "inputs": [{"shape": [int(d) for d in t.shape], "dtype": str(t.dtype).removeprefix("torch.")}
-                   for _, t in input_leaves(spec.inputs)],
+        "inputs": [input_record(t) for _, t in input_leaves(spec.inputs)],
     }
     aliases = aliases_of(spec.ref)
     if aliases:  # the object's other public names: the page shows them and finds the row by them
@@ -39,6 +39,16 @@ def case_entry(spec: CaseSpec) -> dict[str, Any]:
     if call:
         entry["call"] = call
     return entry
+
+
+def input_record(tensor: Any) -> dict[str, Any]:
+    """One input of the snapshot's flat list: shape and dtype, and the layout of a sparse tensor (absent for a
+    strided one, so the records of dense inputs stay as they were)."""
+    record: dict[str, Any] = {"shape": [int(d) for d in tensor.shape],
+                              "dtype": str(tensor.dtype).removeprefix("torch.")}
+    if is_sparse(tensor):
+        record["layout"] = layout_name(tensor)
+    return record
 
 
 def weight_bytes(target: Any) -> int:
@@ -69,7 +79,7 @@ def describe_module(source: Source, importing: ContextManager[Any] = contextlib.
     """Import one case module (building its cases, discovering its docstring cases) and describe each case.
     A case the probe fails to describe is a LoadError that names it (the traceback goes to stderr).
     ``importing``: entered around the import alone (measure/build_watch.py watches it)."""
-    described = []
+    described, failed = [], []
     with importing:
         specs = imported_cases(source)
     for spec in specs:
@@ -77,7 +87,10 @@ def describe_module(source: Source, importing: ContextManager[Any] = contextlib.
             described.append(describe(spec))
         except Exception as exc:
             traceback.print_exc()
-            raise LoadError(f"{source.label}: case {spec.name!r}: the probe failed to describe it "
-                            f"({type(exc).__name__}: {exc}). This is a bug in sphinx-kexport: please report it with "
-                            "the traceback above; until it is fixed, leave the case out to probe the others.") from None
+            failed.append(f"case {spec.name!r} ({type(exc).__name__}: {exc})")
+    if failed:  # every one named, not the first alone
+        cases = f"{len(failed)} case{'s' if len(failed) > 1 else ''}"
+        raise LoadError(f"{source.label}: the probe failed to describe {cases}: {'; '.join(failed)}. This is a "
+                        "bug in sphinx-kexport: please report it with the traceback above; until it is fixed, leave "
+                        "these cases out to probe the others.")
     return described

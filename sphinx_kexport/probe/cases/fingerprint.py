@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from .containers import input_leaves, skeleton
+from .layouts import is_sparse, layout_name, parts
 from .opaque import address_free_repr, without_addresses
 from .registry import CaseSpec
 
@@ -56,6 +57,11 @@ def _target_name(target: Any) -> str:
 def _tensor_digest(tensor: Any) -> dict[str, Any]:
     import torch
 
+    if is_sparse(tensor):  # no contiguous form, no bytes of its own: its parts' digests, and its layout
+        digests = [_tensor_digest(part) for part in parts(tensor.detach().cpu())]
+        values = hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()[:16]
+        return {"shape": list(tensor.shape), "dtype": str(tensor.dtype), "layout": layout_name(tensor),
+                "values": values}
     data = tensor.detach().cpu().contiguous()
     flat = data.view(-1)
     if flat.numel() and flat.stride(0) != 1:
@@ -94,6 +100,17 @@ def case_definition(spec: CaseSpec) -> dict[str, Any]:
     if spec.bench is not None:  # likewise: the inputs the speed pass times at instead of a grown batch
         definition["bench"] = [dict(_tensor_digest(t), name=name) for name, t in input_leaves(spec.bench)]
     return definition
+
+
+def definition_or_why(spec: CaseSpec) -> tuple[dict[str, Any] | None, str]:
+    """(the case's :func:`case_definition`, "") or (None, why the probe cannot describe it): discovery leaves
+    such a case out, named, and goes on with the others, instead of the probe stopping on the first."""
+    try:
+        return case_definition(spec), ""
+    except Exception as exc:
+        message = " ".join(str(exc).split())[:200]
+        return None, (f"the probe cannot describe its inputs ({type(exc).__name__}: {message}), so it is left "
+                      "out; this is a limit of sphinx-kexport: please report it")
 
 
 def definition_digest(definition: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .layouts import dense, from_dense_suffix, is_sparse, layout_name, parts
 from .opaque import is_plain_container
 
 SMALL_TENSOR = 256  # tensors up to this many elements are written out exactly
@@ -51,6 +52,8 @@ def _dtype_arg(tensor: Any, default: Any) -> str:
 def tensor_source(tensor: Any) -> str:
     import torch
 
+    if is_sparse(tensor):
+        return _sparse_source(tensor)
     shape = ", ".join(str(d) for d in tensor.shape)
     if tensor.numel() == 0:
         return f"torch.empty(({shape}{',' if tensor.dim() == 1 else ''}){_dtype_arg(tensor, torch.float32)})"
@@ -62,6 +65,39 @@ def tensor_source(tensor: Any) -> str:
     if tensor.is_floating_point() or tensor.is_complex():
         return f"torch.rand({shape}{_dtype_arg(tensor, torch.float32)})"
     return f"torch.randint(0, 10, ({shape}{',' if tensor.dim() == 1 else ''}){_dtype_arg(tensor, torch.int64)})"
+
+
+def _sparse_source(tensor: Any) -> str:
+    """A sparse tensor as a graph library's user writes one: its dense values followed by the conversion
+    (``torch.tensor([[0., 1.], [1., 0.]]).to_sparse()``) while they are small; else its indices and values
+    (``torch.sparse_coo_tensor(indices, values, size)``) while those are; else a random stand-in of its shape
+    and layout."""
+    values = dense(tensor.detach().cpu())
+    if values.numel() <= SMALL_TENSOR:
+        return tensor_source(values) + from_dense_suffix(tensor)
+    return _from_parts(tensor) or tensor_source(values) + from_dense_suffix(tensor)
+
+
+def _from_parts(tensor: Any) -> str:
+    """``torch.sparse_<layout>_tensor(<its parts>, size)`` holding exactly ``tensor``'s parts, or "" when one
+    has no literal (too large, no element)."""
+    import torch
+
+    stored = tensor.detach().cpu()
+    texts = [_literal_tensor(part) for part in parts(stored)]
+    if not all(texts):
+        return ""
+    layout = layout_name(stored)
+    size = ", ".join(str(d) for d in stored.shape) + ("," if stored.dim() == 1 else "")
+    text = f"torch.{layout}_tensor({', '.join(texts)}, ({size}))"
+    if layout == "sparse_coo" and stored.is_coalesced():
+        text += ".coalesce()"
+    try:
+        rebuilt = eval(text, {"torch": torch})  # noqa: S307 - our own literal text, checked part for part
+    except Exception:
+        return ""
+    same = rebuilt.layout == stored.layout and all(same_tensor(a, b) for a, b in zip(parts(rebuilt), parts(stored)))
+    return text if same else ""
 
 
 def _literal_tensor(tensor: Any) -> str:

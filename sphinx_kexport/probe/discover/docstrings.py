@@ -47,7 +47,7 @@ from .library import (TESTING_HELPERS, ObjectReport, as_written, case_base_name,
                       selected, random_state_kept, recorded_callables, Switch)
 from . import without_cases
 from .progress import OnExample, reporter
-from ...snapshot.vocabulary import NO_CASE_KINDS
+from ...snapshot.vocabulary import NO_CASE_KINDS, NOT_DESCRIBED
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds per example
 # why an object yields no case; "duplicate" (its cases repeat hand-written ones) and the testing helpers left out
@@ -148,32 +148,39 @@ def _without_repeats(found: Discovery) -> Discovery:
     repeat when their definitions agree but for the name and the repro code (the same callee, bound object, baked
     arguments and input values); the first one the examples recorded stays, with its name. Not renumbered: a
     worker finds a case in the cache by the name discovery gave it."""
-    from ..cases.fingerprint import case_definition, definition_digest
+    from ..cases.fingerprint import definition_digest, definition_or_why
     from ..cases.registry import split_name
 
     def order(spec: CaseSpec) -> int:
         words = split_name(spec.name)[1].split()  # "doc" or "doc 5"
         return int(words[-1]) if len(words) > 1 and words[-1].isdigit() else 1
 
-    def key(spec: CaseSpec) -> str:
-        definition = case_definition(spec)
+    keys: dict[int, str] = {}
+    undescribed: dict[int, str] = {}  # a case the probe cannot describe: left out, with why
+    for spec in found.cases:
+        definition, why = definition_or_why(spec)
+        if definition is None:
+            undescribed[id(spec)] = why
+            continue
         definition.pop("code", None)
-        return definition_digest(definition)
-
-    keys = {id(spec): key(spec) for spec in found.cases}
+        keys[id(spec)] = definition_digest(definition)
     first: dict[str, CaseSpec] = {}
     for spec in found.cases:
-        kept = first.get(keys[id(spec)])
-        if kept is None or order(spec) < order(kept):
+        kept = first.get(keys.get(id(spec), ""))
+        if id(spec) in keys and (kept is None or order(spec) < order(kept)):
             first[keys[id(spec)]] = spec
     for report in found.objects:
         cases = []
         for spec in report.cases:
-            kept = first[keys[id(spec)]]
-            if kept is spec:
+            kept = first.get(keys.get(id(spec), ""))
+            if id(spec) in undescribed:
+                report.dropped.append(f"{spec.name}: {undescribed[id(spec)]}")
+            elif kept is spec:
                 cases.append(spec)
             else:
                 report.dropped.append(f"{spec.name} repeats {kept.name} (the same call on the same inputs)")
+        if report.cases and not cases and any(id(spec) in undescribed for spec in report.cases):
+            report.skip, report.detail = NOT_DESCRIBED, "; ".join(report.dropped)
         report.cases = cases
     return found
 

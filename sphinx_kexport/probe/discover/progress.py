@@ -33,6 +33,7 @@ TEST_WORDS = {
     "file failed": "its file does not import",
     "outside its test": "its calls do not run outside the test (a mode or state the test set)",
     "too large": "its calls' tensors are too large to keep (the recorder's copy budget)",
+    "not described": "the probe cannot describe its calls' cases (a limit of sphinx-kexport)",
     "duplicate": "repeats hand-written or docstring cases",
 }
 

@@ -41,6 +41,7 @@ from .focus import focused_cases
 from .library import (DiscoveryError, ObjectReport, as_written, callable_patterns, chosen_tests, find_aliases,
                       library_objects, place, random_state_kept, recorded_callables, selected, Switch)
 from .progress import OnExample, reporter, whole_line
+from ...snapshot.vocabulary import NOT_DESCRIBED
 from . import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
 from .suite_copies import AGAIN, REPEAT, TOO_LARGE, CopyBudget, covered
@@ -50,6 +51,7 @@ from .suite_run import SHARED, NodeRun, NodeSource, SuiteError, SuiteRun, librar
 from .suite_shards import deal, run_in_children, shard_count, suite_jobs, tell_parent
 from ..measure.code_watch import CodeWatch
 from ..measure.locate import NO_LIBRARY, library_root
+from ..cases.fingerprint import definition_or_why
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec
 from ..cases.build_marks import case_built, discovery_began
@@ -169,6 +171,7 @@ class Candidate:
     rebuild: bool = False  # the case did not pickle out of its shard: the test runs again for it
     stored: str = ""  # the name its case has in the discovery cache ("": not stored; kept later, it is rebuilt)
     large: bool = False  # dropped because its tensors were too large to keep (suite_copies.py)
+    undescribed: bool = False  # dropped because the probe cannot describe its case (cases/describe.py)
 
 
 @dataclass
@@ -349,6 +352,10 @@ class _Taker:
             except Exception as exc:  # e.g. case() refusing the target: said, not hidden
                 candidate.dropped = f"{call.ref}: {type(exc).__name__}: {exc}"
                 continue
+            definition, why = definition_or_why(candidate.spec)
+            if definition is None:  # left out here, named, rather than stopping the probe that reads it
+                candidate.spec, candidate.dropped, candidate.undescribed = None, f"{call.ref}: {why}", True
+                continue
             why = outside_its_test(candidate.spec, self.time_limit)
             if why:  # e.g. it worked only in a global mode the test set: not the operator's eager failure
                 candidate.spec, candidate.outside = None, f"{call.ref} does not run outside its test: {why}"
@@ -428,6 +435,8 @@ class _Selector:
         elif large:  # its calls that could have been cases were too large to keep (said once, in the reason)
             report.skip, report.detail = "too large", "; ".join(large)
             report.dropped = [dropped for dropped in report.dropped if dropped not in large] + dtype
+        elif any(candidate.undescribed for candidate in take.candidates):
+            report.skip, report.detail = NOT_DESCRIBED, "; ".join(report.dropped)
         elif dtype and not report.covered:  # e.g. a fixture set float64 as the default dtype
             report.skip, report.detail = "other dtype", "; ".join(dtype)
         elif report.covered:

@@ -1,9 +1,9 @@
 """Compare a captured run's outputs with eager.
 
-The rules are strict on purpose: identical shapes, exact booleans, NaN in the
-same places, then ``allclose`` with the case's tolerances. A random operator
-(``check=False``) that a path cannot draw as eager draws is compared on output count, rank, dtype and
-finiteness only (:func:`check_random`).
+The rules are strict on purpose: the same layout (dense, or which sparse one), identical shapes, exact
+booleans, NaN in the same places, then ``allclose`` with the case's tolerances (a sparse tensor by its dense
+values). A random operator (``check=False``) that a path cannot draw as eager draws is compared on output
+count, rank, dtype and finiteness only (:func:`check_random`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,14 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..cases.layouts import STRIDED, dense, layout_name, layout_words
+
 
 def to_numpy(value: Any) -> np.ndarray:
+    """The values of an output or input as an array; a sparse tensor's dense values (its layout is compared
+    apart: :func:`compare`)."""
     if isinstance(value, torch.Tensor):
-        value = value.detach().cpu()
+        value = dense(value.detach().cpu())
         if value.dtype == torch.bfloat16:
             value = value.float()
         if value.is_complex():
@@ -73,11 +77,21 @@ def compare(reference: tuple[torch.Tensor, ...], captured: list[Any], atol: floa
         why, diff = _compare_one(to_numpy(ref), to_numpy(got), atol, rtol)
         if diff is not None:
             largest = diff if largest is None else max(largest, diff)
+        why = "; ".join(filter(None, [_layout_differs(ref, got), why]))
         if why:
             problems.append(f"out{i}: {why}" if len(reference) > 1 else why)
     if problems:
         return Verdict(False, "; ".join(problems)[:300], largest)
     return Verdict(True)
+
+
+def _layout_differs(ref: Any, got: Any) -> str:
+    """"" when both are dense or both sparse of the same layout, else what each is: a path that returns the
+    dense values of eager's sparse tensor returns another kind of tensor (an array is dense)."""
+    want, have = layout_name(ref), layout_name(got) if isinstance(got, torch.Tensor) else STRIDED
+    if want == have:
+        return ""
+    return f"a {layout_words(have)} tensor where eager returns a {layout_words(want)} one"
 
 
 def _as_exported(ref: np.ndarray, got: np.ndarray) -> np.ndarray:

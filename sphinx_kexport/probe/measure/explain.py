@@ -39,6 +39,16 @@ ATEN_PUBLIC_NAMES = {
     "_fft_c2r": "torch.fft.irfft",
     "_local_scalar_dense": "Tensor.item()",
     "_unique2": "torch.unique",
+    "_sparse_addmm": "torch.sparse.mm",  # what torch.sparse.mm and torch.sparse.addmm export as
+    "_sparse_mm": "torch.sparse.mm",
+    "_sparse_coo_tensor_with_dims_and_tensors": "torch.sparse_coo_tensor",
+    # named alike whether torch is imported or not (the repro check's process reads the words without it)
+    "_to_sparse": "Tensor.to_sparse",
+    "_to_sparse_csr": "Tensor.to_sparse_csr",
+    "_to_sparse_csc": "Tensor.to_sparse_csc",
+    "_to_sparse_bsr": "Tensor.to_sparse_bsr",
+    "_to_sparse_bsc": "Tensor.to_sparse_bsc",
+    "_to_dense": "Tensor.to_dense",
     "_unique": "torch.unique",
     "unique_dim": "torch.unique",
     "grid_sampler_3d": "torch.nn.functional.grid_sample (5-D)",
@@ -85,6 +95,15 @@ _RULES: list[Rule] = [
     (re.compile(r"No ONNX function found for <OpOverload\(op='(?:aten|prims)\.(\w+)'[^\n]*complex-valued"),
      lambda m: f"no ONNX lowering for {torch_name(m.group(1))} of a complex-valued tensor (the ONNX exporter "
                "supports complex tensors in few operators)"),
+    # a sparse COO / CSR tensor in or out (a graph library's adjacency): torch 2.13, plain scripts. The exporter
+    # finds no function for the sparse op (aten._sparse_addmm of torch.sparse.mm, aten._to_sparse_csr,
+    # aten._sparse_coo_tensor_with_dims_and_tensors, aten._to_dense of a sparse input) ...
+    (re.compile(r"No ONNX function found for <OpOverload\(op='aten\.(\w*sparse\w*|_to_dense)'"),
+     lambda m: f"the ONNX exporter cannot translate {torch_name(m.group(1))} on a sparse tensor (ONNX has no "
+               "sparse tensors)"),
+    # ... or fails decomposing an op on a sparse CSR input (torch.sparse.mm, to_dense), before translating
+    (re.compile(r"layout_impl is only implemented for TensorImpl subclasses"),
+     "the ONNX exporter cannot decompose an operation on a sparse tensor input (ONNX has no sparse tensors)"),
     (re.compile(r"No ONNX function found for <OpOverload\(op='(?:aten|prims)\.(\w+)'"),
      lambda m: f"no ONNX lowering for {torch_name(m.group(1))}"),
     (re.compile(r"aten_(\w+) (with .*?) is not supported in this export path"),
@@ -177,7 +196,14 @@ _RULES: list[Rule] = [
                + clean_line(m.group(1) + (f": {m.group(2)}" if m.group(2) else ""), 90) + ")"),
     (re.compile(r"Skip calling `torch\.compiler\.disable\(\)`d function|torch\.compiler\.disable"),
      "calls a function marked torch.compiler.disable, which runs in Python"),
-    # dynamo (torch.compile) graph breaks, by the graph-break type dynamo names in its message
+    # dynamo (torch.compile) graph breaks, by the graph-break type dynamo names in its message. torch 2.13, plain
+    # scripts: a sparse input or output ("Attempted to wrap sparse Tensor [with VariableTracker]"), a sparse
+    # tensor built inside (torch.sparse_coo_tensor is a builtin dynamo skips)
+    (re.compile(r"Attempted to wrap sparse Tensor|torch\.compile does not support sparse Tensors"),
+     "dynamo (torch.compile) cannot trace a sparse tensor: the code that touches one runs eagerly"),
+    (re.compile(r"Attempted to (?:call|inline) function marked as skipped[\s\S]*?builtin "
+                r"`torch\._VariableFunctionsClass\.(sparse_\w+?)\.?`"),
+     lambda m: f"builds a sparse tensor with torch.{m.group(1)}, which dynamo (torch.compile) cannot trace"),
     (re.compile(r"Attempted to (?:call|inline) function marked as skipped[\s\S]*?(?:builtin|function) `([^`]+?)\.?`"),
      lambda m: f"calls {m.group(1)}, which dynamo does not trace (a Python builtin, a C extension or a function "
                "it skips on purpose)"),
