@@ -37,7 +37,7 @@ def test_a_mistyped_only_beside_one_that_matches_is_refused_with_the_names_it_me
     done = probe_cli("--cases", str(CASE_FILE), "--out", "x.json", "--library", "probe_cases", "--only", "clean",
                      "--only", "tensor_iff", "--only", "calls_a_*", cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert done.returncode == 2, done.stdout + done.stderr
-    assert ("no case matches --only tensor_iff (the case modules register 6 cases). Did you mean 'tensor_if'? "
+    assert ("no case matches --only tensor_iff (the case modules register 7 cases). Did you mean 'tensor_if'? "
             "Nothing was run.") in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "x.json").exists()
 
