@@ -11,6 +11,11 @@ is a fix. Everything else that differs (n/a transitions, a case or device
 that appears or disappears, fail <-> mismatch, ok <-> ok-breaks, a different
 number of graph breaks) is a change, reported but not a regression.
 
+The compile-first gate (``probe diff``; :data:`COMPILE_FIRST_RULES`, each allowed with ``--allow``) also
+counts two torch.compile changes as regressions: ``fullgraph`` (``ok`` -> ``ok-breaks``: ``torch.compile(fn,
+fullgraph=True)`` no longer compiles the call; ``ok-breaks`` -> ``ok`` is then a fix) and ``breaks`` (a supported
+cell whose default compile breaks more often than before). The page's ``:compare:`` does not apply them.
+
 The dynamic-batch result of a cell (``dynamic``) is compared too, when both
 snapshots have one: ``ok`` -> ``static``/``fail`` (it held at any batch size,
 now it does not) is a regression, ``static``/``fail`` -> ``ok`` a fix, any
@@ -40,10 +45,18 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .vocabulary import (DEVICES, DYNAMIC_FAIL, DYNAMIC_OK, DYNAMIC_STATIC, FAILING, PATH_LABELS, PATHS,
-                         SPEED_UNCLEAR, SUPPORTED, speed_mark, speed_size)
+from .vocabulary import (COMPILE, DEVICES, DYNAMIC_FAIL, DYNAMIC_OK, DYNAMIC_STATIC, FAILING, OK, OK_BREAKS,
+                         PATH_LABELS, PATHS, SPEED_UNCLEAR, SUPPORTED, speed_mark, speed_size)
 
 KINDS = ("regressed", "fixed", "changed")
+
+# the compile-first gate's rules: torch.compile changes that regress a compile-first library though every cell
+# still runs (ids; --allow takes them), and how a line says each
+FULLGRAPH_LOST = "fullgraph"
+MORE_BREAKS = "breaks"
+COMPILE_FIRST_RULES = (FULLGRAPH_LOST, MORE_BREAKS)
+RULE_WORDS = {FULLGRAPH_LOST: "torch.compile(fn, fullgraph=True) no longer compiles it",
+              MORE_BREAKS: "the default torch.compile breaks it more often"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +75,7 @@ class Change:
     new_dynamic: str | None = None
     new_dynamic_detail: str = ""
     speed: tuple[str, ...] = ()  # the speed figures that moved beyond their spreads, in words
+    rule: str = ""  # the compile-first rule (COMPILE_FIRST_RULES) that made it a regression or a fix, if any
 
     @property
     def status_changed(self) -> bool:
@@ -82,6 +96,8 @@ class Change:
             if old == new:  # only the graph-break count moved (ok-breaks, or ok-unverified with breaks)
                 old, new = f"{old} ({self.old_breaks})", f"{new} ({self.new_breaks})"
             why = self.new_detail if self.kind != "fixed" else ""
+            if self.rule and self.kind == "regressed":
+                why = RULE_WORDS[self.rule] + (f": {why}" if why else "")
             parts.append(f": {old} -> {new}" + (f" ({why})" if why else ""))
         if self.dynamic_changed:
             why = self.new_dynamic_detail if self.new_dynamic != DYNAMIC_OK else ""
@@ -98,6 +114,22 @@ def classify(old: str | None, new: str | None) -> str:
     if old in FAILING and new in SUPPORTED:
         return "fixed"
     return "changed"
+
+
+def compile_first(path: str, old: dict[str, Any], new: dict[str, Any], rules: Iterable[str]) -> tuple[str, str]:
+    """(kind, rule) of a torch.compile change under the compile-first ``rules``; ("", "") when none applies."""
+    if path != COMPILE:
+        return "", ""
+    rules = set(rules)
+    before, after = old.get("status"), new.get("status")
+    if FULLGRAPH_LOST in rules and (before, after) == (OK, OK_BREAKS):
+        return "regressed", FULLGRAPH_LOST
+    if FULLGRAPH_LOST in rules and (before, after) == (OK_BREAKS, OK):
+        return "fixed", FULLGRAPH_LOST
+    if (MORE_BREAKS in rules and before in SUPPORTED and after in SUPPORTED
+            and int(new.get("graph_breaks", 0)) > int(old.get("graph_breaks", 0))):
+        return "regressed", MORE_BREAKS
+    return "", ""
 
 
 DYNAMIC_FAILING = frozenset({DYNAMIC_STATIC, DYNAMIC_FAIL})  # a supported cell that does not hold at any batch
@@ -221,8 +253,11 @@ def not_compared(old: dict[str, Any], new: dict[str, Any],
     return left_out
 
 
-def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None = None) -> list[Change]:
+def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None = None,
+            rules: Iterable[str] = ()) -> list[Change]:
     """Every difference between ``old`` and ``new``, in the new snapshot's case order.
+
+    ``rules``: the compile-first gate's rules that apply (:data:`COMPILE_FIRST_RULES`; none for the page).
 
     ``devices`` limits the comparison (default: every device either snapshot
     probed). A device only one snapshot probed shows up as changes from or to
@@ -249,10 +284,14 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
                 dynamic_kind = classify_dynamic(old_dynamic, new_dynamic)
                 status_kind = (None if old_status == new_status and old_breaks == new_breaks
                                else classify(old_status, new_status))
+                rule = ""
+                if status_kind == "changed":
+                    kind, rule = compile_first(path, a, b, rules)
+                    status_kind = kind or status_kind
                 speed = speed_changes(a, b)
                 if status_kind is None and dynamic_kind is None and not speed:
                     continue
-                extra: dict[str, Any] = {"speed": speed}
+                extra: dict[str, Any] = {"speed": speed, "rule": rule}
                 if dynamic_kind is not None:
                     extra.update(old_dynamic=old_dynamic, new_dynamic=new_dynamic,
                                  new_dynamic_detail=(b.get("dynamic") or {}).get("detail", ""))

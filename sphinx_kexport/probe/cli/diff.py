@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...snapshot.diff import COMPILE_FIRST_RULES
 from ...snapshot.vocabulary import DEVICES
 
 from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
@@ -9,11 +10,17 @@ from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
 
 def diff_parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} diff", description=(
-        "List per case, device and path what regressed (supported -> mismatch/fail), what was fixed and what "
+        "List per case, device and path what regressed (supported -> mismatch/fail; for torch.compile also ok -> "
+        "ok-breaks and more graph breaks, the compile-first rules --allow lets through), what was fixed and what "
         "changed between two snapshots. Exit status 1 when anything regressed."))
     parser.add_argument("old", metavar="OLD")
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("--device", action="append", choices=DEVICES, help="compare only this device")
+    parser.add_argument("--allow", action="append", choices=COMPILE_FIRST_RULES, default=[], metavar="RULE",
+                        help="report this compile-first change as 'changed', not as a regression (repeatable): "
+                             "'fullgraph' (a torch.compile cell goes from ok to ok-breaks: torch.compile(fn, "
+                             "fullgraph=True) no longer compiles it), 'breaks' (the default torch.compile breaks "
+                             "a supported cell more often than before). Without it both are regressions")
     return parser
 
 
@@ -27,7 +34,8 @@ def run_diff(argv: list[str]) -> int:
         new, _ = read_snapshot(args.new)
     except SnapshotError as exc:
         return report_failure(str(exc))
-    changes = compare(old, new, args.device)
+    rules = [rule for rule in COMPILE_FIRST_RULES if rule not in args.allow]
+    changes = compare(old, new, args.device, rules)
     pairs = renamed(old, new)
     if pairs:  # the same object under another of its public names: compared as one case
         print(f"renamed ({len(pairs)}): " + ", ".join(f"{a} -> {b}" for a, b in pairs.items()))
