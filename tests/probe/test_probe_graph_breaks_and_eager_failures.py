@@ -130,3 +130,14 @@ def test_help_documents_the_exit_statuses():
                           text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=60)
     text = " ".join(done.stdout.split())
     assert done.returncode == 0 and "4 the survey ran and wrote the snapshot, but some cases failed eagerly" in text
+
+
+def test_an_eager_failure_the_snapshot_already_holds_is_listed_but_no_news(survey, tmp_path):
+    # issue 61: a gate's rerun reuses a documented eager failure; exit 4 only for one that is new
+    done, snapshot = survey
+    (tmp_path / "truth.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    again = probe_cli("--cases", str(CASE_FILE), "--out", str(tmp_path / "truth.json"), "--library", "probe_cases",
+                      "--jobs", "1", "--no-dynamic", cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "1 case failed eagerly" in again.stdout and "needs_a_missing_module [cpu]" in again.stdout
+    assert "already" in again.stdout and "no news" in again.stdout

@@ -14,7 +14,8 @@ EXIT_STATUS_HELP = (
     "Exit status: 0 the survey ran (failing cases are data); 2 a mistake in the configuration, the case "
     "modules or the command line; 3 the probe itself could not run (or could not build some case in a worker: "
     "listed at the end, no status recorded for it); 4 the survey ran and wrote the snapshot, "
-    "but some cases failed eagerly (a problem with the case or the environment; listed at the end); "
+    "but some cases failed eagerly (a problem with the case or the environment; listed at the end) that the "
+    "snapshot did not already record as failing eagerly (one it did is listed, and no news); "
     "5 --stop-after ended the run: the snapshot holds what was finished (complete: false), run again for the rest; "
     "130 interrupted (Ctrl-C, or SIGTERM as a cancelled CI job or `timeout` sends).")
 

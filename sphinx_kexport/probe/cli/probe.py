@@ -161,8 +161,12 @@ def run_probe(args: argparse.Namespace) -> int:
         return report_failure(f"--stop-after ended the run with {result.stopped} case(s) not measured: the snapshot "
                               f"holds what was finished (complete: false); run the same command again to measure "
                               f"the rest", EXIT_STOPPED)
-    if result.eager_failures:
-        return report_failure(f"{result.eager_failures[0].split(' failed eagerly')[0]} failed eagerly: fix the case or "
-                              f"the environment (see the list above); the snapshot "
+    if result.new_eager_failures:
+        news = result.new_eager_failures
+        return report_failure(f"{len(news)} case{'s' if len(news) != 1 else ''} failed eagerly ({', '.join(news[:3])}"
+                              f"{', ...' if len(news) > 3 else ''}; not an eager failure the snapshot already "
+                              f"recorded): fix the case or the environment (see the list above); the snapshot "
                               f"{'was written' if result.written else 'is unchanged'}", EXIT_EAGER)
+    if result.eager_failures:
+        print("(each of them failed eagerly in the snapshot already: no news, so the exit status is not 4)")
     return EXIT_OK

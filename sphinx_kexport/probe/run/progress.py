@@ -157,6 +157,12 @@ class Progress:
             self.stream.flush()
 
 
+def eager_failed_cells(cases: list[dict[str, Any]], devices: list[str]) -> list[tuple[str, str]]:
+    """(case, device) of every cell whose case did not run eagerly there."""
+    return [(case["name"], device) for case in cases for device in devices
+            if eager_failure(case.get("results", {}).get(device) or {})]
+
+
 def eager_summary(cases: list[dict[str, Any]], devices: list[str]) -> list[str]:
     """Lines naming every case that did not run eagerly, with its reason and where; [] when none."""
     failed = []

@@ -41,7 +41,7 @@ from ..base.memory import peak_rss_kb
 from ..run.outcomes import Outcomes
 from ..run.parent_state import ParentState
 from ..run.pool import Runner, Task
-from ..run.progress import Progress, eager_summary
+from ..run.progress import Progress, eager_failed_cells, eager_summary
 from ..run.settings import WorkerSettings, thread_share
 from ..run.workdir import WorkDir, work_dir_for
 from .assemble import build_snapshot
@@ -94,7 +94,9 @@ class SurveyResult:
     :ivar counts: a :class:`SurveyCounts`: ``measured``, ``reused_snapshot``, ``reused_work``, ``skipped``,
         ``failed_eagerly``
     :ivar notes: for people: what was carried over or dropped
-    :ivar eager_failures: a line per case that did not run eagerly; the command then exits 4
+    :ivar eager_failures: a line per case that did not run eagerly
+    :ivar new_eager_failures: ``"name [device]"`` of those the snapshot there did not already record as failing
+        eagerly (an eager failure already in the base is no news); the command exits 4 when there is one
     :ivar stats: timings and peak memory: what
         :option:`--stats <python -m sphinx_kexport.probe --stats>` writes
     :ivar stopped: how many (case, device) cells
@@ -113,6 +115,8 @@ class SurveyResult:
     counts: SurveyCounts
     notes: list[str] = field(default_factory=list)  # for people: what was carried over or dropped
     eager_failures: list[str] = field(default_factory=list)  # lines naming each case that failed eagerly
+    # "name [device]" of the eager failures the snapshot there did not already hold: the CLI exits 4 for these only
+    new_eager_failures: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)  # timings and peak memory (what --stats writes)
     stopped: int = 0  # (case, device) cells --stop-after left unmeasured (listed as missing)
     # "name [device]: why" for each case its worker could not build: the probe's error, not the operator's;
@@ -538,6 +542,11 @@ class _Survey:
         config, plan = self.config, self.plan
         probed = {case.name for case in self.selected}
         eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
+        # an eager failure the snapshot there was already held is no news: listed, not the run's exit status
+        known = eager_failed_cells((self.previous or {}).get("cases", []), config.devices)
+        news = [f"{name} [{device}]" for name, device in
+                eager_failed_cells([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
+                if (name, device) not in known]
         left = {(task.name, task.device) for task in plan.tasks} & self.stopped  # planned, then --stop-after
         counts = SurveyCounts(measured=len(plan.tasks) - len(left), reused_snapshot=len(plan.cached),
                               reused_work=len(plan.resumed), skipped=len(plan.skips),
@@ -547,7 +556,7 @@ class _Survey:
                  "skipped": counts.skipped}
         self._write_stats(stats)
         return SurveyResult(snapshot=snapshot, written=written, out=config.out, counts=counts, notes=self.notes,
-                            eager_failures=eager, stats=stats, stopped=len(self.stopped),
+                            eager_failures=eager, new_eager_failures=news, stats=stats, stopped=len(self.stopped),
                             not_built=[f"{name} [{device}]: {why}" for (name, device), why in self.unbuilt.items()])
 
     def _stats(self, runner: Runner, measuring: float, *, ended: bool) -> dict[str, Any]:
