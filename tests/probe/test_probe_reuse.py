@@ -118,3 +118,15 @@ def test_a_compile_record_from_before_the_fullgraph_rule_is_measured_again(tmp_p
     cases = {c["name"]: c for c in again["snapshot"]["cases"]}
     assert cases["doubled"]["results"]["cpu"]["compile"]["fullgraph"] is False  # measured by this probe
     assert "fullgraph" not in cases["halved"]["results"]["cpu"]["compile"]  # reused: ok under both rules
+
+
+def test_a_case_measured_again_without_speed_keeps_its_speed_figures(tmp_path):
+    # issue 61: the kornia example was measured with --speed; a gate's rerun without it dropped the figures of
+    # every case it measured again
+    timed = probe(tmp_path, "--speed")["snapshot"]
+    assert "speed" in {c["name"]: c for c in timed["cases"]}["halved"]["results"]["cpu"]["onnx"]
+    again = probe(tmp_path, "--fresh", "--only", "halved")
+    assert again["calls"] == {"halved"} and again["stats"]["measured"] == 1
+    results = {c["name"]: c for c in again["snapshot"]["cases"]}["halved"]["results"]["cpu"]
+    assert all("speed" in results[path] for path in ("onnx", "export", "compile"))
+    assert "holds speed figures: the cases measured again are timed" in again["stdout"]

@@ -77,7 +77,9 @@ def probe_parser() -> argparse.ArgumentParser:
                         help="time every working path against eager (torch.utils.benchmark's blocked_autorange, "
                              "median, after warm-up, interleaved, the worker's thread count fixed) at the case's "
                              "inputs and at batch 32 (or the case's bench= inputs): the page shows \"3.1× faster\", "
-                             "\"0.45× — slower than eager\" or \"no clear difference\"; same as `speed = true`")
+                             "\"0.45× — slower than eager\" or \"no clear difference\"; same as `speed = true`. "
+                             "A snapshot that holds speed figures keeps them: without --speed the cases measured "
+                             "again are timed too")
     parser.add_argument("--stop-after", metavar="DURATION",
                         help="stop measuring this long after the run began (seconds, or 25m, 1.5h, 2h05m): cases still "
                              "running are stopped, and the snapshot is written with what is finished, marked "

@@ -200,6 +200,7 @@ class _Survey:
         self.notes: list[str] = []
         self.work = WorkDir(work_dir_for(config.out))
         self.plan = Plan()
+        self.speed = config.speed  # the speed pass on: --speed, or a snapshot that holds figures (_prepare)
         self.planned: set[str] = set()
         self.progress = Progress(0, stream=out)
         self.progress.final = False
@@ -258,6 +259,12 @@ class _Survey:
         self.why_not = {device: "--fresh" if config.fresh and self.carried else
                         unusable_environment(cache, device, self.tools, config.opset, info["version"])
                         for device in config.devices}
+        # a snapshot measured with the speed pass keeps it: the cases measured again are timed too, so that a
+        # rerun without --speed (a pull request's gate) drops no figure the snapshot holds
+        self.speed = config.speed or (not config.shard and _measured_with_speed(self.previous))
+        if self.speed and not config.speed:
+            self.notes.append(f"{config.out.name} holds speed figures: the cases measured again are timed against "
+                              "eager too, as --speed does, so that none loses its figures")
         self.snapshot_cases = {device: {c["name"] for c in (cache or {}).get("cases", [])
                                         if device in c.get("results", {})} for device in config.devices}
         self.code = CodeCheck(self.places, SourceDigests(_digest_store()))
@@ -276,7 +283,7 @@ class _Survey:
     def _runner(self, library: str, jobs: int) -> Runner:
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
-                                  speed=self.config.speed,
+                                  speed=self.speed,
                                   threads=thread_share(jobs), parent=self.parent,
                                   code_places=self.places if self.config.watch_code else None,
                                   code_folders=self._code_folders())
@@ -612,6 +619,12 @@ def _digest_store() -> str | None:
     when it is off)."""
     directory = cache_dir()
     return str(directory / "code-digests.json") if directory is not None else None
+
+
+def _measured_with_speed(snapshot: dict[str, Any] | None) -> bool:
+    """Whether any result of ``snapshot`` has speed figures (it was measured with --speed)."""
+    return any("speed" in record for case in (snapshot or {}).get("cases", ())
+               for paths in case.get("results", {}).values() for record in paths.values())
 
 
 def _previous_snapshot(path: Path, notes: list[str]) -> dict[str, Any] | None:
