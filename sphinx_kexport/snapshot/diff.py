@@ -180,6 +180,16 @@ def speed_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, ...]:
     return tuple(moved)
 
 
+# a cell whose new record lost the speed figures its old one had (the gate's report; the page compares torch versions
+# measured with and without --speed, where that is no change)
+FIGURES_GONE = "figures gone: the new record was measured without the speed pass"
+
+
+def figures_gone(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether ``old`` has speed figures and ``new``, still supported, has none."""
+    return bool(_figures(old)) and not _figures(new) and new.get("status") in SUPPORTED
+
+
 def _results(snapshot: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {case["name"]: case.get("results", {}) for case in snapshot.get("cases", [])}
 
@@ -254,10 +264,11 @@ def not_compared(old: dict[str, Any], new: dict[str, Any],
 
 
 def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None = None,
-            rules: Iterable[str] = ()) -> list[Change]:
+            rules: Iterable[str] = (), vanished: bool = False) -> list[Change]:
     """Every difference between ``old`` and ``new``, in the new snapshot's case order.
 
     ``rules``: the compile-first gate's rules that apply (:data:`COMPILE_FIRST_RULES`; none for the page).
+    ``vanished``: a supported cell that lost its speed figures is a change (:data:`FIGURES_GONE`; the gate's).
 
     ``devices`` limits the comparison (default: every device either snapshot
     probed). A device only one snapshot probed shows up as changes from or to
@@ -288,7 +299,7 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
                 if status_kind == "changed":
                     kind, rule = compile_first(path, a, b, rules)
                     status_kind = kind or status_kind
-                speed = speed_changes(a, b)
+                speed = speed_changes(a, b) + ((FIGURES_GONE,) if vanished and figures_gone(a, b) else ())
                 if status_kind is None and dynamic_kind is None and not speed:
                     continue
                 extra: dict[str, Any] = {"speed": speed, "rule": rule}

@@ -82,6 +82,14 @@ def test_diff_reports_a_speed_change_beyond_the_spread_as_a_change_never_a_regre
     assert compare(snapshot(), new) == [] and compare(old, snapshot()) == []
 
 
+def test_the_gate_reports_figures_that_vanished_as_a_change():
+    # issue 61: a case measured again without the speed pass lost its figures and diff said "no differences"
+    changes = compare(snapshot(timed(3.1, 2.9, 3.3)), snapshot(), vanished=True)
+    assert count(changes) == {"regressed": 0, "fixed": 0, "changed": 1}
+    assert changes[0].describe() == ("op [cpu] torch.compile speed figures gone: the new record was measured "
+                                     "without the speed pass")
+
+
 def test_an_old_snapshot_reads_as_before():
     data = snapshot()
     before = copy.deepcopy(data)

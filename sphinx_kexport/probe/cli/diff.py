@@ -35,7 +35,7 @@ def run_diff(argv: list[str]) -> int:
     except SnapshotError as exc:
         return report_failure(str(exc))
     rules = [rule for rule in COMPILE_FIRST_RULES if rule not in args.allow]
-    changes = compare(old, new, args.device, rules)
+    changes = compare(old, new, args.device, rules, vanished=True)
     pairs = renamed(old, new)
     if pairs:  # the same object under another of its public names: compared as one case
         print(f"renamed ({len(pairs)}): " + ", ".join(f"{a} -> {b}" for a, b in pairs.items()))
