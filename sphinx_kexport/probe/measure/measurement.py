@@ -90,7 +90,6 @@ class Measurement:
         self.speed = speed  # also time each supported path against eager (speed.py)
         # with the speed pass: each supported path's callable at the case's inputs, as its step captured it
         self.captured: dict[str, Callable[[], Any]] = {}
-        self.fullgraph = True  # torch.compile captured the whole call (no break, no skipped function)
         self.spec = spec
         self.device = device
         self.opset = opset
@@ -260,7 +259,6 @@ class Measurement:
         if self.speed:  # timed before dynamo is reset (measure() resets it after the speed pass)
             timed = self.run.inputs()
             self.captured[COMPILE] = lambda: compiled(*timed)
-        self.fullgraph = True
         return judged, None
 
     def _with_default_breaks(self, judged: dict[str, Any], default: graph_breaks.CompileRecord) -> dict[str, Any]:
@@ -282,7 +280,6 @@ class Measurement:
     def _default_compile(self, first: BaseException | None, rejected: BaseException | None) -> dict[str, Any]:
         """fullgraph=True failed (``first``: dynamo's first break; ``rejected``: inductor rejected the whole
         graph): the default compile's run, breaks and outputs decide."""
-        self.fullgraph = False
         graph_breaks.start_recording()
         compiled = torch.compile(self.run.wrapper())
         inputs = self.run.inputs()
@@ -396,7 +393,8 @@ class Measurement:
             started(Step(path, speed=True))
             try:
                 with global_hooks_kept():
-                    static["speed"] = self._speed.measure(path, captured, self.fullgraph)
+                    # compile's timed at the larger size as its status was decided (the record's fullgraph)
+                    static["speed"] = self._speed.measure(path, captured, bool(static.get("fullgraph")))
             except Exception as exc:  # a bug in the pass: said in the speed record, the result stays as is
                 static["speed"] = speed_record(torch.get_num_threads(), [],
                                                f"the speed pass failed: {explain_exception(exc)}")
