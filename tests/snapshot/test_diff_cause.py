@@ -4,11 +4,20 @@ dynamic-batch result that held at any batch and is gone."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
 from sphinx_kexport.snapshot import normalise
 from sphinx_kexport.snapshot.code_table import pack
 from sphinx_kexport.snapshot.diff import DYNAMIC_LOST, GATE_RULES, compare, count
 from sphinx_kexport.snapshot.diff_cause import CodeDelta
 
+REPO = Path(__file__).resolve().parents[2]
 ENV = {"torch": "2.13.0", "onnx": "1", "onnxruntime": "1", "onnxscript": "0", "python": "3.12",
        "platform": "Linux", "device_name": "x", "opset": 18, "probed_at": "2026-12-08"}
 GRAY = "lib/color.py::rgb_to_grayscale"
@@ -92,12 +101,22 @@ def test_the_gate_regresses_a_dynamic_result_that_held_and_is_gone():
     allowed = compare(before, after, rules=[r for r in GATE_RULES if r != DYNAMIC_LOST], vanished=True)
     assert [(c.case, c.kind, c.rule) for c in allowed] == [("op", "changed", "")]
     assert compare(before, after) == [] and compare(before, after, rules=GATE_RULES) == []
-
-
-def test_a_dynamic_result_gone_with_its_cell_failing_regresses_on_the_status_only():
-    before = snapshot({"op": (cell(dynamic=dynamic("ok")), None)})
-    after = snapshot({"op": (cell("fail", "x", stage="capture"), None)})
-    [change] = compare(before, after, rules=GATE_RULES, vanished=True)
+    # a cell that now fails regresses on its status, its dynamic result simply gone; ok -> static stays as it was
+    failing = snapshot({"op": (cell("fail", "x", stage="capture"), None), "loop": (cell(), None)})
+    [change] = compare(before, failing, rules=GATE_RULES, vanished=True)
     assert (change.kind, change.rule, change.dynamic_changed) == ("regressed", "", False)
-    assert count(compare(before, snapshot({"op": (cell(dynamic=dynamic("static")), None)}), rules=GATE_RULES,
-                         vanished=True))["regressed"] == 1  # ok -> static, as before
+    static = snapshot({"op": (cell(dynamic=dynamic("static")), None), "loop": (cell(), None)})
+    assert count(compare(before, static, rules=GATE_RULES, vanished=True))["regressed"] == 1
+
+
+@pytest.mark.parametrize("allow, code", [((), 1), (("--allow", "dynamic"), 0)])
+def test_probe_diff_fails_on_a_lost_dynamic_result_unless_allowed(tmp_path, allow, code):
+    before = snapshot({"op": (cell(dynamic=dynamic("ok")), None)})
+    for name, data in (("base.json", before), ("head.json", snapshot({"op": (cell(), None)}))):
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "diff", "base.json", "head.json", *allow],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == code, done.stdout + done.stderr
+    kind = "changed" if allow else "regressed"
+    assert f"{kind} (1):\n  op [cpu] torch.compile at another batch size: ok -> absent" in done.stdout
