@@ -312,7 +312,8 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
     """Every difference between ``old`` and ``new``, in the new snapshot's case order.
 
     ``rules``: the compile-first gate's rules that apply (:data:`COMPILE_FIRST_RULES`; none for the page).
-    ``vanished``: a supported cell that lost its speed figures is a change (:data:`FIGURES_GONE`; the gate's).
+    ``vanished``: a supported cell that lost its speed figures is a change (:data:`FIGURES_GONE`; the gate's), and
+    one that lost a dynamic-batch result that held a regression under :data:`DYNAMIC_LOST` (a change without it).
 
     ``devices`` limits the comparison (default: every device either snapshot
     probed). A device only one snapshot probed shows up as changes from or to
