@@ -7,6 +7,8 @@
 * ``files``: reading (``read_snapshot``, ``load_snapshot``) and atomic writing;
 * ``records``: the typed records the page renders;
 * ``diff``: comparing two snapshots (``probe diff`` and ``:compare:``);
+* ``diff_cause``: what caused a change (the code that changed, the failure's line);
+* ``diff_formats``: ``probe diff``'s report as text, Markdown or JSON;
 * ``repro``: the Python that reproduces one cell;
 * ``csv_table``: the snapshot as CSV rows.
 

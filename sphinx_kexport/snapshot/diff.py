@@ -20,8 +20,13 @@ The dynamic-batch result of a cell (``dynamic``) is compared too, when both
 snapshots have one: ``ok`` -> ``static``/``fail`` (it held at any batch size,
 now it does not) is a regression, ``static``/``fail`` -> ``ok`` a fix, any
 other difference a change. A dynamic result that appears or disappears is no
-change (older snapshots and ``--no-dynamic`` runs have none). One change per
+change (older snapshots and ``--no-dynamic`` runs have none), except for the gate (``vanished``): a supported
+cell whose dynamic result was ``ok`` and is gone is a regression under the rule ``dynamic``
+(:data:`DYNAMIC_LOST`; ``--allow dynamic`` makes it a change). One change per
 cell: its kind is the worse of the status's and the dynamic result's.
+
+Each change names its cause where the snapshots hold it (:mod:`.diff_cause`): the code its case ran that
+differs between the two records (``code``), and the library line of the failure (``where``).
 
 The speed figures of a cell (``speed``, probe ``--speed``) are compared at each size both snapshots timed:
 a ratio that moved beyond both spreads (the new spread clear of the old) is a change, never a regression
@@ -45,6 +50,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from .diff_cause import NO_CODE_DELTA, SHOWN, CodeDelta, code_by_case, code_delta, failure_where, shortened
 from .vocabulary import (COMPILE, DEVICES, DYNAMIC_FAIL, DYNAMIC_OK, DYNAMIC_STATIC, FAILING, OK, OK_BREAKS,
                          PATH_LABELS, PATHS, SPEED_UNCLEAR, SUPPORTED, speed_mark, speed_size)
 
@@ -57,6 +63,10 @@ MORE_BREAKS = "breaks"
 COMPILE_FIRST_RULES = (FULLGRAPH_LOST, MORE_BREAKS)
 RULE_WORDS = {FULLGRAPH_LOST: "torch.compile(fn, fullgraph=True) no longer compiles it",
               MORE_BREAKS: "the default torch.compile breaks it more often"}
+# the gate's rule for a dynamic-batch result that vanished (compare's ``vanished``); --allow takes it too
+DYNAMIC_LOST = "dynamic"
+GATE_RULES = (*COMPILE_FIRST_RULES, DYNAMIC_LOST)
+RULE_WORDS[DYNAMIC_LOST] = "the dynamic-batch result is gone: the new record was measured without the dynamic pass"
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,9 @@ class Change:
     new_dynamic: str | None = None
     new_dynamic_detail: str = ""
     speed: tuple[str, ...] = ()  # the speed figures that moved beyond their spreads, in words
-    rule: str = ""  # the compile-first rule (COMPILE_FIRST_RULES) that made it a regression or a fix, if any
+    rule: str = ""  # the gate's rule (COMPILE_FIRST_RULES, DYNAMIC_LOST) that made it a regression or a fix, if any
+    code: CodeDelta = NO_CODE_DELTA  # the code the case ran that differs between the two records (diff_cause)
+    where: str = ""  # the library line (path:line) of the failure: the new result's, the old one's for a fix
 
     @property
     def status_changed(self) -> bool:
@@ -95,17 +107,44 @@ class Change:
             new = self.new_status or "absent"
             if old == new:  # only the graph-break count moved (ok-breaks, or ok-unverified with breaks)
                 old, new = f"{old} ({self.old_breaks})", f"{new} ({self.new_breaks})"
-            why = self.new_detail if self.kind != "fixed" else ""
-            if self.rule and self.kind == "regressed":
-                why = RULE_WORDS[self.rule] + (f": {why}" if why else "")
+            why = self.status_why()
             parts.append(f": {old} -> {new}" + (f" ({why})" if why else ""))
         if self.dynamic_changed:
-            why = self.new_dynamic_detail if self.new_dynamic != DYNAMIC_OK else ""
+            why = self.dynamic_why()
             parts.append((", and" if parts else "") + f" at another batch size: {self.old_dynamic} -> "
-                         f"{self.new_dynamic}" + (f" ({why})" if why else ""))
+                         f"{self.new_dynamic or 'absent'}" + (f" ({why})" if why else ""))
         for moved in self.speed:
             parts.append((", and" if parts else "") + f" speed {moved}")
-        return head + "".join(parts)
+        return head + "".join(parts) + "".join(f"; {words}" for words in self.cause())
+
+    def status_why(self) -> str:
+        """Why the status moved, in words ("" for a fix): the rule that made it a regression, the new detail."""
+        why = self.new_detail if self.kind != "fixed" else ""
+        if self.rule in COMPILE_FIRST_RULES and self.kind == "regressed":
+            why = RULE_WORDS[self.rule] + (f": {why}" if why else "")
+        return why
+
+    @property
+    def dynamic_lost(self) -> bool:
+        return self.old_dynamic == DYNAMIC_OK and self.new_dynamic is None
+
+    def dynamic_why(self) -> str:
+        """Why the dynamic-batch result moved, in words ("" for one that now holds)."""
+        if self.dynamic_lost:
+            return RULE_WORDS[DYNAMIC_LOST]
+        return self.new_dynamic_detail if self.new_dynamic != DYNAMIC_OK else ""
+
+    def code_words(self, shown: int = SHOWN) -> list[str]:
+        """The code that changed, one item per list: ``changed: a, b and 2 more``, ``added: c``."""
+        words = []
+        for label, refs in self.code.lists():
+            named, more = shortened(refs, shown)
+            words.append(f"{label}: " + ", ".join(named) + (f" and {more} more" if more else ""))
+        return words
+
+    def cause(self) -> list[str]:
+        """The cause in words: :meth:`code_words`, then the failure's line (``at lib/x.py:3``)."""
+        return self.code_words() + ([f"at {self.where}"] if self.where else [])
 
 
 def classify(old: str | None, new: str | None) -> str:
@@ -144,6 +183,11 @@ def classify_dynamic(old: str | None, new: str | None) -> str | None:
     if old in DYNAMIC_FAILING and new == DYNAMIC_OK:
         return "fixed"
     return "changed"
+
+
+def dynamic_gone(old: str | None, new: str | None, new_status: str | None) -> bool:
+    """Whether a cell, still supported, lost the dynamic-batch result that held at any batch (the gate's)."""
+    return old == DYNAMIC_OK and new is None and new_status in SUPPORTED
 
 
 def worse(a: str | None, b: str | None) -> str:
@@ -268,7 +312,8 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
     """Every difference between ``old`` and ``new``, in the new snapshot's case order.
 
     ``rules``: the compile-first gate's rules that apply (:data:`COMPILE_FIRST_RULES`; none for the page).
-    ``vanished``: a supported cell that lost its speed figures is a change (:data:`FIGURES_GONE`; the gate's).
+    ``vanished``: a supported cell that lost its speed figures is a change (:data:`FIGURES_GONE`; the gate's), and
+    one that lost a dynamic-batch result that held a regression under :data:`DYNAMIC_LOST` (a change without it).
 
     ``devices`` limits the comparison (default: every device either snapshot
     probed). A device only one snapshot probed shows up as changes from or to
@@ -276,7 +321,9 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
     measure are left out (:func:`not_compared`). A renamed case is compared under its new name (:func:`renamed`).
     """
     old = _as_named_in(old, new)
+    rules = tuple(rules)
     old_results, new_results = _results(old), _results(new)
+    old_code, new_code = code_by_case(old), code_by_case(new)
     devices = _devices(old, new, devices)
     unmeasured = _unmeasured(old) | _unmeasured(new)
     changes: list[Change] = []
@@ -286,6 +333,7 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
             after = new_results.get(name, {}).get(device)
             if (before is None and after is None) or (name, device) in unmeasured:
                 continue
+            code = code_delta(old_code.get(name, {}).get(device), new_code.get(name, {}).get(device))
             for path in PATHS:
                 a = (before or {}).get(path) or {}
                 b = (after or {}).get(path) or {}
@@ -293,6 +341,8 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
                 old_breaks, new_breaks = int(a.get("graph_breaks", 0)), int(b.get("graph_breaks", 0))
                 old_dynamic, new_dynamic = _dynamic_status(a), _dynamic_status(b)
                 dynamic_kind = classify_dynamic(old_dynamic, new_dynamic)
+                if dynamic_kind is None and vanished and dynamic_gone(old_dynamic, new_dynamic, new_status):
+                    dynamic_kind = "regressed" if DYNAMIC_LOST in rules else "changed"
                 status_kind = (None if old_status == new_status and old_breaks == new_breaks
                                else classify(old_status, new_status))
                 rule = ""
@@ -303,6 +353,10 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
                 if status_kind is None and dynamic_kind is None and not speed:
                     continue
                 extra: dict[str, Any] = {"speed": speed, "rule": rule}
+                if not rule and dynamic_kind == "regressed" and new_dynamic is None:
+                    extra["rule"] = DYNAMIC_LOST
+                extra.update(code=code, where=failure_where(worse(status_kind, dynamic_kind), a, b,
+                                                            status_kind is not None, dynamic_kind is not None))
                 if dynamic_kind is not None:
                     extra.update(old_dynamic=old_dynamic, new_dynamic=new_dynamic,
                                  new_dynamic_detail=(b.get("dynamic") or {}).get("detail", ""))

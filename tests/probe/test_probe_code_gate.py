@@ -75,6 +75,8 @@ def gate(tmp_path_factory):
     runs["broken"] = survey(where)
     shutil.copy(where / "support.json", where / "broken.json")
     runs["regressions"] = probe(where, "diff", "base.json", "support.json")
+    for fmt in ("md", "json"):  # the same report for a pull request's summary and for scripts
+        runs[f"regressions_{fmt}"] = probe(where, "diff", "base.json", "support.json", "--format", fmt)
     git(where, "checkout", "-q", "--", "gatelib")
     runs["reverted"] = survey(where)
     runs["fixes"] = probe(where, "diff", "broken.json", "support.json")
@@ -149,10 +151,30 @@ def test_a_broken_helper_remeasures_exactly_its_callers_and_the_gate_fails(gate)
         assert statuses(before, "export")[name] == "ok" and statuses(snapshot, "export")[name] == "fail"
     diff = gate["regressions"]
     assert diff.returncode == 1, diff.stdout + diff.stderr
-    regressed = diff.stdout.split("regressed")[1].split("changed")[0]
+    regressed = diff.stdout.split("regressed (")[1].split("\nchanged (")[0]  # the regressed lines
     for name in SHARED:
         assert f"{name} [cpu] torch.export: ok -> fail" in regressed
     assert "negate" not in diff.stdout
+
+
+def test_the_gate_names_the_helper_that_changed_and_the_line_that_fails(gate):
+    # issue 61, "name the cause": each regression says which code its case ran changed, and where it fails
+    text, md = gate["regressions"].stdout, gate["regressions_md"]
+    data = json.loads(gate["regressions_json"].stdout)
+    assert md.returncode == 1 and data["exit_status"] == 1
+    # ONNX, torch.export and torch.compile of the three cases that run the helper
+    assert sorted((c["case"], c["path"], c["kind"]) for c in data["changes"]) == sorted(
+        (name, path, "regressed") for name in SHARED for path in ("onnx", "export", "compile"))
+    for change in data["changes"]:
+        assert change["code"] == {"changed": ["gatelib/_common.py::normalize"], "added": [], "removed": []}, change
+        assert change["where"] == "gatelib/_common.py:10"  # the branch added to the helper
+        assert (f"changed: gatelib/_common.py::normalize; at gatelib/_common.py:10\n" in text)
+    export_rows = [line for line in md.stdout.splitlines() if "| torch.export |" in line]
+    assert sorted(row.split(" | ")[0][2:] for row in export_rows) == sorted(SHARED)
+    for row in export_rows:
+        assert row.endswith("| changed: gatelib/\\_common.py::normalize |") and "at gatelib/\\_common.py:10" in row
+    for name in SHARED:
+        assert f"  {name} [cpu] torch.export: ok -> fail (" in text
 
 
 def test_the_revert_is_measured_again_and_the_gate_says_fixed(gate):

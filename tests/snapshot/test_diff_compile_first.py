@@ -59,7 +59,7 @@ def test_the_gate_counts_fullgraph_lost_and_more_breaks_as_regressions():
                                ("pool", "fixed", FULLGRAPH_LOST)}
     printed = next(c for c in changes if c.case == "printed")
     assert printed.describe() == ("printed [cpu] torch.compile: ok -> ok-breaks (torch.compile(fn, fullgraph=True) "
-                                  "no longer compiles it: 1 graph break: print() runs in Python)")
+                                  "no longer compiles it: 1 graph break: print() runs in Python); at lib/printed.py:2")
 
 
 def test_without_rules_they_stay_changes_as_the_page_compares():

@@ -68,7 +68,7 @@ def test_dynamic_ok_to_static_or_fail_regresses_and_back_is_fixed():
     assert kinds == {"onnx": "regressed", "export": "regressed", "compile": "fixed"}
     assert regressed(changes) and count(changes) == {"regressed": 2, "fixed": 1, "changed": 0}
     onnx = next(c for c in changes if c.path == "onnx")
-    assert onnx.describe() == f"op [cpu] ONNX at another batch size: ok -> static ({LOOP})"
+    assert onnx.describe() == f"op [cpu] ONNX at another batch size: ok -> static ({LOOP}); at lib/a.py:3"
     assert "(" not in next(c for c in changes if c.path == "compile").describe()
 
 
