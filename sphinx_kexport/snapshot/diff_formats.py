@@ -90,7 +90,7 @@ def _md_lines(items: list[str]) -> str:
 def _state(status: str | None, breaks: int, show_breaks: bool, dynamic: str | None, dynamic_moved: bool) -> str:
     words = [status or "absent"]
     if show_breaks:
-        words[0] += f" ({breaks} graph breaks)"
+        words[0] += f" ({breaks} graph break{'' if breaks == 1 else 's'})"
     if dynamic_moved:
         words.append(f"any batch: {dynamic or 'absent'}")
     return _md_lines(words)
