@@ -18,11 +18,12 @@ them) :func:`fix_report` gathers, as records:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Iterator
 
 from .diff import COMPILE_FIRST_RULES, Change, compare, compared_devices, renamed, speed_figures, spreads_overlap
-from .vocabulary import COMPILE, EAGER_CHANGED, EAGER_IDENTICAL, EAGER_NOT_COMPARABLE, PATHS, SUPPORTED
+from .vocabulary import (COMPILE, EAGER_CHANGED, EAGER_IDENTICAL, EAGER_NOT_COMPARABLE, EAGER_RECORD, PATHS,
+                         SUPPORTED)
 
 BEFORE, AFTER = "before", "after"  # the two sides, as a record names them
 EAGER_FACTS = ("torch", "machine")  # what must match for two digests to be compared
@@ -144,7 +145,7 @@ def _path(case: dict[str, Any], device: str, path: str) -> dict[str, Any]:
 
 def _eager_record(case: dict[str, Any], device: str) -> dict[str, Any] | None:
     record = (case.get("measured") or {}).get(device) or {}
-    eager = record.get("eager")
+    eager = record.get(EAGER_RECORD)
     return eager if isinstance(eager, dict) else None
 
 
@@ -184,7 +185,8 @@ def fix_report(before: dict[str, Any], after: dict[str, Any], devices: Iterable[
     if cases is not None:
         before, after = only_cases(before, after, cases)
     devices = compared_devices(before, after, devices)
-    changes = compare(before, after, devices, COMPILE_FIRST_RULES)
+    # the speed section compares the figures with their spreads: the cell lines leave them out
+    changes = [replace(c, speed=()) for c in compare(before, after, devices, COMPILE_FIRST_RULES)]
     fixed = tuple(c for c in changes if c.kind == "fixed")
     regressed = tuple(c for c in changes if c.kind == "regressed")
     breaks, totals = [], [0, 0]

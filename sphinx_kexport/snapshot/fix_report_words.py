@@ -58,7 +58,7 @@ def figure_words(figure: dict[str, Any]) -> str:
 def spread_words(pair: SpeedPair) -> str:
     if pair.overlap is None:
         return ""
-    return "spreads overlap (no clear change)" if pair.overlap else "spreads apart"
+    return "overlap (no clear change)" if pair.overlap else "apart"
 
 
 def _side(cell: SpeedCell, side: str, figure: dict[str, Any] | None) -> str:
@@ -129,7 +129,7 @@ def text(report: FixReport, before: str, after: str) -> str:
     out.append(SPEED_HEAD + ":" if report.speed else f"{SPEED_HEAD}: no case to time (nothing fixed or changed)")
     for cell in report.speed:
         head = _where(cell.case, cell.device, cell.path)
-        out += [f"  {head}" + (f" at {inputs}" if inputs else "") + f": {b} -> {a}" + (f", {spread}" if spread else "")
+        out += [f"  {head}" + (f" at {inputs}" if inputs else "") + f": {b} -> {a}" + (f", spreads {spread}" if spread else "")
                 for inputs, b, a, spread in speed_rows(cell)]
     out.append(verdict(report))
     return "\n".join(out) + "\n"
@@ -174,6 +174,6 @@ def as_json(report: FixReport, before: str, after: str) -> dict[str, Any]:
             "regressed": [dataclasses.asdict(c) for c in report.regressed],
             "graph_breaks": {"before": report.breaks_before, "after": report.breaks_after,
                              "removed": report.breaks_removed, "cells": [dataclasses.asdict(b) for b in report.breaks]},
-            "eager": [dataclasses.asdict(e) for e in report.eager],
+            "eager_output": [dataclasses.asdict(e) for e in report.eager],
             "speed": [dict(dataclasses.asdict(cell), pairs=[dict(dataclasses.asdict(p), overlap=p.overlap)
                                                             for p in cell.pairs]) for cell in report.speed]}

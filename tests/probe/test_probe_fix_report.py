@@ -86,8 +86,8 @@ def test_the_report_of_the_real_fix(fixed):
     assert failed_before == {("double_if_positive", "onnx"), ("double_if_positive", "export")}
     assert all(cell["untimed"] == [] for cell in data["speed"])
     # the same numbers: where the probe records eager digests, the fix kept them (this branch's probe records none)
-    assert [e["case"] for e in data["eager"]] == ["normalise", "double_if_positive"]
-    assert [e["verdict"] for e in data["eager"] if not e["missing"]] in ([], ["identical", "identical"])
+    assert [e["case"] for e in data["eager_output"]] == ["normalise", "double_if_positive"]
+    assert [e["verdict"] for e in data["eager_output"] if not e["missing"]] in ([], ["identical", "identical"])
     text = report(where)
     assert "double_if_positive [cpu] torch.compile: ok-breaks -> ok" in text.stdout
     assert "normalise [cpu]: 1 -> 0" in text.stdout
