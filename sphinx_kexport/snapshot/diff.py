@@ -203,20 +203,26 @@ def _dynamic_status(result: dict[str, Any]) -> str | None:
     return dynamic.get("status") if isinstance(dynamic, dict) else None
 
 
-def _figures(result: dict[str, Any]) -> dict[tuple[Any, ...], dict[str, Any]]:
+def speed_figures(result: dict[str, Any]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """A path result's speed figures by what they timed: (size, batch, shapes) -> figure."""
     speed = result.get("speed")
     figures = speed.get("figures", []) if isinstance(speed, dict) else []
     return {(f.get("size"), f.get("batch"), f.get("shapes")): f for f in figures if isinstance(f, dict)}
 
 
+def spreads_overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two figures' spreads (low-high) overlap: then their ratios differ by no more than the noise."""
+    return not (b["high"] < a["low"] or b["low"] > a["high"])
+
+
 def speed_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, ...]:
     """The figures timed at the same size in both results whose spreads do not overlap, in words:
     "at batch 32: 3.1× faster -> no clear difference (1.02×)"."""
-    before, after = _figures(old), _figures(new)
+    before, after = speed_figures(old), speed_figures(new)
     moved = []
     for key, b in after.items():
         a = before.get(key)
-        if a is None or not (b["high"] < a["low"] or b["low"] > a["high"]):
+        if a is None or spreads_overlap(a, b):
             continue
         words = [speed_mark(f["verdict"], f["ratio"]) + (f" ({f['ratio']:.2f}×)" if f["verdict"] == SPEED_UNCLEAR
                                                          else "") for f in (a, b)]
@@ -231,7 +237,7 @@ FIGURES_GONE = "figures gone: the new record was measured without the speed pass
 
 def figures_gone(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """Whether ``old`` has speed figures and ``new``, still supported, has none."""
-    return bool(_figures(old)) and not _figures(new) and new.get("status") in SUPPORTED
+    return bool(speed_figures(old)) and not speed_figures(new) and new.get("status") in SUPPORTED
 
 
 def _results(snapshot: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -286,7 +292,8 @@ def _unmeasured(snapshot: dict[str, Any]) -> set[tuple[str, str]]:
             if device not in case.get("results", {})}
 
 
-def _devices(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None) -> list[str]:
+def compared_devices(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None) -> list[str]:
+    """``devices``, or every device either snapshot probed, in the vocabulary's order."""
     if devices is not None:
         return list(devices)
     present = set(old.get("environments", {})) | set(new.get("environments", {}))
@@ -298,7 +305,7 @@ def not_compared(old: dict[str, Any], new: dict[str, Any],
     """The (case, device) cells :func:`compare` leaves out: those an incomplete snapshot (a shard part) lists
     but did not measure, while the other snapshot has results for them."""
     old = _as_named_in(old, new)
-    wanted = set(_devices(old, new, devices))
+    wanted = set(compared_devices(old, new, devices))
     old_results, new_results = _results(old), _results(new)
     left_out = set()
     for side, other in ((_unmeasured(old), new_results), (_unmeasured(new), old_results)):
@@ -324,7 +331,7 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
     rules = tuple(rules)
     old_results, new_results = _results(old), _results(new)
     old_code, new_code = code_by_case(old), code_by_case(new)
-    devices = _devices(old, new, devices)
+    devices = compared_devices(old, new, devices)
     unmeasured = _unmeasured(old) | _unmeasured(new)
     changes: list[Change] = []
     for name in _ordered_names(old, new):

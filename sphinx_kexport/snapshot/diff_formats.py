@@ -12,10 +12,10 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .markdown import md_cell as one_cell
 from .diff import KINDS, Change, count, regressed
 from .vocabulary import PATH_LABELS
 
@@ -71,16 +71,9 @@ def text(report: DiffReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_MARKUP = re.compile(r"([\\`*_\[\]|~])")  # what Markdown (GitHub's) would read as markup inside a table cell
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
 def md_cell(value: Any) -> str:
-    """``value`` as literal text in a Markdown table cell: HTML characters as entities, markup characters
-    backslash-escaped (a pipe would end the cell), a newline as ``<br>`` (it would end the row)."""
-    escaped = "".join(_HTML.get(ch, ch) for ch in str(value))
-    return _NEWLINE.sub("<br>", _MARKUP.sub(r"\\\1", escaped))
+    """``value`` as literal text in a table cell of the diff, its newlines kept as ``<br>``."""
+    return one_cell(value, keep_lines=True)
 
 
 def _md_lines(items: list[str]) -> str:

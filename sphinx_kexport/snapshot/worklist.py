@@ -15,7 +15,6 @@ CSV, the page's ``:worklist:`` option as a table. Standard library only.
 from __future__ import annotations
 
 import csv
-import html
 import io
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from typing import Iterator, Sequence
 
 from .csv_table import spreadsheet_safe
 from .fix_classes import FixClass, classify
+from .markdown import md_cell as _md
 from .records import Case, Result, Snapshot
 from .vocabulary import COMPILE, DYNAMIC_FAIL, DYNAMIC_STATIC, OK_BREAKS, PATH_LABELS, PATHS
 
@@ -151,11 +151,6 @@ def rank_versions(snapshots: Sequence[tuple[str, Snapshot]]) -> list[Ranking]:
 
 
 # -- the text forms: markdown and CSV, ready for an issue tracker
-
-
-def _md(text: str) -> str:
-    """Snapshot text in a markdown table cell: HTML escaped (trackers render inline HTML), pipes escaped, one line."""
-    return html.escape(" ".join(text.split()), quote=False).replace("|", "\\|")
 
 
 def _code(text: str) -> str:

@@ -217,7 +217,7 @@ def test_the_reference_names_every_flag_public_name_and_config_field(built):
     cli_page = " ".join(BeautifulSoup((built / "reference" / "cli.html").read_text(encoding="utf-8"), "lxml")
                         .get_text(" ").split())
     missing = []
-    for command in ("", "merge", "diff", "repro", "discover", "worklist"):
+    for command in ("", "merge", "diff", "fix-report", "repro", "discover", "worklist"):
         helped = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *command.split(), "--help"],
                                 capture_output=True, text=True, timeout=120)
         program = "python--m-sphinx_kexport.probe" + (f"-{command}" if command else "")

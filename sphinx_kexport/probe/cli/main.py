@@ -1,8 +1,8 @@
 """``python -m sphinx_kexport.probe [SUBCOMMAND]`` (or ``sphinx-kexport-probe``): one module per subcommand,
 dispatched here.
 
-No subcommand refreshes the snapshot (:mod:`.probe`); ``merge``, ``diff``, ``worklist``, ``repro`` and ``discover``
-are the others. Each module imports what it needs when it runs, so ``--help`` answers at once.
+No subcommand refreshes the snapshot (:mod:`.probe`); ``merge``, ``diff``, ``fix-report``, ``worklist``, ``repro``
+and ``discover`` are the others. Each module imports what it needs when it runs, so ``--help`` answers at once.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 
 from .common import EXIT_USAGE
 
-SUBCOMMANDS = ("merge", "diff", "worklist", "repro", "discover")
+SUBCOMMANDS = ("merge", "diff", "fix-report", "worklist", "repro", "discover")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,6 +26,10 @@ def main(argv: list[str] | None = None) -> int:
             from .diff import run_diff
 
             return run_diff(argv[1:])
+        if argv and argv[0] == "fix-report":
+            from .fix_report import run_fix_report
+
+            return run_fix_report(argv[1:])
         if argv and argv[0] == "worklist":
             from .worklist import run_worklist
 
@@ -50,13 +54,14 @@ def parsers() -> dict[str, argparse.ArgumentParser]:
     reference is generated from. Building them imports no torch."""
     from .diff import diff_parser
     from .discover import discover_parser
+    from .fix_report import fix_report_parser
     from .merge import merge_parser
     from .probe import probe_parser
     from .repro import repro_parser
     from .worklist import worklist_parser
 
-    made = {"merge": merge_parser, "diff": diff_parser, "worklist": worklist_parser, "repro": repro_parser,
-            "discover": discover_parser}
+    made = {"merge": merge_parser, "diff": diff_parser, "fix-report": fix_report_parser, "worklist": worklist_parser,
+            "repro": repro_parser, "discover": discover_parser}
     return {"": probe_parser(), **{name: made[name]() for name in SUBCOMMANDS}}
 
 
