@@ -27,6 +27,10 @@ The speed figures of a cell (``speed``, probe ``--speed``) are compared at each 
 a ratio that moved beyond both spreads (the new spread clear of the old) is a change, never a regression
 of support (timings move with the machine and its load). Figures that appear or disappear are no change.
 
+The gate also compares each cell's eager output digest (``eager=True``; :mod:`.eager_change`): one that moved on
+the same torch and machine is a regression under the ``eager`` rule (:data:`GATE_RULES`), a change when allowed;
+cells measured on different machines or torch versions are listed by :func:`eager_not_compared` instead.
+
 A case that an incomplete snapshot (``complete: false``: a shard part, a
 merge with ``--allow-incomplete``) lists but did not measure on a device is
 not compared there (:func:`not_compared`): it was not probed, which says
@@ -45,8 +49,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from . import eager_change
+from .eager_change import EAGER_MOVED, EagerPair
 from .vocabulary import (COMPILE, DEVICES, DYNAMIC_FAIL, DYNAMIC_OK, DYNAMIC_STATIC, FAILING, OK, OK_BREAKS,
-                         PATH_LABELS, PATHS, SPEED_UNCLEAR, SUPPORTED, speed_mark, speed_size)
+                         PATH_LABELS, PATHS, SPEED_UNCLEAR, STAGE_EAGER, SUPPORTED, speed_mark, speed_size)
 
 KINDS = ("regressed", "fixed", "changed")
 
@@ -56,7 +62,9 @@ FULLGRAPH_LOST = "fullgraph"
 MORE_BREAKS = "breaks"
 COMPILE_FIRST_RULES = (FULLGRAPH_LOST, MORE_BREAKS)
 RULE_WORDS = {FULLGRAPH_LOST: "torch.compile(fn, fullgraph=True) no longer compiles it",
-              MORE_BREAKS: "the default torch.compile breaks it more often"}
+              MORE_BREAKS: "the default torch.compile breaks it more often",
+              EAGER_MOVED: "its eager output changed on the same machine and torch"}
+GATE_RULES = COMPILE_FIRST_RULES + (EAGER_MOVED,)  # every rule --allow takes
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,8 @@ class Change:
     new_dynamic: str | None = None
     new_dynamic_detail: str = ""
     speed: tuple[str, ...] = ()  # the speed figures that moved beyond their spreads, in words
-    rule: str = ""  # the compile-first rule (COMPILE_FIRST_RULES) that made it a regression or a fix, if any
+    rule: str = ""  # the gate's rule (GATE_RULES) that made it a regression or a fix, if any
+    eager: EagerPair | None = None  # path STAGE_EAGER: the eager output digests that moved
 
     @property
     def status_changed(self) -> bool:
@@ -105,6 +114,8 @@ class Change:
                          f"{self.new_dynamic}" + (f" ({why})" if why else ""))
         for moved in self.speed:
             parts.append((", and" if parts else "") + f" speed {moved}")
+        if self.eager is not None:
+            parts.append(f" {self.eager.describe()}")
         return head + "".join(parts)
 
 
@@ -263,12 +274,22 @@ def not_compared(old: dict[str, Any], new: dict[str, Any],
     return left_out
 
 
+def eager_not_compared(old: dict[str, Any], new: dict[str, Any],
+                       devices: Iterable[str] | None = None) -> list[EagerPair]:
+    """The cells whose eager digests ``compare(eager=True)`` leaves out: computed on different machines or by
+    different torch versions (:func:`.eager_change.unpaired_line` words them)."""
+    named = _as_named_in(old, new)
+    return eager_change.unpaired(named, new, _devices(named, new, devices))
+
+
 def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None = None,
-            rules: Iterable[str] = (), vanished: bool = False) -> list[Change]:
+            rules: Iterable[str] = (), vanished: bool = False, eager: bool = False) -> list[Change]:
     """Every difference between ``old`` and ``new``, in the new snapshot's case order.
 
-    ``rules``: the compile-first gate's rules that apply (:data:`COMPILE_FIRST_RULES`; none for the page).
+    ``rules``: the gate's rules that apply (:data:`GATE_RULES`; none for the page).
     ``vanished``: a supported cell that lost its speed figures is a change (:data:`FIGURES_GONE`; the gate's).
+    ``eager``: a cell whose eager output digest moved on the same machine and torch is a change (path
+    STAGE_EAGER; a regression under the rule :data:`EAGER_MOVED`); the gate's, never the page's.
 
     ``devices`` limits the comparison (default: every device either snapshot
     probed). A device only one snapshot probed shows up as changes from or to
@@ -279,6 +300,8 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
     old_results, new_results = _results(old), _results(new)
     devices = _devices(old, new, devices)
     unmeasured = _unmeasured(old) | _unmeasured(new)
+    rules = tuple(rules)
+    digests = (eager_change.digests(old), eager_change.digests(new)) if eager else None
     changes: list[Change] = []
     for name in _ordered_names(old, new):
         for device in devices:
@@ -309,6 +332,11 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
                 changes.append(Change(name, device, path, old_status, new_status,
                                       worse(status_kind, dynamic_kind), a.get("detail", ""),
                                       b.get("detail", ""), old_breaks, new_breaks, **extra))
+            cell = eager_change.pair(*digests, name, device) if digests else None
+            if cell is not None and cell.moved:
+                rule = EAGER_MOVED if EAGER_MOVED in rules else ""
+                changes.append(Change(name, device, STAGE_EAGER, None, None, "regressed" if rule else "changed",
+                                      rule=rule, eager=cell))
     return changes
 
 

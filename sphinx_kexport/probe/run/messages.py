@@ -66,6 +66,23 @@ class CodeRan:
 
 
 @dataclass(frozen=True)
+class EagerDigest:
+    """The digest of the case's eager outputs (:mod:`..measure.eager_digest`), sent when its eager step ended,
+    with the torch (``torch.__version__``) and the machine (the device's name: CPU model, GPU name) that computed
+    it: a digest compares only with one computed on the same."""
+
+    name: str
+    device: str
+    digest: str
+    torch: str
+    machine: str
+
+    def stamp(self) -> dict[str, str]:
+        """The ``eager`` field of the case's ``measured`` stamp on its device."""
+        return {"digest": self.digest, "torch": self.torch, "machine": self.machine}
+
+
+@dataclass(frozen=True)
 class NotBuilt:
     """The case cannot be built as the inventory described it: nothing measured; the worker goes on."""
 
@@ -87,4 +104,5 @@ class CaseDone:
     began_kb: int  # what it held when the case began (left by earlier cases)
 
 
-WorkerMessage = Union[Ready, CouldNotStart, Environment, StepBegan, PathResult, CodeRan, NotBuilt, CaseDone]
+WorkerMessage = Union[Ready, CouldNotStart, Environment, StepBegan, PathResult, CodeRan, EagerDigest, NotBuilt,
+                      CaseDone]
