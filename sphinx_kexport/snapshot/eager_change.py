@@ -24,6 +24,8 @@ SHOWN_DIGITS = 12  # of a digest, in a line for a person
 
 @dataclass(frozen=True)
 class EagerStamp:
+    """A cell's ``eager`` field: the digest and the ``torch.__version__`` and device name that computed it."""
+
     digest: str
     torch: str
     machine: str

@@ -6,7 +6,6 @@ and edited between real probe runs, as a maintainer's CI would)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sys
@@ -14,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from probe_cli import probe_cli
+from probe_cli import edit
+from probe_cli import project_probe as probe
+from probe_cli import project_survey as survey
 
 pytestmark = [pytest.mark.probe, pytest.mark.slow]
 torch = pytest.importorskip("torch")
@@ -22,25 +23,7 @@ pytest.importorskip("onnxruntime")
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT = REPO / "tests" / "probe" / "probe_cases" / "eagerproject"
-LIBRARY = PROJECT / "eagerlib" / "__init__.py"
 CASES = ("total", "jitter")
-
-
-def probe(where: Path, *args: str):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(where), str(REPO)]))
-    return probe_cli(*args, cwd=where, env=env)
-
-
-def survey(where: Path) -> tuple[str, dict]:
-    done = probe(where)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout, json.loads((where / "support.json").read_text())
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
 
 
 def statuses(snapshot: dict) -> dict[str, dict[str, str]]:
@@ -177,3 +160,46 @@ def test_the_digest_does_not_depend_on_the_workers_thread_count():
     # a worker's threads are the CPUs over --jobs; torch sums a million floats to another last bit on 1 and 4
     assert _eager_digest(1, "total") == _eager_digest(4, "total")
     assert _eager_digest(1, "jitter") == _eager_digest(4, "jitter") == _eager_digest(1, "jitter")  # seeded
+
+
+def test_the_pages_compare_lists_no_eager_change(runs):
+    from sphinx_kexport.snapshot.diff import compare
+
+    where = runs["where"]
+    base, moved = (json.loads((where / name).read_text()) for name in ("base.json", "support.json"))
+    assert compare(base, moved) == []  # every status the same: the page sees nothing
+    assert {(c.case, c.path, c.kind) for c in compare(base, moved, eager=True)} == {
+        ("total", "eager", "changed"), ("jitter", "eager", "changed")}
+
+
+def test_a_record_resumed_from_the_work_directory_keeps_its_digest(tmp_path):
+    """An interrupted run's record (written as its case ended) carries the digest into the resumed run's stamp."""
+    from sphinx_kexport.probe.cases.inventory import InventoryCase
+    from sphinx_kexport.probe.measure.locate import NO_LIBRARY
+    from sphinx_kexport.probe.run.outcomes import Outcomes
+    from sphinx_kexport.probe.run.task import Task
+    from sphinx_kexport.probe.run.workdir import WorkDir
+    from sphinx_kexport.probe.survey.plan import plan_survey
+    from sphinx_kexport.snapshot.result_records import result, with_breaks
+
+    work = WorkDir(tmp_path / "work")
+    eager = {"digest": "ab" * 32, "torch": torch.__version__, "machine": "AMD EPYC"}
+    task = Task("total", "cases_eagerlib", "total", "cpu", "fp", [], eager=eager,
+                results={path: with_breaks(path, result("ok")) for path in ("onnx", "export", "compile")})
+    Outcomes(work, NO_LIBRARY).finished(task)
+    case = InventoryCase(name="total", local_name="total", module="cases_eagerlib", package="eagerlib", ref="",
+                         origin="hand-written", skip=None, shapes=((4,),), definition={})
+    plan = plan_survey([case], ["cpu"], lambda case, device: ("fp",), work, {})
+    assert not plan.tasks and plan.stamps[("total", "cpu")]["eager"] == eager
+
+
+def test_a_digest_that_is_no_sha256_is_refused_naming_the_case_and_field(runs, tmp_path):
+    from sphinx_kexport.snapshot import SnapshotError, read_snapshot
+
+    snapshot = json.loads((runs["where"] / "base.json").read_text())
+    snapshot["cases"][0]["measured"]["cpu"]["eager"]["digest"] = "a1b2c3"
+    (tmp_path / "bad.json").write_text(json.dumps(snapshot))
+    with pytest.raises(SnapshotError) as raised:
+        read_snapshot(tmp_path / "bad.json")
+    assert ("case #0 ('total') field measured.cpu.eager.digest: expected a SHA-256 digest (64 lowercase "
+            "hexadecimal digits), found 'a1b2c3'") in str(raised.value)

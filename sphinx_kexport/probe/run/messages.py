@@ -7,9 +7,11 @@ error. They pickle small: a record of plain data, never a tensor.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Union
 
+from ...snapshot.eager_change import EagerStamp
 from ..cases.step import Step
 
 
@@ -69,17 +71,15 @@ class CodeRan:
 class EagerDigest:
     """The digest of the case's eager outputs (:mod:`..measure.eager_digest`), sent when its eager step ended,
     with the torch (``torch.__version__``) and the machine (the device's name: CPU model, GPU name) that computed
-    it: a digest compares only with one computed on the same."""
+    it: a digest compares only with one computed on the same (:mod:`sphinx_kexport.snapshot.eager_change`)."""
 
     name: str
     device: str
-    digest: str
-    torch: str
-    machine: str
+    eager: EagerStamp
 
     def stamp(self) -> dict[str, str]:
         """The ``eager`` field of the case's ``measured`` stamp on its device."""
-        return {"digest": self.digest, "torch": self.torch, "machine": self.machine}
+        return dataclasses.asdict(self.eager)
 
 
 @dataclass(frozen=True)

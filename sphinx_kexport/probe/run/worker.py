@@ -24,6 +24,7 @@ import warnings
 from typing import Any
 
 from ..cases.inventory import LoadError, SuiteRef
+from ...snapshot.eager_change import EagerStamp
 from ...snapshot.vocabulary import COMPILE
 from ..cases.step import Step
 from ..base.lifetime import die_with_parent
@@ -134,7 +135,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             except Exception:  # an output it cannot read byte for byte: no digest, the case measured as ever
                 traceback.print_exc()
                 return
-            conn.send(EagerDigest(name, device, found, str(torch.__version__), described[device]))
+            conn.send(EagerDigest(name, device, EagerStamp(found, str(torch.__version__), described[device])))
 
         began_kb = rss_kb()  # what earlier cases left behind: the case's own cost is its peak less this
         reset_peak()
