@@ -2,8 +2,8 @@
 
 Protocol over a multiprocessing pipe (parent -> worker): an :class:`~.settings.Assignment` or ``None`` to
 stop. Worker -> parent: the messages of :mod:`.messages` (``Ready`` once started, or ``CouldNotStart``; per
-case: ``Environment`` before a device's first case, ``StepBegan``, ``PathResult`` and ``EagerDigest`` as the case goes, then
-``CaseDone``, or ``NotBuilt`` when the case cannot be built as the inventory described it).
+case: ``Environment`` before a device's first case, ``StepBegan``, ``PathResult`` and ``EagerDigest`` as the
+case goes, then ``CaseDone``, or ``NotBuilt`` when the case cannot be built as the inventory described it).
 
 The worker's stdout/stderr (torch's and onnxruntime's C++ chatter included)
 go to a per-worker log file, with faulthandler on, so that a segfault leaves a
