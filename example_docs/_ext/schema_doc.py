@@ -114,6 +114,8 @@ class SchemaRenderer:
             words.append("not empty")
         elif "minLength" in spec:
             words.append(f"at least {spec['minLength']} characters")
+        if "pattern" in spec:
+            words.append(f"matching {spec['pattern']}")
         if "minProperties" in spec:
             words.append(f"at least {spec['minProperties']} key(s)")
         return ", ".join(words)

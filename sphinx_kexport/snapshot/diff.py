@@ -32,6 +32,10 @@ The speed figures of a cell (``speed``, probe ``--speed``) are compared at each 
 a ratio that moved beyond both spreads (the new spread clear of the old) is a change, never a regression
 of support (timings move with the machine and its load). Figures that appear or disappear are no change.
 
+The gate also compares each cell's eager output digest (``eager=True``; :mod:`.eager_change`): one that moved on
+the same torch and machine is a regression under the ``eager`` rule (:data:`GATE_RULES`), a change when allowed;
+cells measured on different machines or torch versions are listed by :func:`eager_not_compared` instead.
+
 A case that an incomplete snapshot (``complete: false``: a shard part, a
 merge with ``--allow-incomplete``) lists but did not measure on a device is
 not compared there (:func:`not_compared`): it was not probed, which says
@@ -51,8 +55,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .diff_cause import NO_CODE_DELTA, SHOWN, CodeDelta, code_by_case, code_delta, failure_where, shortened
+from . import eager_change
+from .eager_change import EAGER_MOVED, EagerPair
 from .vocabulary import (COMPILE, DEVICES, DYNAMIC_FAIL, DYNAMIC_OK, DYNAMIC_STATIC, FAILING, OK, OK_BREAKS,
-                         PATH_LABELS, PATHS, SPEED_UNCLEAR, SUPPORTED, speed_mark, speed_size)
+                         PATH_LABELS, PATHS, SPEED_UNCLEAR, STAGE_EAGER, SUPPORTED, speed_mark, speed_size)
 
 KINDS = ("regressed", "fixed", "changed")
 
@@ -62,11 +68,12 @@ FULLGRAPH_LOST = "fullgraph"
 MORE_BREAKS = "breaks"
 COMPILE_FIRST_RULES = (FULLGRAPH_LOST, MORE_BREAKS)
 RULE_WORDS = {FULLGRAPH_LOST: "torch.compile(fn, fullgraph=True) no longer compiles it",
-              MORE_BREAKS: "the default torch.compile breaks it more often"}
+              MORE_BREAKS: "the default torch.compile breaks it more often",
+              EAGER_MOVED: "its eager output changed on the same machine and torch"}
 # the gate's rule for a dynamic-batch result that vanished (compare's ``vanished``); --allow takes it too
 DYNAMIC_LOST = "dynamic"
-GATE_RULES = (*COMPILE_FIRST_RULES, DYNAMIC_LOST)
 RULE_WORDS[DYNAMIC_LOST] = "the dynamic-batch result is gone: the new record was measured without the dynamic pass"
+GATE_RULES = (*COMPILE_FIRST_RULES, DYNAMIC_LOST, EAGER_MOVED)  # every rule --allow takes
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,7 @@ class Change:
     rule: str = ""  # the gate's rule (COMPILE_FIRST_RULES, DYNAMIC_LOST) that made it a regression or a fix, if any
     code: CodeDelta = NO_CODE_DELTA  # the code the case ran that differs between the two records (diff_cause)
     where: str = ""  # the library line (path:line) of the failure: the new result's, the old one's for a fix
+    eager: EagerPair | None = None  # path STAGE_EAGER: the eager output digests that moved
 
     @property
     def status_changed(self) -> bool:
@@ -115,6 +123,8 @@ class Change:
                          f"{self.new_dynamic or 'absent'}" + (f" ({why})" if why else ""))
         for moved in self.speed:
             parts.append((", and" if parts else "") + f" speed {moved}")
+        if self.eager is not None:
+            parts.append(f" {self.eager.describe()}")
         return head + "".join(parts) + "".join(f"; {words}" for words in self.cause())
 
     def status_why(self) -> str:
@@ -314,13 +324,23 @@ def not_compared(old: dict[str, Any], new: dict[str, Any],
     return left_out
 
 
+def eager_not_compared(old: dict[str, Any], new: dict[str, Any],
+                       devices: Iterable[str] | None = None) -> list[EagerPair]:
+    """The cells whose eager digests ``compare(eager=True)`` leaves out: computed on different machines or by
+    different torch versions (:func:`.eager_change.unpaired_line` words them)."""
+    named = _as_named_in(old, new)
+    return eager_change.unpaired(named, new, compared_devices(named, new, devices))
+
+
 def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | None = None,
-            rules: Iterable[str] = (), vanished: bool = False) -> list[Change]:
+            rules: Iterable[str] = (), vanished: bool = False, eager: bool = False) -> list[Change]:
     """Every difference between ``old`` and ``new``, in the new snapshot's case order.
 
-    ``rules``: the compile-first gate's rules that apply (:data:`COMPILE_FIRST_RULES`; none for the page).
+    ``rules``: the gate's rules that apply (:data:`GATE_RULES`; none for the page).
     ``vanished``: a supported cell that lost its speed figures is a change (:data:`FIGURES_GONE`; the gate's), and
     one that lost a dynamic-batch result that held a regression under :data:`DYNAMIC_LOST` (a change without it).
+    ``eager``: a cell whose eager output digest moved on the same machine and torch is a change (path
+    STAGE_EAGER; a regression under the rule :data:`EAGER_MOVED`); the gate's, never the page's.
 
     ``devices`` limits the comparison (default: every device either snapshot
     probed). A device only one snapshot probed shows up as changes from or to
@@ -333,6 +353,7 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
     old_code, new_code = code_by_case(old), code_by_case(new)
     devices = compared_devices(old, new, devices)
     unmeasured = _unmeasured(old) | _unmeasured(new)
+    digests = (eager_change.digests(old), eager_change.digests(new)) if eager else None
     changes: list[Change] = []
     for name in _ordered_names(old, new):
         for device in devices:
@@ -370,6 +391,11 @@ def compare(old: dict[str, Any], new: dict[str, Any], devices: Iterable[str] | N
                 changes.append(Change(name, device, path, old_status, new_status,
                                       worse(status_kind, dynamic_kind), a.get("detail", ""),
                                       b.get("detail", ""), old_breaks, new_breaks, **extra))
+            cell = eager_change.pair(*digests, name, device) if digests else None
+            if cell is not None and cell.moved:
+                rule = EAGER_MOVED if EAGER_MOVED in rules else ""
+                changes.append(Change(name, device, STAGE_EAGER, None, None, "regressed" if rule else "changed",
+                                      rule=rule, eager=cell, code=code))
     return changes
 
 

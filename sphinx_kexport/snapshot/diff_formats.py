@@ -15,8 +15,9 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .markdown import md_cell as one_cell
 from .diff import KINDS, Change, count, regressed
+from .eager_change import SHOWN_DIGITS, EagerPair, unpaired_line
+from .markdown import md_cell as one_cell
 from .vocabulary import PATH_LABELS
 
 FORMATS = ("text", "md", "json")
@@ -35,6 +36,8 @@ class DiffReport:
     incomplete: tuple[str, ...]  # which of the two files says complete: false
     allowed: tuple[str, ...]  # the gate's rules --allow let through
     exit_status: int
+    #: cells whose eager digests were computed by another torch or machine kind: not compared
+    eager_unpaired: tuple[EagerPair, ...] = ()
 
 
 def render(report: DiffReport, fmt: str) -> str:
@@ -68,6 +71,8 @@ def text(report: DiffReport) -> str:
     lines.append(_counts_words(report))
     if report.not_compared:
         lines.append(_not_compared_words(report))
+    if report.eager_unpaired:
+        lines.append(unpaired_line(list(report.eager_unpaired)))
     return "\n".join(lines) + "\n"
 
 
@@ -90,6 +95,8 @@ def _state(status: str | None, breaks: int, show_breaks: bool, dynamic: str | No
 
 
 def _why(change: Change) -> str:
+    if change.eager is not None:  # the eager output's digest moved: no status, no path
+        return md_cell("eager " + change.eager.describe())
     words = [change.status_why()] if change.status_changed else []
     if change.dynamic_changed and change.dynamic_why():
         words.append(f"at another batch size: {change.dynamic_why()}")
@@ -103,10 +110,13 @@ MD_COLUMNS = ("Case", "Device", "Path", "Before", "After", "Why", "Changed code"
 
 def _md_row(change: Change) -> str:
     breaks = change.old_breaks != change.new_breaks
+    if change.eager is not None:
+        states = [md_cell(f"digest {stamp.digest[:SHOWN_DIGITS]}") for stamp in (change.eager.old, change.eager.new)]
+    else:
+        states = [_state(change.old_status, change.old_breaks, breaks, change.old_dynamic, change.dynamic_changed),
+                  _state(change.new_status, change.new_breaks, breaks, change.new_dynamic, change.dynamic_changed)]
     cells = [md_cell(change.case), md_cell(change.device), md_cell(PATH_LABELS.get(change.path, change.path)),
-             _state(change.old_status, change.old_breaks, breaks, change.old_dynamic, change.dynamic_changed),
-             _state(change.new_status, change.new_breaks, breaks, change.new_dynamic, change.dynamic_changed),
-             _why(change), _md_lines(change.code_words())]
+             *states, _why(change), _md_lines(change.code_words())]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -125,6 +135,8 @@ def markdown(report: DiffReport) -> str:
         lines += [md_cell(_renamed_words(report)), ""]
     if report.not_compared:
         lines += [md_cell(_not_compared_words(report)), ""]
+    if report.eager_unpaired:
+        lines += [md_cell(unpaired_line(list(report.eager_unpaired))), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -135,5 +147,6 @@ def as_json(report: DiffReport) -> str:
         "changes": [asdict(change) | {"text": change.describe()} for change in report.changes],
         "renamed": [{"old": a, "new": b} for a, b in report.renamed],
         "not_compared": [{"case": case, "device": device} for case, device in report.not_compared],
+        "eager_not_compared": [asdict(cell) for cell in report.eager_unpaired],
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

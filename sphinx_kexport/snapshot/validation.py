@@ -10,6 +10,7 @@ results only for listed devices) follow the schema check.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -32,6 +33,9 @@ def load_schema() -> dict[str, Any]:
 
 _PY_TYPES = {"null": (type(None),), "boolean": (bool,), "integer": (int,), "number": (int, float),
              "string": (str,), "array": (list,), "object": (dict,)}
+
+# what a person is told a pattern of the schema wants
+PATTERN_WORDS = {"^[0-9a-f]{64}$": "a SHA-256 digest (64 lowercase hexadecimal digits)"}
 
 # A problem: (field path below the checked value, expected, found).
 Problem = tuple[list[str], str, str]
@@ -79,6 +83,7 @@ class _Validator:
         py_types = tuple(t for w in wanted or () for t in _PY_TYPES[w])
         bool_ok = "boolean" in (wanted or ())
         min_length = node.get("minLength", 0)
+        pattern = re.compile(node["pattern"]) if "pattern" in node else None
         minimum = node.get("minimum")
         items = self.check(node["items"]) if "items" in node else None
         obj = self._compile_object(node)
@@ -94,6 +99,8 @@ class _Validator:
                 return [], " or ".join(wanted), "null" if value is None else f"{kind_of(value)} {show_value(value)}"
             if min_length and isinstance(value, str) and len(value) < min_length:
                 return [], "a non-empty string", show_value(value)
+            if pattern is not None and isinstance(value, str) and not pattern.search(value):
+                return [], PATTERN_WORDS.get(pattern.pattern, f"a string matching {pattern.pattern}"), show_value(value)
             if minimum is not None and isinstance(value, (int, float)) and not isinstance(value, bool) \
                     and value < minimum:
                 return [], f"a number >= {minimum}", show_value(value)

@@ -212,6 +212,10 @@ STAGES = (STAGE_NONE, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_CAPTURE, STAGE_TRANSLA
           STAGE_RUN, STAGE_COMPARE, STAGE_PROCESS, STAGE_SKIP)
 STAGE = {s: s for s in STAGES}
 
+# The field of a case's ``measured`` stamp that holds the digest of its eager outputs (digest, torch, machine), and
+# the gate's rule (``probe diff --allow eager``) that a moved digest breaks: named after the stage it digests.
+EAGER_DIGEST = str(STAGE_EAGER)
+
 # The labels by word (the page's column headers).
 PATH_LABELS = {p: p.label for p in PATHS}
 DEVICE_LABELS = {d: d.label for d in DEVICES}

@@ -55,3 +55,27 @@ def fixture_survey(cases: Path, library: str, project: Path, tmp_path: Path) -> 
                      cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(out.read_text())
+
+
+def project_probe(where: Path, *args: str) -> subprocess.CompletedProcess:
+    """The probe command run in ``where``, a copy of a fixture project (its ``pyproject.toml`` gives the settings),
+    with the copy and this checkout on the path."""
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(where), str(repo)]))
+    return probe_cli(*args, cwd=where, env=env)
+
+
+def project_survey(where: Path) -> tuple[str, dict]:
+    """A survey of the fixture project copied to ``where``, which must end with status 0: its output and snapshot."""
+    import json
+
+    done = project_probe(where)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout, json.loads((where / "support.json").read_text())
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace ``old``, which must be in the file, with ``new`` (a maintainer's edit between two runs)."""
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))

@@ -4,15 +4,15 @@ helper, copied into a git repository and edited between real probe runs, as a ma
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from probe_cli import probe_cli
+from probe_cli import edit
+from probe_cli import project_probe as probe
+from probe_cli import project_survey as survey
 from sphinx_kexport.snapshot.code_table import pack, unpack
 
 pytestmark = [pytest.mark.probe, pytest.mark.slow]
@@ -29,23 +29,6 @@ BRANCH = "    if x.abs().amax() > 1.0:\n        x = x / 2\n    return x /"
 def git(where: Path, *args: str) -> None:
     subprocess.run(["git", "-c", "user.email=ci@example.org", "-c", "user.name=ci", *args], cwd=where, check=True,
                    capture_output=True)
-
-
-def probe(where: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(where), str(REPO)]))
-    return probe_cli(*args, cwd=where, env=env)
-
-
-def survey(where: Path) -> tuple[str, dict]:
-    done = probe(where)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout, json.loads((where / "support.json").read_text())
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
 
 
 def statuses(snapshot: dict, path: str) -> dict[str, str]:

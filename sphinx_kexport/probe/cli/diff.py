@@ -12,9 +12,10 @@ from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
 def diff_parser() -> CliParser:
     parser = CliParser(prog=f"{PROG} diff", description=(
         "List per case, device and path what regressed (supported -> mismatch/fail; for torch.compile also ok -> "
-        "ok-breaks and more graph breaks, the compile-first rules --allow lets through), what was fixed and what "
-        "changed between two snapshots, each with its cause where the snapshots hold it (the code the case ran "
-        "that changed, the failure's library line). Exit status 1 when anything regressed, in every format."))
+        "ok-breaks and more graph breaks; a case whose eager output changed on the same machine and torch: the "
+        "rules --allow lets through), what was fixed and what changed between two snapshots, each with its cause "
+        "where the snapshots hold it (the code the case ran that changed, the failure's library line). Exit "
+        "status 1 when anything regressed, in every format."))
     parser.add_argument("old", metavar="OLD")
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("--device", action="append", choices=DEVICES, help="compare only this device")
@@ -23,8 +24,9 @@ def diff_parser() -> CliParser:
                              "'fullgraph' (a torch.compile cell goes from ok to ok-breaks: torch.compile(fn, "
                              "fullgraph=True) no longer compiles it), 'breaks' (the default torch.compile breaks "
                              "a supported cell more often than before), 'dynamic' (a supported cell whose result "
-                             "held at any batch size has no dynamic-batch result any more). Without it each is a "
-                             "regression")
+                             "held at any batch size has no dynamic-batch result any more), 'eager' (the digest of "
+                             "a case's eager outputs moved, both measured by the same torch on the same machine). "
+                             "Without it each is a regression")
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="text (default): a line per change; md: Markdown tables for a pull-request comment "
                              "or $GITHUB_STEP_SUMMARY; json: one object for scripts (shape in the CLI reference)")
@@ -34,7 +36,7 @@ def diff_parser() -> CliParser:
 def run_diff(argv: list[str]) -> int:
     args = diff_parser().parse_args(argv)
     from ...snapshot import SnapshotError, read_snapshot
-    from ...snapshot.diff import compare, not_compared, regressed, renamed
+    from ...snapshot.diff import compare, eager_not_compared, not_compared, regressed, renamed
     from ...snapshot.diff_formats import DiffReport, render
 
     try:
@@ -43,11 +45,12 @@ def run_diff(argv: list[str]) -> int:
     except SnapshotError as exc:
         return report_failure(str(exc))
     rules = [rule for rule in GATE_RULES if rule not in args.allow]
-    changes = compare(old, new, args.device, rules, vanished=True)
+    changes = compare(old, new, args.device, rules, vanished=True, eager=True)
     report = DiffReport(
         args.old, args.new, tuple(changes), tuple(renamed(old, new).items()),
         tuple(sorted(not_compared(old, new, args.device))),
         tuple(path for path, data in ((args.old, old), (args.new, new)) if data.get("complete") is False),
-        tuple(rule for rule in GATE_RULES if rule in args.allow), EXIT_REGRESSED if regressed(changes) else EXIT_OK)
+        tuple(rule for rule in GATE_RULES if rule in args.allow), EXIT_REGRESSED if regressed(changes) else EXIT_OK,
+        tuple(eager_not_compared(old, new, args.device)))
     print(render(report, args.format), end="")
     return report.exit_status

@@ -83,6 +83,16 @@ def _nvidia_driver() -> str | None:
         return None
 
 
+def device_name(device: str) -> str:
+    """What kind of machine computes on ``device``: the CPU's model, or the GPU's name (the header's
+    ``device_name``; an eager digest names it too: measure/eager_digest.py)."""
+    if device == "cuda":
+        import torch
+
+        return str(torch.cuda.get_device_name(0))
+    return cpu_model()
+
+
 def device_environment(device: str, opset: int) -> dict[str, Any]:
     """The header entry for ``device``, read in the process that probes it."""
     import onnx
@@ -95,11 +105,10 @@ def device_environment(device: str, opset: int) -> dict[str, Any]:
     env: dict[str, Any] = {
         "torch": str(torch.__version__), "onnx": str(onnx.__version__), "onnxruntime": onnxruntime.__version__,
         "onnxscript": onnxscript.__version__, "python": platform.python_version(),
-        "platform": platform.platform(), "device_name": cpu_model(), "cuda": None, "driver": None,
+        "platform": platform.platform(), "device_name": device_name(device), "cuda": None, "driver": None,
         "onnxruntime_provider": onnx_provider(device, onnxruntime), "opset": int(opset), "probed_at": utc_now(),
     }
     if device == "cuda":
-        env["device_name"] = torch.cuda.get_device_name(0)
         env["cuda"] = torch.version.cuda
         env["driver"] = _nvidia_driver()
     return env

@@ -43,7 +43,7 @@ from ...snapshot.vocabulary import (
 from ..cases.step import EAGER_STEP, Step
 from ..cases.registry import CaseSpec
 from . import compare_outputs, graph_breaks, number_outputs, random_draws
-from .case_run import CaseRun, seeded
+from .case_run import CaseRun, one_thread, seeded
 from .dynamic_batch import DynamicBatch
 from .explain import clean_line, exception_chain, explain_exception
 from .global_hooks import global_hooks_kept
@@ -126,7 +126,8 @@ class Measurement:
         """Run the reference; on failure return the n/a record for every path."""
         try:
             wrapper, inputs = self.run.wrapper(), self.run.inputs()
-            self.reference = number_outputs.detached(seeded(lambda: wrapper(*inputs)))
+            with one_thread():  # its digest the same whatever the worker's thread count (case_run.one_thread)
+                self.reference = number_outputs.detached(seeded(lambda: wrapper(*inputs)))
         except Exception as exc:  # the case itself does not run: nothing to capture
             failed = self._failure(NOT_APPLICABLE, STAGE_EAGER, exc, "does not run eagerly with the probed inputs: ")
             return {path: with_breaks(path, dict(failed)) for path in PATHS}
@@ -340,9 +341,11 @@ class Measurement:
 
     def measure(self, paths: tuple[str, ...] | list[str] = PATHS,
                 started: Callable[[Step], None] | None = None,
-                finished: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
+                finished: Callable[[str, dict[str, Any]], None] | None = None,
+                ran_eagerly: Callable[[tuple[Any, ...]], None] | None = None) -> dict[str, dict[str, Any]]:
         """Measure ``paths`` (eager first); ``started``/``finished`` report progress as it happens,
-        so that a crash later in the case does not lose the paths already measured."""
+        so that a crash later in the case does not lose the paths already measured; ``ran_eagerly`` gets the
+        eager reference (tensors, or numbers) once it ran and returned one."""
         started = started or (lambda step: None)
         finished = finished or (lambda path, result: None)
         out: dict[str, dict[str, Any]] = {}
@@ -353,6 +356,8 @@ class Measurement:
             with global_hooks_kept():
                 failed = self.eager()
             self.run.release()
+            if not failed and ran_eagerly is not None:
+                ran_eagerly(self.reference)
             if failed:
                 out = {path: failed[path] for path in paths}
         if out:

@@ -7,9 +7,11 @@ error. They pickle small: a record of plain data, never a tensor.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Union
 
+from ...snapshot.eager_change import EagerStamp
 from ..cases.step import Step
 
 
@@ -66,6 +68,21 @@ class CodeRan:
 
 
 @dataclass(frozen=True)
+class EagerDigest:
+    """The digest of the case's eager outputs (:mod:`..measure.eager_digest`), sent when its eager step ended,
+    with the torch (``torch.__version__``) and the machine (the device's name: CPU model, GPU name) that computed
+    it: a digest compares only with one computed on the same (:mod:`sphinx_kexport.snapshot.eager_change`)."""
+
+    name: str
+    device: str
+    eager: EagerStamp
+
+    def stamp(self) -> dict[str, str]:
+        """The ``eager`` field of the case's ``measured`` stamp on its device."""
+        return dataclasses.asdict(self.eager)
+
+
+@dataclass(frozen=True)
 class NotBuilt:
     """The case cannot be built as the inventory described it: nothing measured; the worker goes on."""
 
@@ -87,4 +104,5 @@ class CaseDone:
     began_kb: int  # what it held when the case began (left by earlier cases)
 
 
-WorkerMessage = Union[Ready, CouldNotStart, Environment, StepBegan, PathResult, CodeRan, NotBuilt, CaseDone]
+WorkerMessage = Union[Ready, CouldNotStart, Environment, StepBegan, PathResult, CodeRan, EagerDigest, NotBuilt,
+                      CaseDone]

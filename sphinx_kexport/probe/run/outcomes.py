@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ...snapshot.timestamps import utc_now
-from ...snapshot.vocabulary import PATHS
+from ...snapshot.vocabulary import EAGER_DIGEST, PATHS
 from ..cases.step import Step
 from ..measure.locate import LibraryRoot
 from .losses import lose_step
@@ -32,7 +32,8 @@ class Outcomes:
         # its time and memory travel with the record, so an interrupted run still says which case cost what
         self.work.save(task.name, task.device, task.fingerprint, ordered, seconds=round(task.seconds, 3),
                        peak_rss_kb=task.peak_rss_kb, began_rss_kb=task.began_rss_kb, measured_at=utc_now(),
-                       **({"code": task.code} if task.code is not None else {}))
+                       **({"code": task.code} if task.code is not None else {}),
+                       **({EAGER_DIGEST: task.eager} if task.eager is not None else {}))
         self.on_finish(task)
 
     def lost(self, task: Task, step: Step | None, why: str, log: str, timed_out_after: float = 0.0) -> bool:

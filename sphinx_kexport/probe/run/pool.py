@@ -37,8 +37,8 @@ from typing import Any, Callable
 
 from ..base.errors import ToolError
 from .feed import FEED_POLL, Feed
-from .messages import (CaseDone, CodeRan, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan,
-                       WorkerMessage)
+from .messages import (CaseDone, CodeRan, CouldNotStart, EagerDigest, Environment, NotBuilt, PathResult, Ready,
+                       StepBegan, WorkerMessage)
 from .losses import not_built_in_time
 from .outcomes import Outcomes
 from .pool_stats import PoolStats
@@ -209,6 +209,8 @@ class SlotEvents:
                 slot.step = None
             case CodeRan(code=code) if task is not None:
                 task.code = {**(task.code or {}), **code}
+            case EagerDigest() if task is not None:
+                task.eager = message.stamp()
             case NotBuilt(why=why) if task is not None:
                 self.outcomes.not_built(self._release(slot), why)
             case CaseDone() if task is not None:
@@ -219,7 +221,7 @@ class SlotEvents:
                 if message.retiring:  # it grew past settings.recycle_rss_kb and exits: a fresh one takes the slot
                     self.stats.recycled += 1
                     self.retire(slot, kill=False)
-            case PathResult() | CodeRan() | NotBuilt() | CaseDone():
+            case PathResult() | CodeRan() | EagerDigest() | NotBuilt() | CaseDone():
                 pass  # about a case lost (timed out) before the message was read
             case _:
                 raise ToolError(f"worker {slot.index} sent a message of an unknown type, "

@@ -22,6 +22,9 @@ class Task:
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     # the code it ran ({ref: digest}), from every worker it had; None: no worker said (no record of it is kept)
     code: dict[str, str] | None = None
+    # the digest of its eager outputs with the torch and machine that computed it (messages.EagerDigest.stamp);
+    # None: eager failed, or no worker said
+    eager: dict[str, str] | None = None
     seconds: float = 0.0
     peak_rss_kb: int = 0  # the most resident memory its worker used while measuring it
     began_rss_kb: int = 0  # what its worker held when it began (left by earlier cases): part of that peak

@@ -2,8 +2,8 @@
 
 Protocol over a multiprocessing pipe (parent -> worker): an :class:`~.settings.Assignment` or ``None`` to
 stop. Worker -> parent: the messages of :mod:`.messages` (``Ready`` once started, or ``CouldNotStart``; per
-case: ``Environment`` before a device's first case, ``StepBegan`` and ``PathResult`` as the case goes, then
-``CaseDone``, or ``NotBuilt`` when the case cannot be built as the inventory described it).
+case: ``Environment`` before a device's first case, ``StepBegan``, ``PathResult`` and ``EagerDigest`` as the
+case goes, then ``CaseDone``, or ``NotBuilt`` when the case cannot be built as the inventory described it).
 
 The worker's stdout/stderr (torch's and onnxruntime's C++ chatter included)
 go to a per-worker log file, with faulthandler on, so that a segfault leaves a
@@ -24,11 +24,13 @@ import warnings
 from typing import Any
 
 from ..cases.inventory import LoadError, SuiteRef
+from ...snapshot.eager_change import EagerStamp
 from ...snapshot.vocabulary import COMPILE
 from ..cases.step import Step
 from ..base.lifetime import die_with_parent
 from ..base.memory import peak_rss_kb, reset_peak, rss_kb
-from .messages import CaseDone, CodeRan, CouldNotStart, Environment, NotBuilt, PathResult, Ready, StepBegan
+from .messages import (CaseDone, CodeRan, CouldNotStart, EagerDigest, Environment, NotBuilt, PathResult, Ready,
+                       StepBegan)
 from .settings import WorkerSettings, limit_threads
 
 
@@ -73,7 +75,8 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         from ..discover.cache import refresh
         from ..measure import onnx_runtime
         from ..measure.measurement import Measurement
-        from ..measure.environment import device_environment
+        from ..measure.environment import device_environment, device_name
+        from ..measure.eager_digest import digest
         from ..measure.locate import library_root
         from ..measure.case_run import trim_heap
         from .speedups import reuse_onnx_registry
@@ -94,7 +97,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     _quiet()  # importing the case modules may have configured logging again
     conn.send(Ready(os.getpid()))
     opset = settings.opset
-    described: set[str] = set()
+    described: dict[str, str] = {}  # device -> its name, once its Environment went
     lifetime_peak = peak_rss_kb()  # start-up; each case's peak is counted afresh (memory.reset_peak)
     while True:
         try:
@@ -106,7 +109,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         name, device, paths = task.name, task.device, task.paths
         if device not in described:
             conn.send(Environment(device, device_environment(device, opset)))
-            described.add(device)
+            described[device] = device_name(device)
         print(f"=== case {name!r} on {device}: {', '.join(paths)}", flush=True)
 
         def code_so_far(name: str = name, device: str = device) -> None:
@@ -126,6 +129,14 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         def finished(path: str, result: dict, name: str = name, device: str = device) -> None:
             conn.send(PathResult(name, device, path, result))
 
+        def ran_eagerly(outputs: tuple, name: str = name, device: str = device) -> None:
+            try:
+                found = digest(outputs)
+            except Exception:  # an output it cannot read byte for byte: no digest, the case measured as ever
+                traceback.print_exc()
+                return
+            conn.send(EagerDigest(name, device, EagerStamp(found, str(torch.__version__), described[device])))
+
         began_kb = rss_kb()  # what earlier cases left behind: the case's own cost is its peak less this
         reset_peak()
         try:
@@ -142,7 +153,7 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         if watch is not None:
             watch.start(_test_folders(task.discovery))
         try:
-            measurement.measure(paths, started, finished)
+            measurement.measure(paths, started, finished, ran_eagerly)
             code_so_far()  # the last step's code (each earlier one's went with the next step's start)
         finally:
             if watch is not None:

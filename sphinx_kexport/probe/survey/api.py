@@ -26,7 +26,7 @@ from typing import Any, Iterator, TextIO
 from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
 from ...snapshot.code_table import unpack
 from ...snapshot.timestamps import utc_now
-from ...snapshot.vocabulary import CUDA, PATHS
+from ...snapshot.vocabulary import CUDA, EAGER_DIGEST, PATHS
 from ..base.code_digest import CodeCheck, CodePlaces, SourceDigests, code_set_id
 from ..base.errors import ProbeError, ToolError, did_you_mean
 from ..cases.fingerprint import reusable_keys
@@ -330,6 +330,8 @@ class _Survey:
                                  "seconds": round(task.seconds, 1)}
         if task.code is not None:
             stamp["code"] = self._code_set(self._with_build(task.name, task.code))
+        if task.eager is not None:
+            stamp[EAGER_DIGEST] = dict(task.eager)
         self.stamps[(task.name, task.device)] = stamp
         key = f"{task.name} [{task.device}]"  # how --stats names a case on a device
         self.seconds[key] = round(task.seconds, 3)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from ...snapshot.result_records import (before_fullgraph_rule, skipped_results, speed_missing, speed_of_constants,
                                         speed_traced, to_measure_again)
 from ...snapshot.timestamps import utc_now
-from ...snapshot.vocabulary import PATHS
+from ...snapshot.vocabulary import EAGER_DIGEST, PATHS
 from ..cases.inventory import InventoryCase
 from ..run.pool import Task
 from ..base.code_digest import CodeCheck
@@ -101,11 +101,11 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
             if record is not None:
                 plan.measured[cell] = record["results"]
                 plan.stamps[cell] = _stamp(record["fingerprint"], str(record.get("measured_at") or utc_now()),
-                                           record.get("code"), record.get("seconds"))
+                                           record.get("code"), record.get("seconds"), record.get(EAGER_DIGEST))
                 plan.resumed.append(record["results"])
             elif hit is not None and not reason:
                 plan.measured[cell] = hit.results
-                plan.stamps[cell] = _stamp(hit.fingerprint, hit.measured_at, hit.code, hit.seconds)
+                plan.stamps[cell] = _stamp(hit.fingerprint, hit.measured_at, hit.code, hit.seconds, hit.eager)
                 plan.cached.append(hit.results)
             else:
                 plan.reasons[cell] = reason or _not_in_snapshot(case.name, device, why_not, snapshot_cases,
@@ -125,13 +125,16 @@ def _speed_reason(results: dict[str, dict[str, Any]]) -> str:
     return SPEED_CONSTANTS if speed_of_constants(results) else ""
 
 
-def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any) -> dict[str, Any]:
-    """A reused result's stamp: the code it ran goes in as the dict (the survey files it in its code table)."""
+def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any, eager: Any = None) -> dict[str, Any]:
+    """A reused result's stamp: the code it ran goes in as the dict (the survey files it in its code table);
+    the digest of its eager outputs as it was (a record of an older probe has none)."""
     stamp: dict[str, Any] = {"fingerprint": fingerprint, "measured_at": measured_at}
     if isinstance(seconds, (int, float)):
         stamp["seconds"] = round(float(seconds), 1)
     if isinstance(code, dict):
         stamp["code"] = code
+    if isinstance(eager, dict):
+        stamp[EAGER_DIGEST] = dict(eager)
     return stamp
 
 

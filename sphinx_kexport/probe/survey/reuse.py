@@ -21,6 +21,7 @@ from typing import Any
 
 from ...snapshot.code_table import unpack
 from ...snapshot.result_records import to_measure_again
+from ...snapshot.vocabulary import EAGER_DIGEST
 from ..base.code_digest import CodeCheck
 from .assemble import COMPARABLE_ENV, same_tools
 
@@ -32,6 +33,7 @@ class Reusable:
     results: dict[str, Any]
     code: dict[str, str] | None = None  # {ref: digest} it ran; None: not recorded (an older probe's record)
     seconds: float | None = None  # what measuring it took
+    eager: dict[str, str] | None = None  # the digest of its eager outputs, with the torch and machine (or None)
 
 
 def unusable_environment(previous: dict[str, Any] | None, device: str, tools: dict[str, Any], opset: int,
@@ -67,7 +69,8 @@ def reusable_results(previous: dict[str, Any] | None, device: str, tools: dict[s
         results = entry["results"].get(device)
         if stamp and results and not to_measure_again(results, time_limit):
             found[entry["name"]] = Reusable(stamp["fingerprint"], stamp["measured_at"], results,
-                                            table.get(stamp.get("code", "")), stamp.get("seconds"))
+                                            table.get(stamp.get("code", "")), stamp.get("seconds"),
+                                            stamp.get(EAGER_DIGEST))
     return found
 
 
