@@ -166,14 +166,16 @@ def pull_requests(tmp_path_factory):
         pytest.skip("git is not installed")
     where = tmp_path_factory.mktemp("gate-action") / "project"
     shutil.copytree(PROJECT, where)
+    git(where, "init", "-q")
+    git(where, "add", "-A")
+    git(where, "commit", "-qm", "the library")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(where), str(REPO)]))
     first = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe"], cwd=where, env=env, capture_output=True,
                            text=True, timeout=900)
     # strict_mean fails eagerly: news the first time (exit 4), recorded in the snapshot for every later run
     assert first.returncode == 4 and "strict_mean" in first.stderr, first.stdout + first.stderr
-    git(where, "init", "-q")
     git(where, "add", "-A")
-    git(where, "commit", "-qm", "the library and its snapshot")
+    git(where, "commit", "-qm", "its snapshot")  # a later commit than the one the snapshot names, as in a pull request
     committed = (where / "support.json").read_bytes()
     helper = where / "cgate" / "_shared.py"
     runs = {"unchanged": run_action(where, {"snapshot": "support.json"})}

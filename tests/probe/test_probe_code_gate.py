@@ -4,6 +4,7 @@ helper, copied into a git repository and edited between real probe runs, as a ma
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
