@@ -44,7 +44,7 @@ from ..run.pool import Runner, Task
 from ..run.progress import Progress, eager_failed_cells, eager_summary
 from ..run.settings import WorkerSettings, thread_share
 from ..run.workdir import WorkDir, work_dir_for
-from .assemble import build_snapshot
+from .assemble import build_snapshot, header_to_write
 from .config import ProbeConfig
 from .plan import Plan, plan_survey, planned_lines
 from .reuse import reusable_results, unusable_environment
@@ -208,6 +208,7 @@ class _Survey:
         self.case_memory: dict[str, int] = {}
         self.case_began: dict[str, int] = {}  # what the case's worker held when it began
         self.measured_cells: dict[tuple[str, str], dict[str, Any]] = {}
+        self.fresh_cells: set[tuple[str, str]] = set()  # of those, the ones this run's workers measured
         self.stamps: dict[tuple[str, str], dict[str, str]] = {}
         self.inventory: Inventory | None = None
         self.selected: list[InventoryCase] = []
@@ -326,6 +327,7 @@ class _Survey:
     def _finished(self, task: Task) -> None:
         results = {path: task.results[path] for path in PATHS}
         self.measured_cells[(task.name, task.device)] = results
+        self.fresh_cells.add((task.name, task.device))
         stamp: dict[str, Any] = {"fingerprint": task.fingerprint, "measured_at": utc_now(),
                                  "seconds": round(task.seconds, 1)}
         if task.code is not None:
@@ -504,12 +506,14 @@ class _Survey:
         assert inventory is not None
         self.progress.total, self.progress.final = self.plan.total, True
         environments = {}
+        # the devices whose written results include one a worker measured (this run's, or the interrupted run's)
+        measured_on = {device for _, device in self.fresh_cells | self.plan.resumed_cells}
         for device in config.devices:
             # written by a worker of this run, or of the interrupted run whose records were reused
             env = self.work.environment(device)
             if env is None or env.get("opset") != config.opset or env.get("torch") != inventory.torch_version:
                 env = inventory.environments[device]  # no worker ran: every case was reused or skipped
-            environments[device] = env
+            environments[device] = header_to_write(env, self._kept_header(device), device in measured_on)
         # a hand-written case measured before the join is kept only if the joined inventory still lists it
         listed = {case.name for case in inventory.cases}
         measured = {cell: results for cell, results in self.measured_cells.items() if cell[0] in listed}
@@ -536,6 +540,14 @@ class _Survey:
         except SnapshotError as exc:
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         return snapshot, True
+
+    def _kept_header(self, device: str) -> dict[str, Any] | None:
+        """The header of ``device`` in the snapshot whose results the written one keeps (None: there is none, or
+        its results are not kept: other tools or another library version)."""
+        if unusable_environment(self.carried, device, self.tools, self.config.opset, self.info["version"]):
+            return None
+        assert self.carried is not None
+        return self.carried["environments"][device]
 
     def _kept(self, cases: list[InventoryCase]) -> dict[str, Any] | None:
         """The snapshot whose results the written one keeps for the cases not measured now; for a shard, only
