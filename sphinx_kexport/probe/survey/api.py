@@ -46,7 +46,7 @@ from ..run.settings import WorkerSettings, thread_share
 from ..run.workdir import WorkDir, work_dir_for
 from .assemble import build_snapshot, header_to_write
 from .config import ProbeConfig
-from .plan import Plan, plan_survey, planned_lines
+from .plan import Plan, estimate, plan_survey, planned_lines
 from .reuse import reusable_results, unusable_environment
 from .select import matches, pick_library
 from .streaming_inventory import StreamingInventory
@@ -405,8 +405,10 @@ class _Survey:
         plan = self._plan(self.selected)
         counts = SurveyCounts(reused_snapshot=len(plan.cached), reused_work=len(plan.resumed), skipped=len(plan.skips))
         self._keep_digests()
+        stats = {"dry_run": True, **estimate(plan)}
+        self._write_stats(stats)
         return SurveyResult(snapshot=self.previous or {}, written=False, out=self.config.out, counts=counts,
-                            notes=self.notes, plan=planned_lines(plan, self.config.out.name))
+                            notes=self.notes, stats=stats, plan=planned_lines(plan, self.config.out.name))
 
     def run(self) -> SurveyResult:
         config = self.config

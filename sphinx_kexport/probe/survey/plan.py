@@ -180,10 +180,19 @@ def _not_in_snapshot(name: str, device: str, why_not: dict[str, str] | None,
     return "new case"
 
 
+def estimate(plan: Plan) -> dict[str, Any]:
+    """What ``--dry-run`` says the run would take, as data (what its ``--stats`` writes): the cells it would
+    measure, how many of them were measured before, and the worker-seconds those took the last time."""
+    known = [plan.last_seconds[(t.name, t.device)] for t in plan.tasks if (t.name, t.device) in plan.last_seconds]
+    return {"would_measure": [f"{t.name} [{t.device}]" for t in plan.tasks], "measured_before": len(known),
+            "estimated_worker_seconds": round(sum(known), 1)}
+
+
 def planned_lines(plan: Plan, snapshot_name: str) -> list[str]:
     """What ``--dry-run`` prints: each case the run would measure, why, and what it took the last time."""
-    known = [plan.last_seconds[(t.name, t.device)] for t in plan.tasks if (t.name, t.device) in plan.last_seconds]
-    took = f"; {sum(known):.0f} s of worker time the last time for the {len(known)} measured before" if known else ""
+    guess = estimate(plan)
+    took = (f"; {guess['estimated_worker_seconds']:.0f} s of worker time the last time for the "
+            f"{guess['measured_before']} measured before") if guess["measured_before"] else ""
     lines = [f"would measure {len(plan.tasks)} of {plan.total} (case, device) cells{took}:"]
     for task in plan.tasks:
         cell = (task.name, task.device)
