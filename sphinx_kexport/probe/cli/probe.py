@@ -93,7 +93,8 @@ def probe_parser() -> argparse.ArgumentParser:
                              "its last run measured it, all passes included; a new case is not counted), then "
                              "stop: nothing is measured or written (the inventory is still built: docstring "
                              "examples and tests not in the discovery cache run); with --stats, the same as data")
-    parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
+    parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON; with --dry-run, the cells "
+                             "it would measure and the estimate")
     return parser
 
 

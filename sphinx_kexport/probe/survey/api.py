@@ -98,7 +98,8 @@ class SurveyResult:
     :ivar new_eager_failures: ``"name [device]"`` of those the snapshot there did not already record as failing
         eagerly (an eager failure already in the base is no news); the command exits 4 when there is one
     :ivar stats: timings and peak memory: what
-        :option:`--stats <python -m sphinx_kexport.probe --stats>` writes
+        :option:`--stats <python -m sphinx_kexport.probe --stats>` writes (with ``--dry-run``: the cells it
+        would measure and the estimate, ``plan.estimate``)
     :ivar stopped: how many (case, device) cells
         :option:`--stop-after <python -m sphinx_kexport.probe --stop-after>` left unmeasured (they are
         listed as missing)
