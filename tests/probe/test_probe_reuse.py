@@ -109,10 +109,14 @@ def test_a_compile_record_from_before_the_fullgraph_rule_is_measured_again(tmp_p
             compiled.update(status="ok", detail="", where="", graph_breaks=0)
     (tmp_path / "support.json").write_text(json.dumps(snapshot), encoding="utf-8")
     dry = probe_cli("--cases", str(CASE_FILE), "--library", "probe_cases", "--out", str(tmp_path / "support.json"),
-                    "--jobs", "1", "--no-dynamic", "--dry-run", cwd=tmp_path,
+                    "--jobs", "1", "--no-dynamic", "--dry-run", "--stats", str(tmp_path / "dry.json"), cwd=tmp_path,
                     env=dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_EXTRA_CASE="0"))
     assert ("doubled [cpu]: its torch.compile record predates the fullgraph=True rule" in dry.stdout
             and "would measure 1 of 3" in dry.stdout), dry.stdout + dry.stderr
+    # the same as data: the estimate is what measuring that case took the last time
+    took = {c["name"]: c for c in snapshot["cases"]}["doubled"]["measured"]["cpu"]["seconds"]
+    assert json.loads((tmp_path / "dry.json").read_text()) == {
+        "dry_run": True, "would_measure": ["doubled [cpu]"], "measured_before": 1, "estimated_worker_seconds": took}
     again = probe(tmp_path)
     assert again["calls"] == {"doubled"} and again["stats"]["measured"] == 1
     cases = {c["name"]: c for c in again["snapshot"]["cases"]}

@@ -14,9 +14,9 @@ import pytest
 from sphinx_kexport.probe.cases.fingerprint import reusable_keys
 from sphinx_kexport.probe.cases.inventory import InventoryCase, LoadError, join_inventory
 from sphinx_kexport.probe.run.workdir import WorkDir
-from sphinx_kexport.probe.survey.assemble import build_snapshot
+from sphinx_kexport.probe.survey.assemble import build_snapshot, header_to_write
 from sphinx_kexport.probe.survey.merge import MergeError, MergeGap, merge_parts
-from sphinx_kexport.probe.survey.plan import plan_survey
+from sphinx_kexport.probe.survey.plan import estimate, plan_survey
 from sphinx_kexport.probe.survey.reuse import reusable_results
 from sphinx_kexport.snapshot import SCHEMA_VERSION, dump_snapshot, normalise
 from sphinx_kexport.snapshot.result_records import result, timed_out, with_breaks
@@ -97,6 +97,43 @@ def test_the_plan_measures_what_is_new_and_reuses_what_the_work_directory_or_the
     assert plan.stamps[("cached", "cpu")]["measured_at"] == "2026-01-01T00:00:00Z"
     assert plan.measured[("skipped", "cpu")]["onnx"] == result("n/a", "needs weights", "skip")
     assert plan.measured[("skipped", "cpu")]["compile"]["graph_breaks"] == 0
+
+
+def test_a_skip_entry_keeps_its_stamp_while_it_records_the_same_skip():
+    # issue 61: every written snapshot re-stamped the kornia example's five skip entries
+    same, reworded = inventory_case("same", skip="needs weights"), inventory_case("reworded", skip="needs weights")
+    first = plan_survey([same, reworded], ["cpu"], keys_for, None, {})
+    previous = build_snapshot(cases=[same, reworded], measured=first.measured, environments={"cpu": ENV},
+                              library=LIBRARY, previous=None,
+                              stamps={cell: dict(stamp, measured_at="2026-01-01T00:00:00Z")
+                                      for cell, stamp in first.stamps.items()})[0]
+    reworded = inventory_case("reworded", skip="needs pretrained weights")  # its skip changed: a new stamp
+    plan = plan_survey([same, reworded], ["cpu"], keys_for, None,
+                       {"cpu": reusable_results(previous, "cpu", TOOLS, 18, "1.0")})
+    assert plan.stamps[("same", "cpu")] == {"fingerprint": keys_for(same, "cpu")[0],
+                                            "measured_at": "2026-01-01T00:00:00Z"}
+    assert plan.stamps[("reworded", "cpu")]["measured_at"] > "2026-01-01T00:00:00Z"
+
+
+def test_a_devices_header_is_the_bases_unless_this_run_measured_a_case_on_it():
+    here = dict(ENV, platform="Linux-6.18-this-host", probed_at="2026-02-02T00:00:00Z", driver="550")
+    assert header_to_write(here, ENV, measured_here=False) is ENV  # every result under it was measured there
+    assert header_to_write(here, ENV, measured_here=True) is here
+    assert header_to_write(here, None, measured_here=False) is here  # no base, or its results are not kept
+    assert header_to_write(dict(here, torch="2.14.0"), ENV, measured_here=False)["torch"] == "2.14.0"
+
+
+def test_the_dry_runs_estimate_sums_what_the_cells_it_would_measure_took_the_last_time():
+    kept, changed, fresh = inventory_case("kept"), inventory_case("changed"), inventory_case("new")
+    stamps = {("kept", "cpu"): {"fingerprint": keys_for(kept, "cpu")[0], "measured_at": "t", "seconds": 40.0},
+              ("changed", "cpu"): {"fingerprint": "an older definition", "measured_at": "t", "seconds": 7.5}}
+    previous = build_snapshot(cases=[kept, changed], measured={cell: all_ok() for cell in stamps},
+                              environments={"cpu": ENV}, library=LIBRARY, previous=None, stamps=stamps)[0]
+    plan = plan_survey([kept, changed, fresh], ["cpu"], keys_for, None,
+                       {"cpu": reusable_results(previous, "cpu", TOOLS, 18, "1.0")})
+    # the reused case costs nothing; the new one has no record to go by and is counted apart
+    assert estimate(plan) == {"would_measure": ["changed [cpu]", "new [cpu]"], "measured_before": 1,
+                              "estimated_worker_seconds": 7.5}
 
 
 def test_results_measured_with_other_tools_are_not_reused():

@@ -89,9 +89,12 @@ def probe_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dry-run", action="store_true",
                         help="say which cases this run would measure and why (new case, the code it ran changed, "
                              "its definition changed, a new environment, a timeout under a smaller limit) and how "
-                             "long each took the last time, then stop: nothing is measured or written (the "
-                             "inventory is still built: docstring examples and tests not in the discovery cache run)")
-    parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON")
+                             "long each took the last time (the estimate sums those worker-seconds: each case as "
+                             "its last run measured it, all passes included; a new case is not counted), then "
+                             "stop: nothing is measured or written (the inventory is still built: docstring "
+                             "examples and tests not in the discovery cache run); with --stats, the same as data")
+    parser.add_argument("--stats", metavar="PATH", help="write run statistics (timings, worker memory) as JSON; with --dry-run, the cells "
+                             "it would measure and the estimate")
     return parser
 
 

@@ -44,9 +44,9 @@ from ..run.pool import Runner, Task
 from ..run.progress import Progress, eager_failed_cells, eager_summary
 from ..run.settings import WorkerSettings, thread_share
 from ..run.workdir import WorkDir, work_dir_for
-from .assemble import build_snapshot
+from .assemble import build_snapshot, header_to_write
 from .config import ProbeConfig
-from .plan import Plan, plan_survey, planned_lines
+from .plan import Plan, estimate, plan_survey, planned_lines
 from .reuse import reusable_results, unusable_environment
 from .select import matches, pick_library
 from .streaming_inventory import StreamingInventory
@@ -98,7 +98,8 @@ class SurveyResult:
     :ivar new_eager_failures: ``"name [device]"`` of those the snapshot there did not already record as failing
         eagerly (an eager failure already in the base is no news); the command exits 4 when there is one
     :ivar stats: timings and peak memory: what
-        :option:`--stats <python -m sphinx_kexport.probe --stats>` writes
+        :option:`--stats <python -m sphinx_kexport.probe --stats>` writes (with ``--dry-run``: the cells it
+        would measure and the estimate, ``plan.estimate``)
     :ivar stopped: how many (case, device) cells
         :option:`--stop-after <python -m sphinx_kexport.probe --stop-after>` left unmeasured (they are
         listed as missing)
@@ -208,6 +209,7 @@ class _Survey:
         self.case_memory: dict[str, int] = {}
         self.case_began: dict[str, int] = {}  # what the case's worker held when it began
         self.measured_cells: dict[tuple[str, str], dict[str, Any]] = {}
+        self.fresh_cells: set[tuple[str, str]] = set()  # of those, the ones this run's workers measured
         self.stamps: dict[tuple[str, str], dict[str, str]] = {}
         self.inventory: Inventory | None = None
         self.selected: list[InventoryCase] = []
@@ -326,6 +328,7 @@ class _Survey:
     def _finished(self, task: Task) -> None:
         results = {path: task.results[path] for path in PATHS}
         self.measured_cells[(task.name, task.device)] = results
+        self.fresh_cells.add((task.name, task.device))
         stamp: dict[str, Any] = {"fingerprint": task.fingerprint, "measured_at": utc_now(),
                                  "seconds": round(task.seconds, 1)}
         if task.code is not None:
@@ -405,8 +408,10 @@ class _Survey:
         plan = self._plan(self.selected)
         counts = SurveyCounts(reused_snapshot=len(plan.cached), reused_work=len(plan.resumed), skipped=len(plan.skips))
         self._keep_digests()
+        stats = {"dry_run": True, **estimate(plan)}
+        self._write_stats(stats)
         return SurveyResult(snapshot=self.previous or {}, written=False, out=self.config.out, counts=counts,
-                            notes=self.notes, plan=planned_lines(plan, self.config.out.name))
+                            notes=self.notes, stats=stats, plan=planned_lines(plan, self.config.out.name))
 
     def run(self) -> SurveyResult:
         config = self.config
@@ -506,18 +511,20 @@ class _Survey:
         assert inventory is not None
         self.progress.total, self.progress.final = self.plan.total, True
         environments = {}
+        # the devices whose written results include one a worker measured (this run's, or the interrupted run's)
+        measured_on = {device for _, device in self.fresh_cells | self.plan.resumed_cells}
         for device in config.devices:
             # written by a worker of this run, or of the interrupted run whose records were reused
             env = self.work.environment(device)
             if env is None or env.get("opset") != config.opset or env.get("torch") != inventory.torch_version:
                 env = inventory.environments[device]  # no worker ran: every case was reused or skipped
-            environments[device] = env
+            environments[device] = header_to_write(env, self._kept_header(device), device in measured_on)
         # a hand-written case measured before the join is kept only if the joined inventory still lists it
         listed = {case.name for case in inventory.cases}
         measured = {cell: results for cell, results in self.measured_cells.items() if cell[0] in listed}
         try:
             snapshot, more = build_snapshot(cases=inventory.cases, measured=measured, environments=environments,
-                                            library=self.info, previous=self._kept(inventory.cases),
+                                            library=self._library_to_write(), previous=self._kept(inventory.cases),
                                             stamps=self.stamps,
                                             objects_without_cases=inventory.objects_without_cases,
                                             not_carried=set(self.unbuilt) | self.stopped,
@@ -538,6 +545,23 @@ class _Survey:
         except SnapshotError as exc:
             raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
         return snapshot, True
+
+    def _library_to_write(self) -> dict[str, Any]:
+        """The library's name, version and revision: this checkout's when the run measured something, else the
+        snapshot's own (its revision names the commit that measured its results: a pull request's new commit that
+        measured nothing would otherwise rewrite a committed snapshot that still holds)."""
+        previous = (self.previous or {}).get("library") or {}
+        nothing_measured = not (self.plan.tasks or self.plan.resumed)
+        same = all(previous.get(key) == self.info.get(key) for key in ("name", "version"))
+        return dict(previous) if nothing_measured and previous and same else self.info
+
+    def _kept_header(self, device: str) -> dict[str, Any] | None:
+        """The header of ``device`` in the snapshot whose results the written one keeps (None: there is none, or
+        its results are not kept: other tools or another library version)."""
+        if unusable_environment(self.carried, device, self.tools, self.config.opset, self.info["version"]):
+            return None
+        assert self.carried is not None
+        return self.carried["environments"][device]
 
     def _kept(self, cases: list[InventoryCase]) -> dict[str, Any] | None:
         """The snapshot whose results the written one keeps for the cases not measured now; for a shard, only

@@ -18,13 +18,26 @@ from ...snapshot.vocabulary import DEVICES
 from ..cases.inventory import InventoryCase
 from ...snapshot.timestamps import utc_now
 
-# environment fields that must agree before results measured apart may share one header
+# environment fields that must agree before results measured apart may share one header (and be reused); the
+# rest of a header says which machine measured (device_name, cuda, driver, onnxruntime_provider) and, platform
+# and probed_at, only describes the host (its kernel and libc string, when the header was read)
 COMPARABLE_ENV = ("torch", "onnx", "onnxruntime", "onnxscript", "python", "opset")
 VOLATILE_FIELDS = ("seconds",)
 
 
 def same_tools(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return all(a.get(key) == b.get(key) for key in COMPARABLE_ENV)
+
+
+def header_to_write(now: dict[str, Any], base: dict[str, Any] | None, measured_here: bool) -> dict[str, Any]:
+    """A device's environment header in the written snapshot: ``now`` (read on this host by this run) when this
+    run measured a case on the device, or ``base`` (the header of the snapshot whose results the written one
+    keeps; None: there is none, or its results are not kept) names other tools; else ``base`` unchanged, all of
+    it: every result under it was measured where it says, and another host's kernel string, driver or probe time
+    must not rewrite a snapshot that nothing new went into."""
+    if measured_here or base is None or not same_tools(base, now):
+        return now
+    return base
 
 
 def _committed(result: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ class Plan:
     measured: dict[CellKey, dict[str, Any]] = field(default_factory=dict)  # results known before anything runs
     stamps: dict[CellKey, dict[str, str]] = field(default_factory=dict)  # fingerprint and time of each result
     resumed: list[dict[str, Any]] = field(default_factory=list)  # results from the interrupted run's records
+    resumed_cells: set[CellKey] = field(default_factory=set)  # their (case, device) cells
     cached: list[dict[str, Any]] = field(default_factory=list)  # results from the previous snapshot
     skips: list[tuple[InventoryCase, str]] = field(default_factory=list)  # (case, device) with skip=
     reasons: dict[CellKey, str] = field(default_factory=dict)  # why each task is measured
@@ -54,6 +55,7 @@ class Plan:
         self.measured.update(part.measured)
         self.stamps.update(part.stamps)
         self.resumed += part.resumed
+        self.resumed_cells |= part.resumed_cells
         self.cached += part.cached
         self.skips += part.skips
         self.reasons.update(part.reasons)
@@ -82,7 +84,7 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
             if case.skip:
                 plan.skips.append((case, device))
                 plan.measured[cell] = skipped_results(case.skip)
-                plan.stamps[cell] = {"fingerprint": accepted[0], "measured_at": utc_now()}
+                plan.stamps[cell] = _skip_stamp(plan.measured[cell], accepted[0], cached.get(case.name))
                 continue
             record = None if work is None else next(
                 filter(None, (work.finished_record(case.name, device, k) for k in accepted)), None)
@@ -103,6 +105,7 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 plan.stamps[cell] = _stamp(record["fingerprint"], str(record.get("measured_at") or utc_now()),
                                            record.get("code"), record.get("seconds"), record.get(EAGER_DIGEST))
                 plan.resumed.append(record["results"])
+                plan.resumed_cells.add(cell)
             elif hit is not None and not reason:
                 plan.measured[cell] = hit.results
                 plan.stamps[cell] = _stamp(hit.fingerprint, hit.measured_at, hit.code, hit.seconds, hit.eager)
@@ -123,6 +126,14 @@ def _speed_reason(results: dict[str, dict[str, Any]]) -> str:
     if speed_traced(results):
         return SPEED_TRACED
     return SPEED_CONSTANTS if speed_of_constants(results) else ""
+
+
+def _skip_stamp(results: dict[str, Any], fingerprint: str, hit: Reusable | None) -> dict[str, Any]:
+    """A skip entry's stamp: the snapshot's own while it records the same skip (its time is when the skip was
+    first recorded, so a rerun does not re-stamp it), else a new one."""
+    if hit is not None and hit.fingerprint == fingerprint and hit.results == results:
+        return {"fingerprint": fingerprint, "measured_at": hit.measured_at}
+    return {"fingerprint": fingerprint, "measured_at": utc_now()}
 
 
 def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any, eager: Any = None) -> dict[str, Any]:
@@ -172,10 +183,19 @@ def _not_in_snapshot(name: str, device: str, why_not: dict[str, str] | None,
     return "new case"
 
 
+def estimate(plan: Plan) -> dict[str, Any]:
+    """What ``--dry-run`` says the run would take, as data (what its ``--stats`` writes): the cells it would
+    measure, how many of them were measured before, and the worker-seconds those took the last time."""
+    known = [plan.last_seconds[(t.name, t.device)] for t in plan.tasks if (t.name, t.device) in plan.last_seconds]
+    return {"would_measure": [f"{t.name} [{t.device}]" for t in plan.tasks], "measured_before": len(known),
+            "estimated_worker_seconds": round(sum(known), 1)}
+
+
 def planned_lines(plan: Plan, snapshot_name: str) -> list[str]:
     """What ``--dry-run`` prints: each case the run would measure, why, and what it took the last time."""
-    known = [plan.last_seconds[(t.name, t.device)] for t in plan.tasks if (t.name, t.device) in plan.last_seconds]
-    took = f"; {sum(known):.0f} s of worker time the last time for the {len(known)} measured before" if known else ""
+    guess = estimate(plan)
+    took = (f"; {guess['estimated_worker_seconds']:.0f} s of worker time the last time for the "
+            f"{guess['measured_before']} measured before") if guess["measured_before"] else ""
     lines = [f"would measure {len(plan.tasks)} of {plan.total} (case, device) cells{took}:"]
     for task in plan.tasks:
         cell = (task.name, task.device)
