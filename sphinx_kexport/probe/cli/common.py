@@ -25,6 +25,14 @@ def report_failure(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
+def read_two(first: str, second: str) -> tuple[dict, dict]:
+    """The two snapshots a comparing command reads (``diff``, ``fix-report``), in the format-1 shape;
+    :class:`~sphinx_kexport.snapshot.SnapshotError` names the file that cannot be read."""
+    from ...snapshot import read_snapshot
+
+    return read_snapshot(first)[0], read_snapshot(second)[0]
+
+
 class CliParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors: same format, status 2
         self.print_usage(sys.stderr)

@@ -6,7 +6,7 @@ from ...snapshot.diff import GATE_RULES
 from ...snapshot.diff_formats import FORMATS
 from ...snapshot.vocabulary import DEVICES
 
-from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
+from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, read_two, report_failure
 
 
 def diff_parser() -> CliParser:
@@ -35,13 +35,12 @@ def diff_parser() -> CliParser:
 
 def run_diff(argv: list[str]) -> int:
     args = diff_parser().parse_args(argv)
-    from ...snapshot import SnapshotError, read_snapshot
+    from ...snapshot import SnapshotError
     from ...snapshot.diff import compare, eager_not_compared, not_compared, regressed, renamed
     from ...snapshot.diff_formats import DiffReport, render
 
     try:
-        old, _ = read_snapshot(args.old)
-        new, _ = read_snapshot(args.new)
+        old, new = read_two(args.old, args.new)
     except SnapshotError as exc:
         return report_failure(str(exc))
     rules = [rule for rule in GATE_RULES if rule not in args.allow]

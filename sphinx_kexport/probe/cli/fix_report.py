@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...snapshot.vocabulary import DEVICES
 
-from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
+from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, read_two, report_failure
 
 FORMATS = ("text", "md", "json")
 
@@ -34,13 +34,12 @@ def run_fix_report(argv: list[str]) -> int:
     args = fix_report_parser().parse_args(argv)
     import json
 
-    from ...snapshot import SnapshotError, read_snapshot
+    from ...snapshot import SnapshotError
     from ...snapshot.fix_report import fix_report, unknown_cases
     from ...snapshot.fix_report_words import as_json, markdown, text
 
     try:
-        before, _ = read_snapshot(args.before)
-        after, _ = read_snapshot(args.after)
+        before, after = read_two(args.before, args.after)
     except SnapshotError as exc:
         return report_failure(str(exc))
     unknown = unknown_cases(before, after, args.case or ())
