@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator
 
 from .diff import GATE_RULES, Change, compare, compared_devices, renamed, speed_figures, spreads_overlap
 from .vocabulary import (COMPILE, EAGER_CHANGED, EAGER_IDENTICAL, EAGER_NOT_COMPARABLE, EAGER_RECORD, PATHS,
-                         SUPPORTED)
+                         STAGE_EAGER, STAGE_NO_TENSOR, STAGE_SKIP, SUPPORTED)
 
 BEFORE, AFTER = "before", "after"  # the two sides, as a record names them
 EAGER_FACTS = ("torch", "machine")  # what must match for two digests to be compared
@@ -47,6 +47,8 @@ class EagerCheck:
     device: str
     verdict: str
     missing: tuple[str, ...] = ()  # the sides (BEFORE, AFTER) that record no digest
+    #: every side without a digest has no eager output to digest: skipped, failed eagerly or returned no tensor
+    no_output: bool = False
     differs: tuple[str, ...] = ()  # the facts (EAGER_FACTS) that differ between the sides' digests
     before: dict[str, Any] | None = None  # the records as read (digest, torch, machine), None when absent
     after: dict[str, Any] | None = None
@@ -149,13 +151,24 @@ def _eager_record(case: dict[str, Any], device: str) -> dict[str, Any] | None:
     return eager if isinstance(eager, dict) else None
 
 
+_NO_EAGER_OUTPUT = frozenset({STAGE_EAGER, STAGE_SKIP, STAGE_NO_TENSOR})
+
+
+def _ran_no_eager_output(case: dict[str, Any], device: str) -> bool:
+    """Whether every path of the case on ``device`` stopped before any output existed to digest."""
+    results = (case.get("results") or {}).get(device) or {}
+    return bool(results) and all(r.get("stage") in _NO_EAGER_OUTPUT for r in results.values() if isinstance(r, dict))
+
+
 def eager_check(name: str, device: str, before: dict[str, Any], after: dict[str, Any]) -> EagerCheck:
     """Compare one case's eager digests on ``device`` (``before``, ``after``: the two cases)."""
     records = {BEFORE: _eager_record(before, device), AFTER: _eager_record(after, device)}
     missing = tuple(side for side, record in records.items() if not (record or {}).get("digest"))
     a, b = records[BEFORE], records[AFTER]
     if missing:
-        return EagerCheck(name, device, EAGER_NOT_COMPARABLE, missing=missing, before=a, after=b)
+        cases = {BEFORE: before, AFTER: after}
+        no_output = all(_ran_no_eager_output(cases[side], device) for side in missing)
+        return EagerCheck(name, device, EAGER_NOT_COMPARABLE, missing=missing, no_output=no_output, before=a, after=b)
     differs = tuple(fact for fact in EAGER_FACTS if a.get(fact) != b.get(fact))
     if differs:
         return EagerCheck(name, device, EAGER_NOT_COMPARABLE, differs=differs, before=a, after=b)

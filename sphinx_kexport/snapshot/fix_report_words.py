@@ -43,6 +43,8 @@ def eager_words(check: EagerCheck) -> str:
     """"identical", "changed", "not comparable: no digest after (...)", "not comparable: another torch (a, b)"."""
     if check.verdict != EAGER_NOT_COMPARABLE:
         return check.verdict
+    if check.no_output:
+        return f"{EAGER_NOT_COMPARABLE}: no eager output to digest (skipped, failed eagerly or returned no tensor)"
     if check.missing:
         return (f"{EAGER_NOT_COMPARABLE}: no digest {' or '.join(check.missing)} (measured by a probe that records "
                 "none, or reused from such a record)")

@@ -146,6 +146,22 @@ def test_eager_output_identical_changed_and_not_comparable():
     assert words.splitlines()[-1] == "failed: eager output changed in 1 case"
 
 
+def test_a_case_with_no_eager_output_says_so_rather_than_blaming_the_probe():
+    skipped = {"status": "n/a", "detail": "too slow", "stage": "skip", "where": ""}
+    failed = {"status": "n/a", "detail": "ValueError", "stage": "eager", "where": "lib/x.py:3"}
+    before = snapshot(case("skipped", dict(skipped), onnx=dict(skipped)), case("raises", dict(failed),
+                                                                              onnx=dict(failed)))
+    for entry in before["cases"]:
+        entry["results"]["cpu"]["export"] = dict(entry["results"]["cpu"]["compile"])
+    checks = {e.case: e for e in fix_report(before, copy.deepcopy(before)).eager}
+    assert all(check.no_output for check in checks.values())
+    words = text(fix_report(before, copy.deepcopy(before)), "before.json", "after.json")
+    assert "  raises [cpu]: not comparable: no eager output to digest (skipped, failed eagerly" in words
+    # a case that ran, but whose record has no digest, still says the record is the reason
+    untouched = with_digests(BEFORE_FIX)
+    assert not {e.case: e for e in fix_report(untouched, AFTER_FIX).eager}["untouched"].no_output
+
+
 def test_a_fix_that_keeps_every_comparable_digest_passes():
     both = {name: (name * 8, TORCH, MACHINE) for name in ("pool", "scale", "untouched")}
     report = fix_report(with_digests(BEFORE_FIX, **both), with_digests(AFTER_FIX, **both))
