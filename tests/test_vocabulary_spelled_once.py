@@ -62,7 +62,7 @@ def _sources() -> list[Path]:
 
 
 def _markup() -> list[Path]:
-    return sorted((REPO / "templates").glob("*.jinja")) + sorted((REPO / "static").glob("*.js"))
+    return sorted((PACKAGE / "page" / "templates").glob("*.jinja")) + sorted((PACKAGE / "page" / "static").glob("*.js"))
 
 
 def _found() -> dict[tuple[str, str], list[int]]:
