@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import repro_landmarks as landmarks
-from .vocabulary import DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL, PATH_LABELS, STAGE_COMPARE
+from .vocabulary import (COMPILE, CUDA, DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL, EXPORT, ONNX, PATH_LABELS,
+                         STAGE_COMPARE)
 
 # Where a template (see repro_templates) takes the case's call, title and comparison.
 CALL_SLOT = "@@KX_CALL@@"
@@ -86,7 +87,7 @@ inputs = on_cuda(inputs)
 '''
 
 _PATH_CODE = {
-    "onnx": (
+    ONNX: (
         "# a trailing dict in args would be read as keyword arguments: an empty one after it stands for those\n"
         "args = (*inputs, {{}}) if inputs and isinstance(inputs[-1], dict) else inputs\n"
         "onnx_program = torch.onnx.export(model, args, dynamo=True, opset_version={opset})\n"
@@ -100,11 +101,11 @@ _PATH_CODE = {
         "feed = dict(zip([i.name for i in session.get_inputs()], arrays))\n"
         "got = [torch.as_tensor(a) for a in session.run(None, feed)]\n"
     ),
-    "export": (
+    EXPORT: (
         "exported = torch.export.export(model, inputs)\n"
         "got = leaves(exported.module()(*inputs))\n"
     ),
-    "compile": (
+    COMPILE: (
         "try:  # the compile-first check: the first graph break, if any\n"
         "    torch.compile(model, fullgraph=True, backend=\"eager\")(*inputs)\n"
         "    print(\"fullgraph=True: one graph\")\n"
@@ -147,11 +148,11 @@ def call_body(call: str) -> str:
 
 
 def _snippet(call: str, path: str, device: str, opset: int, title: str, compare: str) -> str:
-    providers = ('["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == "cuda"
+    providers = ('["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == CUDA
                  else '["CPUExecutionProvider"]')
     lines = [f"# {title}"] if title else []
     lines += ["import dataclasses", TORCH_IMPORT.rstrip(), "", call, "", _PRELUDE]  # torch: the import call_body drops
-    if device == "cuda":
+    if device == CUDA:
         lines.append(_TO_CUDA)
     lines.append("with torch.no_grad():")
     # the probe's seed before eager and before the path; the eager line is the landmark the verdict finds
