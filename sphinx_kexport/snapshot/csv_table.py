@@ -11,7 +11,7 @@ import csv
 import io
 
 from .records import Result, Snapshot
-from .vocabulary import PATHS, SPEED_AT_INPUTS, speed_size
+from .vocabulary import COMPILE, PATHS, SPEED_AT_INPUTS, speed_size
 
 CSV_COLUMNS = ("name", "package", "section", "operator", "variant", "ref", "device", "path", "status", "detail",
                "stage", "where", "graph_breaks", "dynamic", "dynamic_detail", "dynamic_where", "traced_batch",
@@ -60,7 +60,7 @@ def snapshot_csv(snapshot: Snapshot) -> str:
                 r = case.result(device, path)
                 dyn = r.dynamic
                 rows.append(head + [device, path, r.status, safe(r.detail), safe(r.stage), safe(r.where),
-                                    r.graph_breaks if path == "compile" else ""]
+                                    r.graph_breaks if path == COMPILE else ""]
                             + ([dyn.status, safe(dyn.detail), safe(dyn.where),
                                 "" if dyn.traced_batch is None else dyn.traced_batch,
                                 "" if dyn.run_batch is None else dyn.run_batch] if dyn else [""] * 5)

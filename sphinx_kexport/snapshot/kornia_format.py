@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import FIX_HINT, SnapshotError, kind_of, show_value
-from .vocabulary import DEVICES, FAIL, ORIGIN_HAND, PATHS, SCHEMA_VERSION, STATUSES
+from .vocabulary import (COMPILE, CPU, DEVICES, EXPORT, FAIL, ONNX, ORIGIN_HAND, PATHS, SCHEMA_VERSION,
+                         STATUSES)
 
 KORNIA_HEADER = ("generated_at", "revision", "kornia", "torch", "onnx", "onnxruntime", "onnxscript",
                  "python", "opset", "device")
-KORNIA_CASE_FIELDS = ("name", "package", "section", "operator", "variant", "ref", "note", "onnx",
-                      "onnx_detail", "export", "export_detail", "compile", "graph_breaks",
+KORNIA_CASE_FIELDS = ("name", "package", "section", "operator", "variant", "ref", "note", ONNX,
+                      "onnx_detail", EXPORT, "export_detail", COMPILE, "graph_breaks",
                       "compile_detail", "where")
 
 
@@ -60,14 +61,14 @@ def from_kornia(data: dict[str, Any], source: str = "<snapshot>") -> dict[str, A
             paths[path] = result
         # Kornia records one location per case, taken from the ONNX failure,
         # else the torch.export failure (its merge's rule).
-        for path in ("onnx", "export"):
+        for path in (ONNX, EXPORT):
             if where and paths[path]["status"] == FAIL:
                 paths[path]["where"] = where
                 break
-        paths["compile"]["graph_breaks"] = raw["graph_breaks"]
+        paths[COMPILE]["graph_breaks"] = raw["graph_breaks"]
         cases.append({k: raw[k] for k in ("name", "package", "section", "operator", "variant", "ref", "note")}
-                     | {"origin": ORIGIN_HAND, "results": {"cpu": paths}})  # Kornia writes each probe by hand
-    device = str(data["device"]) or "cpu"
+                     | {"origin": ORIGIN_HAND, "results": {CPU: paths}})  # Kornia writes each probe by hand
+    device = str(data["device"]) or CPU
     if device not in DEVICES:
         raise _kornia_problem(source, " header field device", "cpu or cuda", show_value(device))
     env = {
@@ -75,9 +76,9 @@ def from_kornia(data: dict[str, Any], source: str = "<snapshot>") -> dict[str, A
         "onnxscript": str(data["onnxscript"]), "python": str(data["python"]), "platform": "",
         "device_name": "", "opset": int(data["opset"]), "probed_at": str(data["generated_at"]),
     }
-    if device != "cpu":
+    if device != CPU:
         for case in cases:
-            case["results"] = {device: case["results"]["cpu"]}
+            case["results"] = {device: case["results"][CPU]}
     return {
         "schema": SCHEMA_VERSION,
         "generated_at": str(data["generated_at"]),

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .vocabulary import DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL, PATH_LABELS, STAGE_COMPARE
+from . import repro_landmarks as landmarks
+from .vocabulary import (COMPILE, CUDA, DEFAULT_ATOL, DEFAULT_OPSET, DEFAULT_RTOL, EXPORT, ONNX, PATH_LABELS,
+                         STAGE_COMPARE)
 
 # Where a template (see repro_templates) takes the case's call, title and comparison.
 CALL_SLOT = "@@KX_CALL@@"
@@ -85,7 +87,7 @@ inputs = on_cuda(inputs)
 '''
 
 _PATH_CODE = {
-    "onnx": (
+    ONNX: (
         "# a trailing dict in args would be read as keyword arguments: an empty one after it stands for those\n"
         "args = (*inputs, {{}}) if inputs and isinstance(inputs[-1], dict) else inputs\n"
         "onnx_program = torch.onnx.export(model, args, dynamo=True, opset_version={opset})\n"
@@ -99,11 +101,11 @@ _PATH_CODE = {
         "feed = dict(zip([i.name for i in session.get_inputs()], arrays))\n"
         "got = [torch.as_tensor(a) for a in session.run(None, feed)]\n"
     ),
-    "export": (
+    EXPORT: (
         "exported = torch.export.export(model, inputs)\n"
         "got = leaves(exported.module()(*inputs))\n"
     ),
-    "compile": (
+    COMPILE: (
         "try:  # the compile-first check: the first graph break, if any\n"
         "    torch.compile(model, fullgraph=True, backend=\"eager\")(*inputs)\n"
         "    print(\"fullgraph=True: one graph\")\n"
@@ -115,15 +117,16 @@ _PATH_CODE = {
 }
 PATHS = tuple(_PATH_CODE)
 
+# the comparison, after the landmark its first line begins with (landmarks.COMPARE_START, read when written)
 _COMPARE_VALUES = (
-    "assert len(got) == len(expected), f\"{len(got)} outputs, eager returns {len(expected)}\"\n"
+    "len(got) == len(expected), f\"{len(got)} outputs, eager returns {len(expected)}\"\n"
     "for out, ref in zip(got, expected):\n"
     f"    torch.testing.assert_close(out.cpu(), ref.cpu(), atol={ATOL}, rtol={RTOL}, equal_nan=True, "
     "check_dtype=False)\n"
     "print(\"same as eager\")\n"
 )
 _COMPARE_SHAPES = (  # a random operator: only what the probe checks
-    "assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in expected], \"shapes differ from eager\"\n"
+    "[tuple(t.shape) for t in got] == [tuple(t.shape) for t in expected], \"shapes differ from eager\"\n"
     "print(\"same shapes as eager (a random operator: values are not compared)\")\n"
 )
 
@@ -134,7 +137,7 @@ def _indented(code: str) -> str:
 
 def compare_block(check: bool = True) -> str:
     """The snippet's last lines, indented into its ``with`` block: values, or shapes for a random operator."""
-    return _indented(_COMPARE_VALUES if check else _COMPARE_SHAPES)
+    return _indented(landmarks.COMPARE_START + (_COMPARE_VALUES if check else _COMPARE_SHAPES))
 
 
 def call_body(call: str) -> str:
@@ -145,14 +148,15 @@ def call_body(call: str) -> str:
 
 
 def _snippet(call: str, path: str, device: str, opset: int, title: str, compare: str) -> str:
-    providers = ('["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == "cuda"
+    providers = ('["CUDAExecutionProvider", "CPUExecutionProvider"]' if device == CUDA
                  else '["CPUExecutionProvider"]')
     lines = [f"# {title}"] if title else []
     lines += ["import dataclasses", TORCH_IMPORT.rstrip(), "", call, "", _PRELUDE]  # torch: the import call_body drops
-    if device == "cuda":
+    if device == CUDA:
         lines.append(_TO_CUDA)
     lines.append("with torch.no_grad():")
-    body = "torch.manual_seed(1234)\nexpected = leaves(model(*inputs))\ntorch.manual_seed(1234)\n"
+    # the probe's seed before eager and before the path; the eager line is the landmark the verdict finds
+    body = f"{landmarks.seed_line()}\n{landmarks.EAGER_LINE}\n{landmarks.seed_line()}\n"
     body += _PATH_CODE[path].format(opset=opset, providers=providers)
     lines.append(_indented(body))
     lines.append(compare)

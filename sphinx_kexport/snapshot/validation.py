@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import FIX_HINT, SnapshotError, field_error, kind_of, show_value
-from .vocabulary import SUPPORTED
+from .vocabulary import EXPORT, ONNX, SUPPORTED
 
 SCHEMA_PATH = Path(__file__).parent / "snapshot-2.schema.json"
 
@@ -194,7 +194,7 @@ def validate(data: Any, source: str = "<snapshot>") -> None:
                     raise field_error(source, ["cases", f"[{i}]", "results", device, path, "speed"],
                                       "speed only on a supported result (ok, ok-breaks, ok-unverified)",
                                       f"a speed field on a {record['status']} result", cases)
-            for path in ("onnx", "export"):
+            for path in (ONNX, EXPORT):
                 for name in COMPILE_ONLY_FIELDS:
                     if name in paths[path]:
                         raise field_error(source, ["cases", f"[{i}]", "results", device, path, name],

@@ -7,8 +7,10 @@ and whether it counts as supported, failing or neither. The page model, the
 writers, the templates, the progress and (through data the page emits) the
 browser script all derive from these records, so a new status cannot be
 missing from one of them; ``tests/snapshot/test_vocabulary_and_schema.py``
-checks that, and ``tests/test_design.py`` that no status or stage word is
-spelled anywhere else. The JSON schema's enums are checked against the tuples.
+checks that, and ``tests/test_vocabulary_spelled_once.py`` that no path,
+device, status or stage word is spelled anywhere else (a use of the same
+spelling with another meaning, the onnx package's name say, is listed there
+with its count). The JSON schema's enums are checked against the tuples.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ import pytest
 from bs4 import BeautifulSoup
 from page_support import REPO, copy_root
 
+from sphinx_kexport.page.sphinx_env.resources import STATIC_DIR as STATIC
+from sphinx_kexport.page.sphinx_env.resources import TEMPLATES_DIR as TEMPLATES
+
 pytestmark = pytest.mark.slow
 
 
@@ -41,7 +44,7 @@ def installed(tmp_path_factory) -> Path:
     """The python of a fresh venv with sphinx-kexport installed from its wheel."""
     if importlib.util.find_spec("hatchling") is None:
         pytest.skip("building the wheel needs hatchling (pip install hatchling)")
-    if not any((REPO / "static").glob("*.js")):
+    if not any(STATIC.glob("*.js")):
         pytest.skip("static/ holds no script yet")
     work = tmp_path_factory.mktemp("wheel")
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
@@ -69,8 +72,8 @@ def test_installed_package_uses_its_own_folders(installed, tmp_path):
     venv = installed.parent.parent
     for path in found:
         assert Path(path).is_relative_to(venv), found
-    assert {f.name for f in Path(found[1]).iterdir()} >= {f.name for f in (REPO / "static").iterdir()}
-    assert {f.name for f in Path(found[2]).iterdir()} >= {f.name for f in (REPO / "templates").iterdir()}
+    assert {f.name for f in Path(found[1]).iterdir()} >= {f.name for f in STATIC.iterdir()}
+    assert {f.name for f in Path(found[2]).iterdir()} >= {f.name for f in TEMPLATES.iterdir()}
 
 
 def test_installed_wheel_builds_a_page_with_its_assets(installed, tmp_path):
@@ -85,7 +88,7 @@ def test_installed_wheel_builds_a_page_with_its_assets(installed, tmp_path):
     assert {Path(a.split("?")[0]).suffix for a in assets} == {".js", ".css"}
     for asset in assets:
         copied = out / asset.split("?")[0]
-        assert copied.read_bytes() == (REPO / "static" / copied.name).read_bytes()
+        assert copied.read_bytes() == (STATIC / copied.name).read_bytes()
 
 
 def test_the_wheel_carries_the_license_the_typing_marker_and_a_console_script(installed, tmp_path):
@@ -96,6 +99,11 @@ def test_the_wheel_carries_the_license_the_typing_marker_and_a_console_script(in
     licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
     assert zipfile.ZipFile(wheel).read(licence) == (REPO / "LICENSE").read_bytes()
     assert "sphinx_kexport/py.typed" in names
+    # the page's assets are package files of sphinx_kexport/page/, carried as they are in the checkout
+    for folder in (STATIC, TEMPLATES):
+        for asset in folder.iterdir():
+            inside = asset.relative_to(REPO).as_posix()
+            assert zipfile.ZipFile(wheel).read(inside) == asset.read_bytes(), inside
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: BSD-3-Clause" in metadata and "Classifier: Programming Language :: Python :: 3.11" \
         in metadata and "Keywords:" in metadata

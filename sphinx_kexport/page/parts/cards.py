@@ -14,19 +14,19 @@ from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
 from ...snapshot import DEVICE_LABELS
-from ...snapshot.vocabulary import DYNAMIC_STATIC
+from ...snapshot.vocabulary import COMPILE, DYNAMIC_STATIC, EXPORT, ONNX
 from ..model.page_model import PageModel
 from . import changes, inline
 
 SLOT_PREFIX = "KEXPORTCARDSLOT"  # a card body placeholder, followed by the slot number
 
 PATH_CARDS = (
-    ("onnx", "ONNX export",
+    (ONNX, "ONNX export",
      "``torch.onnx.export(dynamo=True)`` at {opset}, checked with ``onnx.checker`` and run in "
      "onnxruntime against eager execution."),
-    ("export", "torch.export",
+    (EXPORT, "torch.export",
      "``torch.export.export`` captures the whole program as one graph."),
-    ("compile", "torch.compile",
+    (COMPILE, "torch.compile",
      "``torch.compile`` with the default inductor backend, compared with eager execution; graph "
      "breaks are counted."),
 )

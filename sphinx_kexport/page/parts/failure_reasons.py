@@ -22,6 +22,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from ...snapshot.vocabulary import COMPILE, EXPORT, ONNX
 from ..builders import is_html
 from ..model.page_model import PageModel, slugify
 from ..model.payloads import column_payload, display_columns
@@ -85,7 +86,7 @@ def link_details(payload: dict[str, Any], reasons: dict[str, str]) -> None:
 
 
 # Short headers keep the plain table narrow enough for text and PDF.
-_PLAIN_PATH = {"onnx": "ONNX", "export": "export", "compile": "compile"}
+_PLAIN_PATH = {ONNX: ONNX.label, EXPORT: str(EXPORT), COMPILE: str(COMPILE)}
 
 
 def _plain_label(column: dict, columns: list[dict]) -> str:

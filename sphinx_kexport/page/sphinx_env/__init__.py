@@ -4,5 +4,5 @@
 * ``env_state``: what the build environment remembers per document (one purge,
   one merge: what makes the extension parallel-read safe);
 * ``assets``: the stylesheet and script on the pages that need them;
-* ``resources``: where the ``templates/`` and ``static/`` folders are.
+* ``resources``: where the page's ``templates/`` and ``static/`` folders are (inside ``page/``).
 """

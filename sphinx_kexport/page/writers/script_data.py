@@ -11,9 +11,9 @@ so a status the vocabulary gains or recodes reaches the script with the page.
 from __future__ import annotations
 
 from ...snapshot.repro import RANDOM_SUFFIX
-from ...snapshot.vocabulary import (DYNAMIC_ANSWERS, DYNAMIC_OK, DYNAMIC_STATIC, FAIL, FAILING_KIND, NOT_APPLICABLE,
-                                    OK, OK_BREAKS, SPEED_FASTER, SPEED_SLOWER, SPEED_VERDICTS, STAGE_COMPARE,
-                                    SUPPORTED_KIND, TIMEOUT, page_codes)
+from ...snapshot.vocabulary import (COMPILE, DYNAMIC_ANSWERS, DYNAMIC_OK, DYNAMIC_STATIC, FAIL, FAILING_KIND,
+                                    NOT_APPLICABLE, OK, OK_BREAKS, ONNX, SPEED_FASTER, SPEED_SLOWER, SPEED_VERDICTS,
+                                    STAGE_COMPARE, SUPPORTED_KIND, TIMEOUT, page_codes)
 
 # The commonest status: its cell is the plain word (``<td>yes</td>``), every other status a ``<kx-C>``
 # pill, and a row whose every cell has it carries no ``data-s`` (the script reads it as all of them).
@@ -54,6 +54,8 @@ def script_data() -> dict[str, str]:
         "na": NOT_APPLICABLE.code,  # ... not probed: neither counted nor in the way of a pass
         "timed-out": TIMEOUT.code,  # ... not known: not counted, and not a pass
         "breaks": OK_BREAKS.code,  # ... the graph-break filter and count
+        "breaks-path": str(COMPILE),  # the path whose cells the graph-break filter reads
+        "onnx-path": str(ONNX),  # the path of the count of operators that export to ONNX
         "batch-checked": "".join(s.code for s in DYNAMIC_ANSWERS),  # dynamic-batch marks: those that answer
         "batch-any": DYNAMIC_OK.code,  # ... holds at any batch size
         "batch-static": DYNAMIC_STATIC.code,  # ... only at the traced batch size

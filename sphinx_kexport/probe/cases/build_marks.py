@@ -3,9 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Union
 
-_listeners: list[Callable[[str | None], None]] = []
+
+@dataclass(frozen=True)
+class DiscoveryBegan:
+    """The mark :func:`discovery_began` gives: a type of its own, so that no case name can be taken for it."""
+
+
+DISCOVERY_BEGAN = DiscoveryBegan()
+Mark = Union[str, None, DiscoveryBegan]  # a case's name, None (built no one case), or DISCOVERY_BEGAN
+
+_listeners: list[Callable[[Mark], None]] = []
 
 
 def case_built(name: str | None) -> None:
@@ -19,13 +29,10 @@ def discovery_began() -> None:
     """``cases_from_docstrings()`` or ``cases_from_tests()`` begins: what it runs is no one case's, so the watch
     rests until its :func:`case_built` ``(None)`` (reading the discovery cache is most of a module's import)."""
     for listener in list(_listeners):
-        listener(DISCOVERING)
+        listener(DISCOVERY_BEGAN)
 
 
-DISCOVERING = "\0discovering"  # what :func:`discovery_began` tells the listeners (no case has this name)
-
-
-def listen(listener: Callable[[str | None], None]) -> Callable[[], None]:
+def listen(listener: Callable[[Mark], None]) -> Callable[[], None]:
     """Call ``listener`` at each mark until the returned function is called."""
     _listeners.append(listener)
     return lambda: _listeners.remove(listener)

@@ -21,6 +21,7 @@ from .containers import walk
 from .literals import SMALL_TENSOR, literal_source, tensor_source
 from .opaque import address_free_repr
 from .registry import CaseSpec
+from ...snapshot.repro_landmarks import cannot_rebuild
 
 def _input_source(value: Any) -> str:
     """Source for one positional input: a tensor, or a dict, list or tuple of them."""
@@ -108,10 +109,9 @@ def call_source(spec: CaseSpec) -> str:
 def _cannot_rebuild(spec: CaseSpec, expression: str) -> str:
     """A line that stops the snippet: no code this module can find rebuilds the probed object exactly."""
     where = f"case {spec.name!r} in the case module {spec.module or '(unknown)'}"
-    message = (f"this snippet cannot rebuild the probed {expression} instance exactly (its arguments or its "
-               f"randomly initialised weights are not known here; see {where}); give the case code= that "
-               "defines `target` as probed")
-    return f"raise NotImplementedError({message!r})"
+    return cannot_rebuild(f"the probed {expression} instance exactly (its arguments or its randomly initialised "
+                          f"weights are not known here; see {where}); give the case code= that defines `target` as "
+                          "probed")
 
 
 def _is_the_target(obj: Any, target: Any) -> bool:
@@ -133,9 +133,8 @@ def _cannot_rebuild_function(spec: CaseSpec, expression: str) -> str:
         what = f"{name} bound to the {type(target.__self__).__name__} object the case built"
     else:
         what = f"the case's own function {name} around {expression}, not {expression} itself"
-    message = (f"this snippet cannot rebuild the probed callable: it is {what} (see {where}); give the case "
-               "code= that defines `target` as probed")
-    return f"raise NotImplementedError({message!r})"
+    return cannot_rebuild(f"the probed callable: it is {what} (see {where}); give the case code= that defines "
+                          "`target` as probed")
 
 
 def _from_code(spec: CaseSpec) -> str:

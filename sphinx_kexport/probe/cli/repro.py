@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ...snapshot.vocabulary import DEVICES, PATHS
+from ...snapshot.vocabulary import CPU, DEVICES, PATHS
 
 from .common import EXIT_OK, PROG, CliParser, report_failure
 
@@ -21,7 +21,7 @@ def repro_parser() -> CliParser:
                         help="the case's name, as in the snapshot (e.g. 'warp[reflect]'); not with --check")
     parser.add_argument("--path", choices=PATHS,
                         help="the cell's path (required without --check; with it, check only that path)")
-    parser.add_argument("--device", choices=DEVICES, default="cpu",
+    parser.add_argument("--device", choices=DEVICES, default=CPU,
                         help="the device whose results the snippet reproduces (default cpu)")
     check = parser.add_argument_group("--check")
     check.add_argument("--check", action="store_true",

@@ -17,14 +17,9 @@ import re
 from dataclasses import dataclass
 
 from ...snapshot.repro_checks import COULD_NOT_RUN, ENDED_OTHERWISE, REPRODUCED, VERDICTS  # noqa: F401 (re-exported)
+from ...snapshot import repro_landmarks as landmarks  # what snapshot/repro.py writes, read when matched
 from ...snapshot.vocabulary import FAIL, MISMATCH, STAGE_EAGER, TIMEOUT
 from ..measure.explain import clean_line, known_cause
-
-
-# the snippet's landmarks (snapshot/repro.py writes them): the eager run, and the first line of the comparison
-EAGER_LINE = "expected = leaves(model(*inputs))"
-COMPARE_START = "assert "
-CANNOT_REBUILD = "this snippet cannot rebuild"
 
 
 @dataclass(frozen=True)
@@ -47,8 +42,8 @@ class Verdict:
 def _landmarks(snippet: str) -> tuple[int, int]:
     """(the eager run's line, the comparison's first line), 1-based."""
     lines = snippet.splitlines()
-    eager = next((n for n, line in enumerate(lines, 1) if line.strip() == EAGER_LINE), len(lines) + 1)
-    compare = next((n for n, line in enumerate(lines, 1) if n > eager and line.strip().startswith(COMPARE_START)),
+    eager = next((n for n, line in enumerate(lines, 1) if line.strip() == landmarks.EAGER_LINE), len(lines) + 1)
+    compare = next((n for n, line in enumerate(lines, 1) if n > eager and line.strip().startswith(landmarks.COMPARE_START)),
                    len(lines) + 1)
     return eager, compare
 
@@ -157,8 +152,8 @@ def judge(recorded: dict, snippet: str, script: str, ran: Ran) -> Verdict:
     if ran.returncode == 0:
         last = (ran.stdout.strip().splitlines() or ["no output"])[-1]
         return Verdict(ENDED_OTHERWISE, f"ran to the end ({clean_line(last)})")
-    if CANNOT_REBUILD in ran.stderr:  # the snippet's own stop: the call it holds cannot be rebuilt
-        return Verdict(COULD_NOT_RUN, clean_line(ran.stderr[ran.stderr.rfind(CANNOT_REBUILD):], 300))
+    if landmarks.CANNOT_REBUILD in ran.stderr:  # the snippet's own stop: the call it holds cannot be rebuilt
+        return Verdict(COULD_NOT_RUN, clean_line(ran.stderr[ran.stderr.rfind(landmarks.CANNOT_REBUILD):], 300))
     eager, compare = _landmarks(snippet)
     line = stopped_at(ran.stderr, script)
     said = reason(ran.stderr)

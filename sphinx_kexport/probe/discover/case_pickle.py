@@ -21,6 +21,8 @@ import sys
 import types
 from typing import Any, BinaryIO
 
+from ...snapshot.vocabulary import CPU
+
 BLOB_MIN = 1 << 20  # bytes of a storage from which it goes to the blobs (smaller ones stay in the pickle)
 STORAGE = "kexport-storage"
 
@@ -64,7 +66,7 @@ class CasePickler(pickle.Pickler):
             return None
         untyped = obj._untyped_storage
         size = untyped.nbytes()
-        if untyped.device.type != "cpu" or size < BLOB_MIN:
+        if untyped.device.type != CPU or size < BLOB_MIN:
             return None
         key = (untyped.data_ptr(), size)
         if key not in self.written:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import enum
 import functools
 import inspect
 import random
@@ -60,6 +61,24 @@ def _compiling() -> bool:
     return torch.compiler.is_compiling()
 
 
+class Uncopied(enum.Enum):
+    """Why the recorder recorded a call without copying its callee and arguments: it is no case."""
+
+    WATCHED = "watched"  # the test's file kept its configuration already: covered, counted as it was made
+    NO_GRAPH_INPUT = "no graph input"  # it passes nothing the probe can take as a graph input
+    TOO_LARGE = "too large"  # its tensors are over the copy budget (suite_copies.py)
+    UNSUPPORTED = "unsupported"  # its arguments cannot be replayed as a case (the reason says why)
+
+
+@dataclass(frozen=True)
+class NotCopied:
+    """A call recorded without copies (:attr:`Call.not_copied`): which kind, and the words its test's report
+    gives ("too large to keep: its tensors hold 40 MiB, ...")."""
+
+    kind: Uncopied
+    reason: str
+
+
 @dataclass
 class Call:
     """One call from the example's code to a public callable of the package, as it was made."""
@@ -78,9 +97,9 @@ class Call:
     # how the user's code built the objects this call was made on or with, by the id of the call's own copy of
     # each (its bound instance, an argument): provenance.py
     built: dict[int, Built] = field(default_factory=dict)
-    # why its callee and arguments were not copied ("" when they were): a call whose tensors are too large to
+    # why its callee and arguments were not copied (None when they were): a call whose tensors are too large to
     # keep, or one the filter only watches (whether it raises); it holds neither, and is no case
-    not_copied: str = ""
+    not_copied: NotCopied | None = None
 
 
 def _is_tensor(value: Any) -> bool:
@@ -122,8 +141,8 @@ def in_example(frame: Any) -> bool:
 
 # whether a call of the user's own code is worth recording, (ref, callee as called, args, kwargs) -> True (record
 # it, copying its callee and arguments), False (not at all), or why to record it without copying anything
-# (Call.not_copied: its outcome is still known)
-Wanted = Callable[[str, Any, tuple, dict], "bool | str"]
+# (a NotCopied, kept as Call.not_copied: its outcome is still known)
+Wanted = Callable[[str, Any, tuple, dict], "bool | NotCopied"]
 # the test's unittest.mock stand-ins active now, (id, what each replaces) -> how often it has run, None when it
 # cannot tell (suite_run.stand_in_uses)
 StandIns = Callable[[], dict]
@@ -176,7 +195,7 @@ class Recorder:
             return None
         new_call_made()  # a test's time limit counts from its last new call (sandbox.time_limit)
         code = frame.f_code
-        if isinstance(verdict, str):  # watched, not copied: nothing of the test's is held
+        if isinstance(verdict, NotCopied):  # watched, not copied: nothing of the test's is held
             call = Call(ref, None, (), {}, self.statement, None, filename=code.co_filename,
                         function=getattr(code, "co_qualname", code.co_name), occurrence=occurrence,
                         not_copied=verdict)

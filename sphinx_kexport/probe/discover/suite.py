@@ -35,7 +35,7 @@ from typing import Any, ContextManager, Iterable
 from ..base.memory import status_kb
 from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
 from .call_replay import UnsupportedCall, probed_call
-from .recording import RECORDER, Call, recording
+from .recording import RECORDER, Call, NotCopied, Uncopied, recording
 from .docstrings import discovered_cases_left_out
 from .focus import focused_cases
 from .library import (DiscoveryError, ObjectReport, as_written, callable_patterns, chosen_tests, find_aliases,
@@ -44,7 +44,7 @@ from .progress import OnExample, reporter, whole_line
 from ...snapshot.vocabulary import NOT_DESCRIBED
 from . import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
-from .suite_copies import AGAIN, REPEAT, TOO_LARGE, CopyBudget, covered
+from .suite_copies import AGAIN, CopyBudget, Skip, covered
 from ..base.code_digest import CodePlaces
 from .suite_records import DIGEST_STORE, ROOT_MARKERS, Digests, SuiteRecords, build_records, changes, config_root, places_for
 from .suite_run import SHARED, NodeRun, NodeSource, SuiteError, SuiteRun, library_roots, run_suite, suite_roots
@@ -152,7 +152,8 @@ def _slot(spec: CaseSpec) -> str:
 UNKEPT = "\0unkept "  # how the cache names a call's case that the selection did not keep
 # Call.not_copied of a call the test's file covers, and of one that passes nothing the probe can take as a graph
 # input (an array, an object): neither is said again
-WATCHED, NOT_PROBED = "its configuration is kept already", "no graph input"
+WATCHED = NotCopied(Uncopied.WATCHED, "its configuration is kept already")
+NOT_PROBED = NotCopied(Uncopied.NO_GRAPH_INPUT, "no graph input")
 
 # (case name, call ref, occurrence) to build again, per node id
 Rebuild = dict[str, list[tuple[str, str, int]]]
@@ -242,15 +243,16 @@ class _Taker:
         try:
             key = configuration(probe)
         except UnsupportedCall as exc:  # no case: recorded without copies (raised or not), its repeats not at all
-            verdict = self.copies.no_case(ref, str(exc) if probed_call(probe) else NOT_PROBED, recorded)
-            return verdict != AGAIN and verdict
+            why = NotCopied(Uncopied.UNSUPPORTED, str(exc)) if probed_call(probe) else NOT_PROBED
+            verdict = self.copies.no_case(ref, why, recorded)
+            return False if verdict is AGAIN else verdict
         except Exception:  # recorded: _take says why it is no case
             return True
         # a rebuild meets the test's calls as its discovery did: the asked-for calls were copied then, and are now
         verdict = self.copies.verdict(ref, key, probe, recorded)
-        if verdict in (REPEAT, AGAIN):  # a repeat is counted as covered once its test's calls are cases
+        if isinstance(verdict, Skip):  # a repeat is counted as covered once its test's calls are cases
             return False
-        if verdict or self.rebuild is not None:
+        if verdict is not None or self.rebuild is not None:
             return verdict or True  # too large: recorded without its tensors, and said
         if self.selection.why_not(ref, key):
             self.passed_over.append(ref)
@@ -303,7 +305,7 @@ class _Taker:
             call.ref = as_written(call.ref, self.aliases, self._text(call.filename))
         if self.rebuild is not None:  # built again: exactly the asked-for calls, under their names
             for name, ref, occurrence in self.rebuild.get(run.nodeid, []):
-                call = next((c for c, o in calls if c.ref == ref and o == occurrence and not c.not_copied), None)
+                call = next((c for c, o in calls if c.ref == ref and o == occurrence and c.not_copied is None), None)
                 if call is not None:
                     take.rebuilt.append(self._build(call, name, source, occurrence))
             return
@@ -318,13 +320,14 @@ class _Taker:
             if not selected(call.ref, self.calls_in, self.calls_out):
                 take.left_out.add(call.ref)
                 continue
-            if call.not_copied in (WATCHED, NOT_PROBED):  # covered (counted as it was made), or no graph input
+            uncopied = call.not_copied
+            if uncopied is not None and uncopied.kind in (Uncopied.WATCHED, Uncopied.NO_GRAPH_INPUT):
+                continue  # covered (counted as it was made), or no graph input
+            if uncopied is not None and not call.raised and not call.stand_ins:  # too large, or arguments unbound
+                take.candidates.append(Candidate(call.ref, None, occurrence, dropped=f"{call.ref}: {uncopied.reason}",
+                                                 large=uncopied.kind is Uncopied.TOO_LARGE))
                 continue
-            if call.not_copied and not call.raised and not call.stand_ins:  # too large, or its arguments do not bind
-                take.candidates.append(Candidate(call.ref, None, occurrence, dropped=f"{call.ref}: {call.not_copied}",
-                                                 large=call.not_copied.startswith(TOO_LARGE)))
-                continue
-            if not call.not_copied and not probed_call(call):
+            if uncopied is None and not probed_call(call):
                 continue  # e.g. a call with an array or an object: nothing the probe can pass as a graph input
             if call.raised:  # (one too large to keep too: said as raised)
                 take.candidates.append(Candidate(call.ref, None, occurrence,

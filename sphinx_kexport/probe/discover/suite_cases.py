@@ -50,6 +50,7 @@ from ..cases.opaque import address_free_repr
 from ..cases.case_slice import run_fresh, top_level_slice
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec, case
+from ...snapshot.repro_landmarks import cannot_rebuild
 from ...snapshot.vocabulary import CPU, ORIGIN_TEST
 
 TEST_NOTE_PREFIX = "from the test"
@@ -141,9 +142,8 @@ def build_suite_case(call: Call, *, name: str, package: str, section: str, sourc
     else:
         code, why = node_code(call, source, replayed)
     if not code and not _plain_function(replayed.target):
-        message = (f"this snippet cannot rebuild the target and inputs of the test `{source.nodeid}`: {why}; "
-                   "run that test to see the call")
-        code = f"raise NotImplementedError({message!r})\n"
+        code = cannot_rebuild(f"the target and inputs of the test `{source.nodeid}`: {why}; run that test to see "
+                              "the call") + "\n"
     spec = case(name, replayed.target, replayed.tensors, replayed.baked, package=package, section=section,
                 note=note, check=not replayed.random, ref=call.ref, code=code)
     spec.origin = ORIGIN_TEST

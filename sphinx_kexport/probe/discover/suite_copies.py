@@ -26,15 +26,24 @@ its test), its repeats in the same test are not tried in its place; a later test
 
 from __future__ import annotations
 
+import enum
 from typing import Callable
 
-from .recording import Call, copy_bytes
+from .recording import Call, NotCopied, Uncopied, copy_bytes
 
 CALL_COPY_LIMIT = 32 * 2**20  # bytes of tensors the recorder copies for one call
 TEST_COPY_LIMIT = 128 * 2**20  # bytes of tensors it copies for all the calls of one test together
-REPEAT = "repeat"  # not recorded: a repeat within the test (covered, once the test's calls are cases: repeated)
-AGAIN = "again"  # not recorded: a repeat of a call that is no case (said once, as that call)
-TOO_LARGE = "too large to keep"  # how the reason of a call too large to keep begins
+TOO_LARGE = "too large to keep"  # how the reason of a call too large to keep begins (its words in the report)
+
+
+class Skip(enum.Enum):
+    """A call the recorder does not record at all."""
+
+    REPEAT = "repeat"  # a repeat within the test (covered, once the test's calls are cases: repeated)
+    AGAIN = "again"  # a repeat of a call that is no case (said once, as that call)
+
+
+REPEAT, AGAIN = Skip.REPEAT, Skip.AGAIN
 
 
 def megabytes(size: int) -> str:
@@ -58,10 +67,10 @@ class CopyBudget:
     def begin(self) -> None:
         self.met, self.copied, self.repeated = {}, 0, []
 
-    def verdict(self, ref: str, key: tuple, call: Call, recorded: list[Call]) -> str:
-        """Whether the call ``call`` (as made, nothing copied) of configuration ``key`` is copied: "" (yes),
+    def verdict(self, ref: str, key: tuple, call: Call, recorded: list[Call]) -> Skip | NotCopied | None:
+        """Whether the call ``call`` (as made, nothing copied) of configuration ``key`` is copied: None (yes),
         :data:`REPEAT`, :data:`AGAIN`, or why it is too large to keep. ``recorded``: the test's calls recorded so
-        far (the recorder's list: a call given "" or a reason is recorded next, at its end)."""
+        far (the recorder's list: a call given None or a NotCopied is recorded next, at its end)."""
         from .call_replay import probed_call
 
         configurations = self.met.setdefault(ref, {})
@@ -78,17 +87,18 @@ class CopyBudget:
             return REPEAT
         size = copy_bytes(call.callee, call.args, call.kwargs)
         if size > self.call_limit:
-            why = (f"{TOO_LARGE}: its tensors hold {megabytes(size)}, over the {megabytes(self.call_limit)} "
-                   "the recorder copies of one call")
+            why: NotCopied | None = _too_large(f"its tensors hold {megabytes(size)}, over the "
+                                               f"{megabytes(self.call_limit)} the recorder copies of one call")
         elif self.copied + size > self.test_limit:
-            why = (f"{TOO_LARGE}: its tensors hold {megabytes(size)}, and the test's earlier calls "
-                   f"{megabytes(self.copied)}, over the {megabytes(self.test_limit)} the recorder copies of one test")
+            why = _too_large(f"its tensors hold {megabytes(size)}, and the test's earlier calls "
+                             f"{megabytes(self.copied)}, over the {megabytes(self.test_limit)} the recorder copies "
+                             "of one test")
         else:
             # counted whether or not the test's file kept the configuration already in this process: that
             # depends on the shard, and what is kept must not
             self.copied += size
-            why = ""
-        configurations[key] = (len(recorded), probed_call(call), bool(why))
+            why = None
+        configurations[key] = (len(recorded), probed_call(call), why is not None)
         return why
 
     def repeats(self, recorded: list[Call]) -> list[tuple[str, tuple | None]]:
@@ -96,7 +106,7 @@ class CopyBudget:
         for a repeat over ``per_operator``) of each repeat: see :func:`covered`."""
         return [(recorded[index].ref, key) for index, key in self.repeated]
 
-    def no_case(self, ref: str, why: str, recorded: list[Call]) -> str:
+    def no_case(self, ref: str, why: NotCopied, recorded: list[Call]) -> NotCopied | Skip:
         """A call that cannot be a case, whatever its test does (its arguments do not bind, say): ``why``, which
         records it without copying anything, or :data:`AGAIN` for a repeat of one that returned."""
         configurations = self.met.setdefault(ref, {})
@@ -105,6 +115,10 @@ class CopyBudget:
             return AGAIN
         configurations[(why,)] = (len(recorded), False, True)
         return why
+
+
+def _too_large(what: str) -> NotCopied:
+    return NotCopied(Uncopied.TOO_LARGE, f"{TOO_LARGE}: {what}")
 
 
 def covered(repeats: list[tuple[str, tuple | None]], kept: Callable[[str], dict[tuple, str]],

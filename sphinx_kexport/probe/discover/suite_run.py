@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .recording import RECORDER, Call, Wanted, first_line, originals_restored, seed_everything
+from ...snapshot.vocabulary import CPU
 from ..base.errors import ProbeError
 from ..base.memory import reset_peak
 from ..base.network import is_download_blocked, network_blocked
@@ -290,7 +291,7 @@ def _other_device_or_dtype(item: Any) -> tuple[str, str] | None:
         lowered = name.lower()
         if isinstance(value, torch.device) or (isinstance(value, str) and "device" in lowered):
             kind = str(value).split(":")[0]
-            if kind != "cpu":
+            if kind != CPU:
                 return "needs CUDA", f"parametrised with {name}={value} (discovery runs on the CPU)"
         if isinstance(value, torch.dtype) and value != torch.float32:
             return "other dtype", f"{name}={value}"

@@ -19,7 +19,7 @@ import importlib
 from typing import Any, Iterable
 
 from ..base.code_digest import CodePlaces, SourceDigests
-from ..cases.build_marks import DISCOVERING, listen
+from ..cases.build_marks import DiscoveryBegan, Mark, listen
 from .code_watch import CodeWatch
 
 
@@ -50,8 +50,8 @@ class BuildWatch:
     def _context(self) -> str:
         return f"build {self._segment}"
 
-    def _mark(self, name: str | None) -> None:
-        if name == DISCOVERING:  # rest until discovery's own case_built(None) (one discovery may call another)
+    def _mark(self, name: Mark) -> None:
+        if isinstance(name, DiscoveryBegan):  # rest until its own case_built(None) (one discovery may call another)
             self._discovering += 1
             self._watch.lines(False)
             return

@@ -22,12 +22,12 @@ from typing import Any, Callable, Iterator
 
 import torch
 
+from ...snapshot.repro_landmarks import SEED  # the seed the repro snippets start from too
 from ..cases import containers
 from ..cases.module_copy import copy_object, module_weights
 from ..cases.registry import CaseSpec
 from . import number_outputs
 
-SEED = 1234
 RELEASE_ABOVE = 64 * 1024 * 1024  # bytes of a module copy's weights above which release() empties them
 
 

@@ -17,6 +17,7 @@ import subprocess
 from typing import Any
 
 from ...snapshot.timestamps import utc_now
+from ...snapshot.vocabulary import CUDA
 
 
 _VERSION_LINE = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", re.M)
@@ -86,7 +87,7 @@ def _nvidia_driver() -> str | None:
 def device_name(device: str) -> str:
     """What kind of machine computes on ``device``: the CPU's model, or the GPU's name (the header's
     ``device_name``; an eager digest names it too: measure/eager_digest.py)."""
-    if device == "cuda":
+    if device == CUDA:
         import torch
 
         return str(torch.cuda.get_device_name(0))
@@ -108,7 +109,7 @@ def device_environment(device: str, opset: int) -> dict[str, Any]:
         "platform": platform.platform(), "device_name": device_name(device), "cuda": None, "driver": None,
         "onnxruntime_provider": onnx_provider(device, onnxruntime), "opset": int(opset), "probed_at": utc_now(),
     }
-    if device == "cuda":
+    if device == CUDA:
         env["cuda"] = torch.version.cuda
         env["driver"] = _nvidia_driver()
     return env

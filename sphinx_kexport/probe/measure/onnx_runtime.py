@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ...snapshot.vocabulary import CUDA
 from ..base.errors import ProbeError
 from ..cases import containers
 
@@ -32,7 +33,7 @@ def onnx_args(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def onnx_provider(device: str, onnxruntime: Any) -> str:
-    if device == "cuda" and "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+    if device == CUDA and "CUDAExecutionProvider" in onnxruntime.get_available_providers():
         return "CUDAExecutionProvider"
     return "CPUExecutionProvider"
 

@@ -30,7 +30,7 @@ import torch
 from torch.utils.benchmark import Timer
 
 from ...snapshot.result_records import speed_figure, speed_record
-from ...snapshot.vocabulary import (COMPILE, EXPORT, ONNX, SPEED_AT_BATCH, SPEED_AT_BENCH, SPEED_AT_INPUTS,
+from ...snapshot.vocabulary import (COMPILE, CUDA, EXPORT, ONNX, SPEED_AT_BATCH, SPEED_AT_BENCH, SPEED_AT_INPUTS,
                                     SPEED_BATCH)
 from ..base.memory import address_space_cap, available_kb, block_peak, out_of_memory
 from ..cases.containers import input_leaves
@@ -114,7 +114,7 @@ class SpeedPass:
     # -- timing
 
     def _synchronised(self, fn: Call) -> Call:
-        if self.device.startswith("cuda"):
+        if self.device.startswith(CUDA):
             def call() -> Any:
                 out = fn()
                 torch.cuda.synchronize()
@@ -266,7 +266,7 @@ class SpeedPass:
         """What the larger size may take beyond what the worker holds, in KiB (0: not known, no guard); read
         once, so that every step at that size has the same."""
         if self._limit_kb is None:
-            if self.device.startswith("cuda"):
+            if self.device.startswith(CUDA):
                 self._limit_kb = 0  # the device's memory: running out there raises (CUDA out of memory), no killer
             elif self.memory_kb is not None:
                 self._limit_kb = self.memory_kb

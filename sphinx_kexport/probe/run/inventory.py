@@ -27,6 +27,7 @@ from ..base.lifetime import die_with_parent
 from ..base.memory import peak_rss_kb
 from .parent_state import ParentState
 from ..base.errors import ToolError
+from ...snapshot.vocabulary import CUDA
 from .settings import limit_threads, thread_share
 from .warm_start import worker_context
 
@@ -124,7 +125,7 @@ def _environment(devices: list[str], opset: int) -> dict[str, Any]:
     from ..measure.environment import device_environment
 
     cuda = bool(torch.cuda.is_available())
-    envs = {device: device_environment(device, opset) for device in devices if device != "cuda" or cuda}
+    envs = {device: device_environment(device, opset) for device in devices if device != CUDA or cuda}
     return {"torch": str(torch.__version__), "cuda": cuda, "environments": envs}
 
 
@@ -138,7 +139,7 @@ def build_inventory(sources: list[Source], *, jobs: int, rediscover: bool, devic
     of the code whose building of each hand-written case is recorded (None: not recorded)."""
     run_jobs, jobs = jobs, max(1, min(jobs, len(sources)))
     # children forked from the warmed server where possible; spawned when one reads the CUDA device's name
-    context = worker_context(thread_share(jobs), cuda="cuda" in devices)
+    context = worker_context(thread_share(jobs), cuda=CUDA in devices)
     sys_path, parent = list(sys.path), parent or ParentState.capture()
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, max_tasks_per_child=1,
                                                   initializer=die_with_parent)  # a killed probe leaves none behind

@@ -14,7 +14,7 @@ from typing import Any
 
 import tomllib
 
-from ...snapshot.vocabulary import DEFAULT_OPSET, DEVICES
+from ...snapshot.vocabulary import CPU, DEFAULT_OPSET, DEVICES
 from ..base.errors import ProbeError
 from ..run.worker_slot import DEFAULT_BUILD_TIMEOUT
 
@@ -55,7 +55,7 @@ class ProbeConfig:
     cases: list[str]  #: case modules, .py files or directories (relative to ``root``): ``--cases``, ``cases``
     out: Path  #: the snapshot to write: ``--out``, ``out``
     root: Path = field(default_factory=Path.cwd)  #: directory of the pyproject.toml (or the current directory)
-    devices: list[str] = field(default_factory=lambda: ["cpu"])  #: ``cpu`` and/or ``cuda``: ``--device``, ``devices``
+    devices: list[str] = field(default_factory=lambda: [str(CPU)])  #: ``cpu`` and/or ``cuda``: ``--device``, ``devices``
     #: import name of the surveyed library: ``--library``, ``library``; set, it also lets the probe watch what
     #: building each hand-written case runs in the library (without it: in the project's folders only)
     library: str = ""
@@ -189,7 +189,7 @@ def build_config(args: Any, cwd: Path) -> ProbeConfig:
         raise ConfigError("no output file: set `out = \"docs/_data/export_support.json\"` in the "
                           "[tool.sphinx-kexport] table of pyproject.toml, or pass --out PATH")
 
-    devices = args.device or table.get("devices", ["cpu"])
+    devices = args.device or table.get("devices", [str(CPU)])
     if isinstance(devices, str):
         devices = [devices]
     _expect(devices, list, f"{where} key devices", "a list such as [\"cpu\", \"cuda\"]")

@@ -52,6 +52,7 @@
     return {
       supported: setOf(one("supported")), failing: setOf(one("failing")), batchChecked: setOf(one("batch-checked")),
       plain: one("plain"), na: one("na"), timedOut: one("timed-out"), breaks: one("breaks"),
+      breaksPath: one("breaks-path"), onnxPath: one("onnx-path"),
       anyBatch: one("batch-any"), batchStatic: one("batch-static"),
       failWord: one("fail-word"), timeoutWord: one("timeout-word"), staticWord: one("static-word"),
       reproCompare: one("repro-compare"), reproRandom: one("repro-random"),
@@ -356,7 +357,7 @@
     }
     if (filter === v.failWord) return anyOf("", v.failing);
     if (filter.indexOf(v.failWord + "-") === 0) return anyOf(filter.slice(v.failWord.length + 1), v.failing);
-    if (filter === "breaks") return anyOf("compile", setOf(v.breaks));
+    if (filter === "breaks") return anyOf(v.breaksPath, setOf(v.breaks));
     if (filter === v.timeoutWord) return anyOf("", setOf(v.timedOut));
     if (filter === "pass") {
       return function (s) {
@@ -496,7 +497,7 @@
         var ok = v.supported[code] === 1;
         pkg.probed[c]++; page.probed[c]++;
         if (ok) { pkg.supported[c]++; page.supported[c]++; } else badAll = true;
-        if (ok && columnPath[c] === "onnx") onnxOk = true;
+        if (ok && columnPath[c] === v.onnxPath) onnxOk = true;
         if (v.failing[code]) failing = true;
         if (code === v.breaks) breaks = true;
         probedAll++;
