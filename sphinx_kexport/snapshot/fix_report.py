@@ -154,7 +154,7 @@ def eager_check(name: str, device: str, before: dict[str, Any], after: dict[str,
     records = {BEFORE: _eager_record(before, device), AFTER: _eager_record(after, device)}
     missing = tuple(side for side, record in records.items() if not (record or {}).get("digest"))
     a, b = records[BEFORE], records[AFTER]
-    if missing:
+    if missing or a is None or b is None:  # the same: a side without a record has no digest
         return EagerCheck(name, device, EAGER_NOT_COMPARABLE, missing=missing, before=a, after=b)
     differs = tuple(fact for fact in EAGER_FACTS if a.get(fact) != b.get(fact))
     if differs:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import IN_CHROMIUM, build_html, choose, click, opened, visible_rows, wait_for
+from browser_support import IN_CHROMIUM, build_html, choose, click, opened, wait_for
 
 pytestmark = IN_CHROMIUM
 
