@@ -176,7 +176,8 @@ def test_the_parent_never_imports_torch_and_a_heavy_example_does_not_raise_its_m
     assert found["names"] == ["heavy_double[doc]"] and found["measured"] == 1
     assert not found["torch"] and not found["kornia_or_lib"]  # neither torch nor the library in the parent
     assert found["children"][0]["peak_rss_kb"] > 512 * 1024  # the example's ballast was held, in the child
-    assert found["parent_kb"] < 150 * 1024, found  # the parent stays a small Python process
+    # the parent stays a small Python process: its peak is a fraction of the child's, which held the ballast
+    assert found["parent_kb"] < found["children"][0]["peak_rss_kb"] / 2, found
 
 
 def test_hand_written_cases_are_measured_while_a_slow_module_is_still_being_built(tmp_path):
