@@ -9,7 +9,8 @@ digested three ways: as the probe does (the syntax tree: comments, docstrings an
 text of the function, and as the whole file's text. A case is re-probed under a scheme when a ref of its code
 set changed under it. The first two schemes count a file's whole top level for each file a case ran a function
 of; "names read" (the probe's rule since 6 December 2026) counts only the top-level names those functions read
-and what binds them, and the statements that bind no name (``FileDigests.globals_of``). The table gives, per commit, the cases each scheme would measure again, and the totals:
+and what binds them, and the statements that bind no name (``FileDigests.globals_of``). The table gives, per commit,
+the cases each scheme would measure again, and the totals:
 how many fewer the syntax digests re-probe. (The commits are older than the snapshot: a ref counts by its name,
 and a function the commit adds or removes counts as changed.)
 """

@@ -8,7 +8,8 @@ Each TESTS (a test file or folder) is discovered with ``python -m sphinx_kexport
 (on first in even rounds, off first in odd ones). Off: a ``coverage.py`` that raises ``ImportError`` is first
 on ``PYTHONPATH``, which the probe takes as "no coverage.py, no watch" (a change to the library then runs
 every test file again). Each run is timed from outside: wall, and the user and system CPU of the command and
-every process under it (``process_tree.py``: orphaned descendants included). The table gives medians over the repeats and the on / off
+every process under it (``process_tree.py``: orphaned descendants included). The table gives medians over the repeats
+and the on / off
 ratio of user CPU; each run's summary line (cases and skips) must be the same both ways, or the script says
 so. Compare user CPU where the machine is busy: wall is only fair on an idle one.
 """

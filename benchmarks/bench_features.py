@@ -1,4 +1,5 @@
-"""Benchmark: what the page features beyond the tables (reason index, :compare:, downloads, repro, API badges) add to the page's build time.
+"""Benchmark: what the page features beyond the tables (reason index, :compare:, downloads, repro, API badges) add to
+the page's build time.
 
 Builds the same 1,200-configuration synthetic page (benchmarks/synthetic.py,
 CPU and CUDA, with a ``call`` per case so failing cells offer a repro) two

@@ -20,7 +20,8 @@ the page (``window.kexportTimings.init``) and the time a search keystroke
 takes to apply (the input handler, timed in the page around the event),
 plus the time until the next frame for information.
 
-Last, at the first size, what the page features beyond the tables (reason index, :compare:, downloads, repro, API badges) add to
+Last, at the first size, what the page features beyond the tables (reason index, :compare:, downloads, repro, API
+badges) add to
 the page's build (benchmarks/bench_features.py: the reason index,
 ``:compare:``, downloads and API badges, each on against off; paired
 medians of ``--features-repeats`` rounds, target ≤ 1.10).

@@ -22,7 +22,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from process_tree import run_counted  # every process of the run, the probe's workers included

@@ -1,6 +1,7 @@
 """Sphinx configuration of sphinx-kexport's documentation, whose showcase is Kornia's export-support page.
 
-``index.rst`` and its sections (get-started, how-to/, reference/, explanation/, showcase/, develop/) document the project; ``_ext/schema_doc.py``
+``index.rst`` and its sections (get-started, how-to/, reference/, explanation/, showcase/, develop/) document the
+project; ``_ext/schema_doc.py``
 renders the snapshot format from the package's JSON schema, ``_ext/probe_stages.py``
 the probe's stages and modules from the package's source; ``_inventories/torch.inv`` is the small
 intersphinx inventory of torch's docs the fix-class reference links to (``tools/torch_inventory.py``).

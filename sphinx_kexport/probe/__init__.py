@@ -5,7 +5,8 @@ and run ``python -m sphinx_kexport.probe``, or :func:`run_survey` in-process.
 Importing this package does not import torch; :func:`case` does, because it
 checks its inputs, and a survey's parent process never does.
 
-Every error the probe raises on purpose derives from :class:`ProbeError` (example_docs/reference/python-api.rst lists them).
+Every error the probe raises on purpose derives from :class:`ProbeError` (example_docs/reference/python-api.rst lists
+them).
 """
 
 from __future__ import annotations

@@ -69,8 +69,8 @@ def failure_where(kind: str, old: dict[str, Any], new: dict[str, Any], status_mo
     or for a fix the old one's (what was fixed); else, when the dynamic-batch result moved, its where."""
     side = old if kind == "fixed" else new
     if status_moved and side.get("where"):
-        return side["where"]
+        return str(side["where"])
     dynamic = side.get("dynamic")
     if dynamic_moved and isinstance(dynamic, dict):
-        return dynamic.get("where", "")
+        return str(dynamic.get("where", ""))
     return ""

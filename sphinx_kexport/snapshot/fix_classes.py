@@ -27,7 +27,7 @@ class FixClass(Word):
     ``docs``: (role, target) pairs in torch's documentation (``py:func``, ``py:class``, ``py:meth``,
     ``std:doc``), resolved through intersphinx; ``workflow``: the group it belongs to."""
 
-    title: str
+    title: str  # type: ignore[assignment]  # a field, where str has a method of that name
     workflow: str
     fix: str
     before: str
@@ -181,7 +181,7 @@ UNCLASSIFIED = _record(
 FIX_CLASSES = (VALUE_CHECK, TENSOR_BRANCH, EARLY_EXIT, EARLY_RETURN, GATE, PYTHON_SCALAR_BRANCH, REDESIGN,
                GUARD, NO_LOWERING, CONSTANT_MUTATION, PYTHON_NUMBER, RUNTIME_KERNEL,
                BATCH_SPECIALISED, UNTRACEABLE_PYTHON, SPARSE_TENSOR, TOOL_BUG, RESULT_DIFFERS, UNCLASSIFIED)
-FIX_CLASS = {c: c for c in FIX_CLASSES}
+FIX_CLASS: dict[str, FixClass] = {c: c for c in FIX_CLASSES}
 
 
 # -- the probe's words -> the class, per path. Each rule: a pattern over the cause's text, and the class for

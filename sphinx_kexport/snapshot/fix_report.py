@@ -165,7 +165,7 @@ def eager_check(name: str, device: str, before: dict[str, Any], after: dict[str,
     records = {BEFORE: _eager_record(before, device), AFTER: _eager_record(after, device)}
     missing = tuple(side for side, record in records.items() if not (record or {}).get("digest"))
     a, b = records[BEFORE], records[AFTER]
-    if missing:
+    if missing or a is None or b is None:  # the same: a side without a record has no digest
         cases = {BEFORE: before, AFTER: after}
         no_output = all(_ran_no_eager_output(cases[side], device) for side in missing)
         return EagerCheck(name, device, EAGER_NOT_COMPARABLE, missing=missing, no_output=no_output, before=a, after=b)

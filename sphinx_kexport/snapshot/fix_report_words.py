@@ -48,7 +48,8 @@ def eager_words(check: EagerCheck) -> str:
     if check.missing:
         return (f"{EAGER_NOT_COMPARABLE}: no digest {' or '.join(check.missing)} (measured by a probe that records "
                 "none, or reused from such a record)")
-    facts = [f"{fact} {check.before.get(fact)!s} -> {check.after.get(fact)!s}" for fact in check.differs]
+    before, after = check.before or {}, check.after or {}  # both records are there when facts differ
+    facts = [f"{fact} {before.get(fact)!s} -> {after.get(fact)!s}" for fact in check.differs]
     return f"{EAGER_NOT_COMPARABLE}: another {' and '.join(check.differs)} ({'; '.join(facts)})"
 
 

@@ -54,16 +54,16 @@ def from_kornia(data: dict[str, Any], source: str = "<snapshot>") -> dict[str, A
                 raise _kornia_problem(source, f"{label} field {path}", "one of " + ", ".join(STATUSES),
                                       show_value(raw[path]))
         where = raw["where"]
-        paths = {}
+        paths: dict[str, dict[str, Any]] = {}
         for path in PATHS:
             result: dict[str, Any] = {"status": raw[path], "detail": raw[f"{path}_detail"], "stage": "",
                                       "where": ""}
             paths[path] = result
         # Kornia records one location per case, taken from the ONNX failure,
         # else the torch.export failure (its merge's rule).
-        for path in (ONNX, EXPORT):
-            if where and paths[path]["status"] == FAIL:
-                paths[path]["where"] = where
+        for located in (ONNX, EXPORT):
+            if where and paths[located]["status"] == FAIL:
+                paths[located]["where"] = where
                 break
         paths[COMPILE]["graph_breaks"] = raw["graph_breaks"]
         cases.append({k: raw[k] for k in ("name", "package", "section", "operator", "variant", "ref", "note")}

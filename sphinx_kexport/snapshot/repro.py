@@ -86,7 +86,7 @@ model = model.to("cuda")
 inputs = on_cuda(inputs)
 '''
 
-_PATH_CODE = {
+_PATH_CODE: dict[str, str] = {
     ONNX: (
         "# a trailing dict in args would be read as keyword arguments: an empty one after it stands for those\n"
         "args = (*inputs, {{}}) if inputs and isinstance(inputs[-1], dict) else inputs\n"

@@ -28,11 +28,13 @@ COMPILE_ONLY_FIELDS = ("graph_breaks", "fullgraph", "graphs", "breaks_removed_by
 @lru_cache(maxsize=1)
 def load_schema() -> dict[str, Any]:
     with SCHEMA_PATH.open(encoding="utf-8") as fh:
-        return json.load(fh)
+        schema: dict[str, Any] = json.load(fh)
+    return schema
 
 
-_PY_TYPES = {"null": (type(None),), "boolean": (bool,), "integer": (int,), "number": (int, float),
-             "string": (str,), "array": (list,), "object": (dict,)}
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "null": (type(None),), "boolean": (bool,), "integer": (int,), "number": (int, float),
+    "string": (str,), "array": (list,), "object": (dict,)}
 
 # what a person is told a pattern of the schema wants
 PATTERN_WORDS = {"^[0-9a-f]{64}$": "a SHA-256 digest (64 lowercase hexadecimal digits)"}

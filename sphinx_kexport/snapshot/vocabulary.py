@@ -133,7 +133,7 @@ NOT_APPLICABLE = Status("n/a", short="n/a", label="n/a", css="na", code="n", kin
                         meaning="not applicable: not a tensor graph, not runnable with the probed inputs, or not "
                                 "probed on that device")
 STATUSES = (OK, OK_BREAKS, OK_UNVERIFIED, MISMATCH, FAIL, TIMEOUT, NOT_APPLICABLE)
-STATUS = {s: s for s in STATUSES}
+STATUS: dict[str, Status] = {s: s for s in STATUSES}
 SUPPORTED = frozenset(s for s in STATUSES if s.supported)
 FAILING = frozenset(s for s in STATUSES if s.failing)
 # Left out of the supported / probed counts: nothing to capture (n/a), or not known (timeout).
@@ -156,7 +156,7 @@ DYNAMIC_TIMEOUT = DynamicStatus("timeout", suffix="", legend="", code="-", answe
 DYNAMIC_NOT_APPLICABLE = DynamicStatus("n/a", suffix="", legend="", code="-", answers=False,
                                        meaning="the case has no batch dimension")
 DYNAMIC_STATUSES = (DYNAMIC_OK, DYNAMIC_STATIC, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, DYNAMIC_NOT_APPLICABLE)
-DYNAMIC_STATUS = {s: s for s in DYNAMIC_STATUSES}
+DYNAMIC_STATUS: dict[str, DynamicStatus] = {s: s for s in DYNAMIC_STATUSES}
 DYNAMIC_ANSWERS = tuple(s for s in DYNAMIC_STATUSES if s.answers)
 
 # -- the speed pass (``speed`` inside a supported result, with --speed): what a working path buys over eager.
@@ -173,7 +173,7 @@ SPEED_FASTER = SpeedVerdict("faster", mark="{ratio}× faster")
 SPEED_SLOWER = SpeedVerdict("slower", mark="{ratio}× — slower than eager")
 SPEED_UNCLEAR = SpeedVerdict("unclear", mark="no clear difference")
 SPEED_VERDICTS = (SPEED_FASTER, SPEED_SLOWER, SPEED_UNCLEAR)
-SPEED_VERDICT = {v: v for v in SPEED_VERDICTS}
+SPEED_VERDICT: dict[str, SpeedVerdict] = {v: v for v in SPEED_VERDICTS}
 SPEED_NOT_TIMED = "not timed"  # a working cell whose speed record has no figure, only its note on why
 # Which inputs a figure was timed at: the case's own, its batch grown to SPEED_BATCH, or the inputs its
 # ``bench=`` gives for timing.
@@ -212,15 +212,15 @@ STAGE_PROCESS = Stage("process", meaning="the worker process died or ran past th
 STAGE_SKIP = Stage("skip", meaning="the case module skipped it")
 STAGES = (STAGE_NONE, STAGE_EAGER, STAGE_NO_TENSOR, STAGE_CAPTURE, STAGE_TRANSLATE, STAGE_CHECK, STAGE_LOAD,
           STAGE_RUN, STAGE_COMPARE, STAGE_PROCESS, STAGE_SKIP)
-STAGE = {s: s for s in STAGES}
+STAGE: dict[str, Stage] = {s: s for s in STAGES}
 
 # The field of a case's ``measured`` stamp that holds the digest of its eager outputs (digest, torch, machine), and
 # the gate's rule (``probe diff --allow eager``) that a moved digest breaks: named after the stage it digests.
 EAGER_DIGEST = str(STAGE_EAGER)
 
 # The labels by word (the page's column headers).
-PATH_LABELS = {p: p.label for p in PATHS}
-DEVICE_LABELS = {d: d.label for d in DEVICES}
+PATH_LABELS: dict[str, str] = {p: p.label for p in PATHS}
+DEVICE_LABELS: dict[str, str] = {d: d.label for d in DEVICES}
 
 
 def status(word: str) -> Status:

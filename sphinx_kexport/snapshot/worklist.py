@@ -2,7 +2,8 @@
 
 A cell a line blocks is one the line (its ``where``) makes red for a maintainer: a failing cell, a
 torch.compile cell where ``torch.compile(fn, fullgraph=True)`` fails (the compile-first workflow's test; the
-default compile's breaks on a cell that fullgraph=True compiles are not its rows), and a supported cell that holds only at the traced batch size or whose capture with a
+default compile's breaks on a cell that fullgraph=True compiles are not its rows), and a supported cell that holds only
+at the traced batch size or whose capture with a
 dynamic batch fails (the dynamic result's ``where``). Lines are ranked per path by the distinct operators
 they block, then by cells; each carries its fix class (:mod:`.fix_classes`, the most frequent among its
 cells) and the operators. Cells that name no library line are counted, not ranked.
@@ -54,8 +55,8 @@ class Line:
     path: str
     operators: dict[tuple[str, str], Case] = field(default_factory=dict)  # (package, operator) -> its first case
     cell_keys: set = field(default_factory=set)  # (case, device): a cell red for two reasons at one line counts once
-    classes: Counter = field(default_factory=Counter)
-    texts: Counter = field(default_factory=Counter)
+    classes: Counter[FixClass] = field(default_factory=Counter)
+    texts: Counter[str] = field(default_factory=Counter)
     code: str = ""  # the statement at the line, as the probe read it ("" when no cell recorded it)
 
     @property
@@ -139,8 +140,9 @@ def rank(snapshot: Snapshot, torch: str = "") -> Ranking:
         line.classes[cell.fix_class] += 1
         line.texts[cell.text] += 1
         line.code = line.code or cell.code
-    path_order = {p: i for i, p in enumerate(PATHS)}
-    ordered = sorted(lines.values(), key=lambda l: (-len(l.operators), -l.cells, path_order[l.path], l.where))
+    path_order: dict[str, int] = {p: i for i, p in enumerate(PATHS)}
+    ordered = sorted(lines.values(), key=lambda line: (-len(line.operators), -line.cells, path_order[line.path],
+                                                       line.where))
     return Ranking(torch, snapshot.source, ordered, unlocated)
 
 

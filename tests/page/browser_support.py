@@ -14,7 +14,6 @@ import io
 import shutil
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -185,14 +184,49 @@ def fetch_texts(driver, urls: list[str]) -> list[tuple[int, str]]:
         ".then(done, e => done(String(e)));", urls)
 
 
-def wait_for(driver, script: str, timeout: float = 5.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for: {script}")
+WAIT = 30.0  # seconds: only a failing test waits this long; a condition that holds returns at once
+
+
+def wait_until(driver, condition, *, what: str, timeout: float = WAIT):
+    """``condition(driver)``'s first truthy answer, polled by Selenium's WebDriverWait; past ``timeout``
+    seconds an AssertionError saying what was awaited (never a fixed sleep: a busy machine outlasts any)."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
+    except TimeoutException:
+        raise AssertionError(f"waited {timeout:g} s for {what}") from None
+
+
+def wait_for(driver, script: str, timeout: float = WAIT):
+    """The first truthy value ``script`` returns in the page."""
+    return wait_until(driver, lambda d: d.execute_script(script), what=f"the page to answer: {script}",
+                      timeout=timeout)
+
+
+def query_of(driver) -> str:
+    """The current URL's query string (the page's state)."""
+    return driver.current_url.split("#")[0].split("?", 1)[-1] if "?" in driver.current_url else ""
+
+
+def open_details(driver, selector: str) -> None:
+    """Open every ``<details>`` that ``selector`` matches and wait until each one's toggle event has come: the
+    page's script fills a "Reproduce" box on that event (a capture listener on its root, so it has run when the
+    box's own listener counts)."""
+    count = driver.execute_script("""
+        const closed = [...document.querySelectorAll(arguments[0])].filter(d => !d.open);
+        window.kxTestToggled = 0;
+        closed.forEach(d => d.addEventListener('toggle', () => window.kxTestToggled++, {once: true}));
+        closed.forEach(d => { d.open = true; });
+        return closed.length;""", selector)
+    wait_until(driver, lambda d: d.execute_script("return window.kxTestToggled") >= count,
+               what=f"the toggle events of {count} boxes ({selector})")
+
+
+def settled(driver) -> bool:
+    """No CSS transition or animation running (a theme's colour switch fades)."""
+    return driver.execute_script("return document.getAnimations().every(a => a.playState !== 'running')")
 
 
 # --------------------------------------------------------------------------

@@ -11,12 +11,11 @@ the page model in Python, so the script and the server must agree.
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
 from browser_support import BROWSER_ROOT, IN_CHROMIUM, THEMES, choose, chromium, click, console_errors, \
-    contrast, opened, parse_rgb, relative_luminance
+    contrast, opened, parse_rgb, query_of, relative_luminance, settled, wait_for, wait_until
 from sphinx_kexport.snapshot.diff import compare
 from sphinx_kexport.page.model.page_model import _counts, build_model
 from sphinx_kexport.snapshot.repro import fill_template, repro_templates
@@ -66,16 +65,6 @@ def page(driver, base_url):
 
 # --------------------------------------------------------------------------
 # helpers
-
-
-def wait_for(probe, seconds: float = 3.0):
-    """Poll ``probe`` until it returns something truthy (or give its last answer)."""
-    deadline = time.time() + seconds
-    while True:
-        found = probe()
-        if found or time.time() > deadline:
-            return found
-        time.sleep(0.05)
 
 
 def visible_rows(driver) -> list[str]:
@@ -176,9 +165,10 @@ def test_enhances_the_page_once(page):
     # loaded machine, so the test checks only that the timing is recorded for every row
     assert timings["rows"] == TOTAL and timings["init"] > 0
     # Loading the script a second time changes nothing (idempotent).
-    page.execute_script("const s = document.createElement('script');"
+    page.execute_script("const s = document.createElement('script'); window.kxTestLoaded = false;"
+                        "s.onload = () => { window.kxTestLoaded = true; };"
                         "s.src = document.querySelector('script[src*=kexport]').src; document.body.append(s);")
-    time.sleep(0.3)
+    wait_for(page, "return window.kxTestLoaded")  # the second copy ran
     assert len(page.find_elements("css selector", ".kexport-controls")) == 1
     search(page, "svd")
     assert status_text(page) == f"Showing 2 of {TOTAL} configurations"
@@ -259,9 +249,7 @@ def test_state_round_trips_through_the_url(page, driver):
     search(page, "blur")
     choose(page, "filter", "fail-compile")
     choose(page, "device", "cpu")
-    deadline = time.time() + 3
-    while "kx-d=cpu" not in page.current_url and time.time() < deadline:
-        time.sleep(0.05)
+    wait_until(page, lambda p: "kx-d=cpu" in p.current_url, what="kx-d=cpu in the URL")
     url = page.current_url
     assert "kx-q=blur" in url and "kx-f=fail-compile" in url and "kx-d=cpu" in url
     before = (visible_rows(page), status_text(page))
@@ -276,8 +264,7 @@ def test_state_round_trips_through_the_url(page, driver):
     search(driver, "")
     choose(driver, "filter", "")
     choose(driver, "device", "")
-    time.sleep(0.4)
-    assert "kx-" not in driver.current_url.split("#")[0].split("?", 1)[-1]
+    wait_until(driver, lambda d: "kx-" not in query_of(d), what="the cleared state to leave the URL")
 
 
 def test_deep_link_targets_and_reveals_the_row(driver, base_url):
@@ -285,14 +272,15 @@ def test_deep_link_targets_and_reveals_the_row(driver, base_url):
     row_id = "kx-mylib-augmentation-mixup"
     # The filter in the URL would hide the row: the link wins and clears it.
     driver.get(base_url + f"alabaster/index.html?kx-f=breaks#{row_id}")
-    time.sleep(0.3)
-    state = driver.execute_script("""
+    state = wait_until(driver, lambda d: (lambda s: s["target"] == row_id and s["controls"] <= s["top"] and s)(
+        d.execute_script("""
         const row = document.getElementById(arguments[0]);
         const r = row.getBoundingClientRect();
         const c = document.querySelector('.kexport-controls').getBoundingClientRect();
         return {target: document.querySelector(':target')?.id, top: r.top, bottom: r.bottom,
                 controls: c.bottom, height: innerHeight,
-                bg: getComputedStyle(row.cells[1]).backgroundColor};""", row_id)
+                bg: getComputedStyle(row.cells[1]).backgroundColor};""", row_id)),
+        what="the linked row, revealed below the controls")
     assert state["target"] == row_id
     assert state["controls"] <= state["top"] and state["bottom"] <= state["height"]  # not under the controls
     assert parse_rgb(state["bg"])[3] > 0  # highlighted
@@ -339,9 +327,7 @@ def test_reason_index_filters_the_rows(page, model):
     assert chip.is_displayed() and "no ONNX lowering for" in chip.text
     search(page, "geometry")  # the reason and a search combine
     assert visible_rows(page) == shown[1:]
-    deadline = time.time() + 3
-    while "kx-q=geometry" not in page.current_url and time.time() < deadline:
-        time.sleep(0.05)
+    wait_until(page, lambda p: "kx-q=geometry" in p.current_url, what="kx-q=geometry in the URL")
     url = page.current_url
     assert f"kx-reason={entry}" in url and "kx-q=geometry" in url
 
@@ -364,7 +350,8 @@ def test_works_only_at_the_traced_batch_size_filter_url_and_reason(page, model):
     assert page.find_element("css selector", ".kexport-cards .kexport-count--static").text == "3"
     choose(page, "device", "cuda")  # rotate's torch.export is batch-specific on CUDA too
     assert visible_rows(page) == expected
-    assert wait_for(lambda: "kx-f=static" in page.current_url and "kx-d=cuda" in page.current_url)
+    wait_until(page, lambda p: "kx-f=static" in p.current_url and "kx-d=cuda" in p.current_url,
+               what="kx-f=static and kx-d=cuda in the URL")
     page.get(page.current_url)  # the filter survives a reload
     assert visible_rows(page) == expected
     assert page.find_element("css selector", "select[data-kx=filter]").get_attribute("value") == "static"
@@ -386,7 +373,7 @@ def test_works_only_at_the_traced_batch_size_filter_url_and_reason(page, model):
     click(page, page.find_element("css selector", f"#{entry} button.kx-rf"))
     assert visible_rows(page) == ["kx-mylib-geometry-rotate"]
     assert_counts_follow(page, model, ["kx-mylib-geometry-rotate"])
-    assert wait_for(lambda: f"kx-reason={entry}" in page.current_url)
+    wait_until(page, lambda p: f"kx-reason={entry}" in p.current_url, what=f"kx-reason={entry} in the URL")
 
 
 def test_reproduce_shows_the_exact_snippet_per_failing_cell(page, model):
@@ -394,19 +381,21 @@ def test_reproduce_shows_the_exact_snippet_per_failing_cell(page, model):
     row = next(r for r in model.rows if r.case.operator == "hsv_to_rgb")
     box = page.find_element("css selector", f"#{row.id} details.kx-repro")
     click(page, box.find_element("css selector", "summary"))
-    snippets = wait_for(lambda: box.find_elements("css selector", ".kx-snippet"))  # "toggle" fires after the click
+    snippets = wait_until(page, lambda _: box.find_elements("css selector", ".kx-snippet"),  # "toggle" comes later
+                          what="the Reproduce box's snippets")
     templates = repro_templates(model.columns, {"cpu": 18, "cuda": 18})
     expected = [fill_template(templates[key], row.case.call, row.case.name, row.case.check) for key in ("onnx-cpu", "onnx-cuda")]
     assert [s.find_element("css selector", "pre").get_attribute("textContent") for s in snippets] == expected
     assert [s.find_element("css selector", "div").text.split(" Copy")[0] for s in snippets] == \
         ["ONNX (CPU)", "ONNX (CUDA)"]
     click(page, snippets[1].find_element("css selector", "button"))
-    time.sleep(0.2)
-    assert page.execute_async_script("navigator.clipboard.readText().then(arguments[0])") == expected[1]
+    wait_until(page, lambda p: p.execute_async_script("navigator.clipboard.readText().then(arguments[0])")
+               == expected[1], what="the snippet on the clipboard")
 
     unsafe = page.find_element("css selector", "#kx-mylib-color-rgb-to-yuv details.kx-repro")
     click(page, unsafe.find_element("css selector", "summary"))
-    snippet = wait_for(lambda: unsafe.find_elements("css selector", ".kx-snippet pre"))[0]
+    snippet = wait_until(page, lambda _: unsafe.find_elements("css selector", ".kx-snippet pre"),
+                         what="the unsafe case's snippet")[0]
     assert "window.__kx_xss=3" in snippet.get_attribute("textContent")
     assert unsafe.find_elements("css selector", "img") == []
     assert page.execute_script("return window.__kx_xss") is None
@@ -429,9 +418,7 @@ def test_two_pages_in_one_document_are_independent(driver, base_url):
         ["box-blur-2", "gaussian-blur2d-2", "median-blur-2"]  # row ids of the 2nd page end in -2
     assert pages[0].find_element("css selector", "[aria-live]").text == "7 configurations"
     assert pages[1].find_element("css selector", "[aria-live]").text == "Showing 3 of 6 configurations"
-    deadline = time.time() + 3
-    while "kx1-q=blur" not in driver.current_url and time.time() < deadline:
-        time.sleep(0.05)
+    wait_until(driver, lambda d: "kx1-q=blur" in d.current_url, what="kx1-q=blur in the URL")
     assert "kx1-q=blur" in driver.current_url and "kx-q" not in driver.current_url
     assert console_errors(driver) == []
 
@@ -510,8 +497,8 @@ def _sticky_top(driver) -> float:
     # "instant": furo scrolls smoothly by default
     driver.execute_script("[...document.querySelectorAll('.kexport table.kx-t')].pop()"
                           ".scrollIntoView({behavior: 'instant'}); window.scrollBy({top: 100, behavior: 'instant'})")
-    time.sleep(0.1)
-    assert driver.execute_script("return scrollY") > 2000  # far below the controls' own place
+    wait_until(driver, lambda d: d.execute_script("return scrollY") > 2000,  # far below the controls' own place
+               what="the page scrolled to its last table")
     return driver.execute_script("return document.querySelector('.kexport-controls').getBoundingClientRect().top")
 
 
@@ -549,7 +536,7 @@ def test_theme_pills_readable_in_light_and_dark(driver, base_url, theme):
         driver.execute_script(DARK[theme])
     driver.execute_script("document.querySelector('.kexport table.kx-t')"
                           ".scrollIntoView({behavior: 'instant', block: 'center'})")
-    time.sleep(0.1)
+    wait_until(driver, settled, what="the theme's colour change to finish")
     dark = _colours(driver)
     driver.save_screenshot(f"/tmp/kexport-{theme}-dark.png")
     _check_colours(dark, dark=theme in DARK)

@@ -16,13 +16,12 @@ any serious or critical violation in our markup fails (axe_support.OURS: why tha
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 
 from axe_support import axe_version, describe, run_axe, serious
-from browser_support import IN_CHROMIUM, THEMES, build_html, colour_scheme, opened
+from browser_support import IN_CHROMIUM, THEMES, build_html, colour_scheme, open_details, opened
 
 pytestmark = IN_CHROMIUM
 
@@ -62,8 +61,7 @@ def site(theme_sites, tmp_path_factory):
 def _prepare(driver, theme: str, mode: str) -> None:
     colour_scheme(driver, theme, mode)
     # every box open; the script fills a "Reproduce" box on its toggle event, which comes a task later
-    driver.execute_script("document.querySelectorAll('.kexport details').forEach(d => d.open = true)")
-    time.sleep(0.1)
+    open_details(driver, ".kexport details")
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

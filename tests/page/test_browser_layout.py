@@ -26,11 +26,11 @@ Screenshots land in /tmp/kexport-layout-<theme>-<width>.png for a person to look
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
-from browser_support import IN_CHROMIUM, THEMES, console_errors, contrast, load_light, parse_rgb, visible_rows
+from browser_support import (IN_CHROMIUM, THEMES, console_errors, contrast, load_light, open_details, parse_rgb,
+                             visible_rows)
 
 pytestmark = IN_CHROMIUM
 
@@ -222,8 +222,7 @@ def _measure_cells(driver) -> list[str]:
 def test_on_a_phone_every_cell_is_on_screen_and_says_its_column(driver, base_url, theme):
     load_light(driver, base_url + f"{theme}/index.html", theme, PHONE)
     # every "Reproduce" box open (the script fills in its snippets), so they are measured too
-    driver.execute_script("document.querySelectorAll('.kexport table.kx-t details').forEach(d => d.open = true)")
-    time.sleep(0.1)
+    open_details(driver, ".kexport table.kx-t details")
     assert driver.find_elements("css selector", ".kexport table.kx-t .kx-snippet pre")
     assert len(visible_rows(driver)) == 29
     problems = _measure_cells(driver)

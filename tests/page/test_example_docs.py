@@ -367,7 +367,8 @@ def test_the_page_fits_beside_pydata_sidebars(built):
 
 
 # --------------------------------------------------------------------------
-# the page features beyond the tables (reason index, :compare:, downloads, repro, API badges), on the kornia page in Chromium
+# the page features beyond the tables (reason index, :compare:, downloads, repro, API badges), on the kornia page in
+# Chromium
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 from page_support import ROOTS, counts, output, soup, warnings
 
-from sphinx_kexport.snapshot import load_snapshot
 
 
 @pytest.mark.parametrize("builder", ["singlehtml", "dirhtml", "epub"])
@@ -105,22 +103,18 @@ def big_root(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("builder, name", [("text", "index.txt"), ("latex", "kornia-sample.tex"),
                                            ("man", "kornia-sample.1"), ("texinfo", "kornia-sample.texi")])
-def test_a_1200_row_snapshot_builds_in_seconds(big_root, tmp_path, builder, name):
+def test_a_1200_row_snapshot_builds_in_every_builder(big_root, tmp_path, builder, name):
+    # how long each builder takes is a benchmark's figure (benchmarks/bench_page.py --builders), not a test's
     from io import StringIO
 
     from sphinx.testing.util import SphinxTestApp
 
-    shown = sum(1 for c in load_snapshot(big_root / "_data" / "export_support.json").cases
-                if not all(r.status == "n/a" for r in c.results["cpu"].values()))
     app = SphinxTestApp(builder, srcdir=big_root, builddir=tmp_path / "build", freshenv=True,
                         status=StringIO(), warning=StringIO())
     try:
-        started = time.perf_counter()
         app.build()
-        elapsed = time.perf_counter() - started
     finally:
         app.cleanup()
     assert warnings(app) == ""
-    assert elapsed < 20, f"{builder}: {elapsed:.1f}s for {shown} rows"
     text = output(app, name)
     assert "Normalize_69" in text.replace(r"\_", "_").replace(r"\(ru", "_")

@@ -32,3 +32,19 @@ def children(pid: int, running: str) -> list[int]:
         except (OSError, IndexError, ValueError):  # it ended meanwhile
             continue
     return found
+
+
+def holding(variable: str, value: str) -> list[int]:
+    """The live processes whose environment sets ``variable`` to ``value``: a probe and every worker and child
+    it started with a test's own marker (a variable set only for that test's run)."""
+    wanted = f"{variable}={value}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if wanted in (entry / "environ").read_bytes().split(b"\0") and alive(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:  # it ended meanwhile, or is another user's
+            continue
+    return found

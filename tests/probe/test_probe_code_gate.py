@@ -152,7 +152,7 @@ def test_the_gate_names_the_helper_that_changed_and_the_line_that_fails(gate):
     for change in data["changes"]:
         assert change["code"] == {"changed": ["gatelib/_common.py::normalize"], "added": [], "removed": []}, change
         assert change["where"] == "gatelib/_common.py:10"  # the branch added to the helper
-        assert (f"changed: gatelib/_common.py::normalize; at gatelib/_common.py:10\n" in text)
+        assert ("changed: gatelib/_common.py::normalize; at gatelib/_common.py:10\n" in text)
     export_rows = [line for line in md.stdout.splitlines() if "| torch.export |" in line]
     assert sorted(row.split(" | ")[0][2:] for row in export_rows) == sorted(SHARED)
     for row in export_rows:

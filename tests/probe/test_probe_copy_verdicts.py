@@ -29,7 +29,8 @@ def test_each_verdict_is_a_type_not_a_string():
     assert budget.verdict("lib.total", ("small",), small, recorded) is REPEAT
     too_large = budget.verdict("lib.total", ("large",), large, recorded)
     assert isinstance(too_large, NotCopied) and too_large.kind is Uncopied.TOO_LARGE
-    assert too_large.reason == "too large to keep: its tensors hold 4 KiB, over the 1 KiB the recorder copies of one call"
+    assert too_large.reason == ("too large to keep: its tensors hold 4 KiB, over the 1 KiB the recorder copies of "
+                                "one call")
     recorded.append(_call(torch.ones(1024)))
     assert budget.verdict("lib.total", ("large",), large, recorded) is AGAIN
     assert isinstance(REPEAT, Skip) and not isinstance(REPEAT, str)

@@ -1,4 +1,5 @@
-"""torch.compile's truth and loud eager failures, through a real probe run of tests/probe/probe_cases/graph_break_cases.py.
+"""torch.compile's truth and loud eager failures, through a real probe run of
+tests/probe/probe_cases/graph_break_cases.py.
 
 Each expectation was first checked with a plain script on torch 2.13 (see the case module's docstring).
 """

@@ -1,7 +1,8 @@
 """A large model's memory while it is measured: the ONNX model goes through a file, and each step's copy of the
 weights is freed when the step is over (real torch, the real exporter and onnxruntime, in this process).
 
-The model is a 256 MiB embedding. Each step's copy of it shares its parameters (cases/module_copy.py). Before, the ONNX path held the model, its copy, the exporter's ModelProto,
+The model is a 256 MiB embedding. Each step's copy of it shares its parameters (cases/module_copy.py). Before, the ONNX
+path held the model, its copy, the exporter's ModelProto,
 its serialisation for the checker and for onnxruntime, and onnxruntime's own copy (kornia's 1.5 GB
 SigLip2Model peaked at 8.9 GB in its worker), and the exporter kept the last copy's weights after the path.
 """

@@ -7,11 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from polling import wait_until
 from processes import alive
 
 pytestmark = pytest.mark.probe
@@ -30,18 +30,15 @@ def test_killing_the_probe_while_a_case_module_imports_kills_the_child_importing
         cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_IMPORT_MARKER=str(marker)),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+        def imported() -> str:
             assert probe.poll() is None, "the probe ended before its child imported the case module"
-            time.sleep(0.1)
-        child = int(marker.read_text())
+            return marker.exists() and marker.read_text()
+
+        child = int(wait_until(imported, what="the child to import the case module", timeout=120))
         assert child != probe.pid and alive(child)
         os.kill(probe.pid, signal.SIGKILL)
         probe.wait()
-        deadline = time.monotonic() + 10
-        while alive(child) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not alive(child), "the inventory child outlived the killed probe"
+        wait_until(lambda: not alive(child), what="the inventory child to end with the killed probe")
     finally:
         if probe.poll() is None:
             probe.kill()

@@ -14,12 +14,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from polling import wait_until
 from probe_cli import probe_cli
+from processes import holding
 
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
@@ -37,6 +38,11 @@ def command(*args: str) -> list[str]:
 
 def environment(call_log: Path) -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(REPO), KEXPORT_CALL_LOG=str(call_log))
+
+
+def running(process: subprocess.Popen) -> bool:
+    assert process.poll() is None, "the first run ended before the test could stop it"
+    return True
 
 
 def run_here(args: list[str], cwd: Path, call_log: Path) -> subprocess.CompletedProcess:
@@ -59,26 +65,22 @@ def resumed(tmp_path_factory):
     args = command("--out", str(out), "--jobs", "1", "--keep-work")
     first = subprocess.Popen(args, cwd=where, env=environment(log), stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline and first.poll() is None:
-        if records.is_dir() and len(list(records.glob("*.json"))) >= 2:
-            break
-        time.sleep(0.1)
-    assert first.poll() is None, "the first run ended before it could be killed"
+    wait_until(lambda: running(first) and records.is_dir() and len(list(records.glob("*.json"))) >= 2,
+               what="the first run to finish two cases", timeout=180)
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
-    time.sleep(1.0)  # workers die with their parent (PR_SET_PDEATHSIG); let them go
+    # workers die with their parent (PR_SET_PDEATHSIG): wait until none of this run's processes is left, so
+    # nothing kept running after the kill (the fixture fails otherwise) and the call log below is final
+    wait_until(lambda: not holding("KEXPORT_CALL_LOG", str(log)), what="the killed run's workers to end")
     finished_before = {json.loads(p.read_text())["name"]: p.stat().st_mtime_ns for p in records.glob("*.json")}
     calls_before = log.read_text().split() if log.exists() else []
-    time.sleep(1.0)
-    calls_after_kill = log.read_text().split() if log.exists() else []
     second = run_here(args, where, log)
     calls = log.read_text().split()
     unsharded = where / "unsharded.json"  # kept aside: a later test rewrites `out`
     if out.exists():
         unsharded.write_text(out.read_text())
     return {"out": out, "unsharded": unsharded, "records": records, "finished_before": finished_before,
-            "second": second, "rerun_calls": calls[len(calls_before):], "orphan_calls": calls_after_kill[len(calls_before):]}
+            "second": second, "rerun_calls": calls[len(calls_before):]}
 
 
 def test_kill_then_rerun_finishes_without_repeating_finished_cases(resumed):
@@ -87,7 +89,6 @@ def test_kill_then_rerun_finishes_without_repeating_finished_cases(resumed):
     assert "resuming: " in second.stdout
     finished = resumed["finished_before"]
     assert 2 <= len(finished) < len(NAMES)
-    assert resumed["orphan_calls"] == []  # nothing kept running after the kill
     rerun = set(resumed["rerun_calls"])
     assert rerun.isdisjoint(finished), f"re-ran finished cases: {rerun & set(finished)}"
     assert rerun == set(NAMES) - set(finished)
@@ -186,20 +187,15 @@ def test_sigterm_stops_the_survey_like_ctrl_c_and_the_rerun_resumes(tmp_path):
     args = command("--out", str(out), "--jobs", "1")
     first = subprocess.Popen(args, cwd=tmp_path, env=environment(log), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline and first.poll() is None:
-        if records.is_dir() and list(records.glob("*.json")):
-            break
-        time.sleep(0.1)
-    assert first.poll() is None, "the first run ended before it could be stopped"
+    wait_until(lambda: running(first) and records.is_dir() and list(records.glob("*.json")),
+               what="the first run to finish a case", timeout=180)
     first.send_signal(signal.SIGTERM)
     _, stderr = first.communicate(timeout=60)
     assert first.returncode == 130, stderr
     assert "interrupted: rerun the same command to resume" in stderr and "Traceback" not in stderr
-    time.sleep(1.0)
+    # no worker kept running: none of this run's processes is left (each carries the run's call log variable)
+    wait_until(lambda: not holding("KEXPORT_CALL_LOG", str(log)), what="the stopped run's workers to end")
     calls_after_stop = log.read_text().split() if log.exists() else []
-    time.sleep(1.0)
-    assert (log.read_text().split() if log.exists() else []) == calls_after_stop  # no worker kept running
     finished = {json.loads(p.read_text())["name"] for p in records.glob("*.json")}
     assert finished and len(finished) < len(NAMES)
     second = run_here(args, tmp_path, log)

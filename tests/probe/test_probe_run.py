@@ -322,15 +322,14 @@ def test_user_mistakes_stop_before_anything_runs(tmp_path, files, expected):
 
 def test_a_broken_case_module_stops_the_run_without_waiting_for_a_slow_one(tmp_path):
     """The inventory's children build modules side by side: a mistake in one kills the other at once."""
-    import time
 
     (tmp_path / "a_slow.py").write_text("import time\nimport torch\nfrom sphinx_kexport.probe import case\n"
                                         "time.sleep(120)\nCASES = [case('slow', torch.sin, [torch.rand(2)], package='p')]\n")
     (tmp_path / "b_broken.py").write_text("import torch\nraise ValueError('a typo in the case module')\n")
-    began = time.monotonic()
+    # the slow module sleeps 120 s: a run that waited for it would pass the call's 110 s limit and fail here
     done = probe("--cases", "a_slow.py", "--cases", "b_broken.py", "--out", "out.json", "--jobs", "2", cwd=tmp_path,
                  timeout=110)
-    assert done.returncode == 2 and time.monotonic() - began < 60
+    assert done.returncode == 2
     assert "b_broken.py" in done.stderr and "a typo in the case module" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "out.json").exists()
 

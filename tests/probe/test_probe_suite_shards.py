@@ -8,7 +8,6 @@ dtype or device, and one file does not import: every way a shard's view of a tes
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 

@@ -92,13 +92,11 @@ def test_stop_after_writes_what_is_finished_and_the_next_run_measures_the_rest(t
     out = tmp_path / "stopped.json"
     args = ("--cases", str(CASES / "hang_cases.py"), "--out", str(out), "--library", "probe_cases", "--jobs", "2",
             "--no-dynamic", "--only", "wait_forever", "--only", "quick")
-    began = time.monotonic()
     done = probe(*args, "--stop-after", "0m40s", cwd=tmp_path)  # added up, as a CI job may write it
-    took = time.monotonic() - began
     assert done.returncode == 5, done.stdout + done.stderr
     assert "--stop-after ended the run with 1 case(s) not measured" in done.stderr
     assert "--stop-after 40 s: measuring stopped with 1 case(s) left on cpu" in done.stdout
-    assert took < 40 + 30, took  # the hung case was stopped, not waited for
+    # the hung case was stopped, not waited for: waited for, it would end at its step limit and count as measured
     assert "measured 1, reused 0" in done.stdout
     snapshot = json.loads(out.read_text())
     cases = by_name(snapshot)
@@ -127,7 +125,7 @@ def test_stop_after_reads_seconds_minutes_and_hours_and_names_a_bad_value():
 def test_stop_after_before_the_cases_are_known_writes_nothing_and_says_so(tmp_path):
     module = tmp_path / "slow_import_cases.py"
     module.write_text("import time\n\nimport torch\n\nfrom sphinx_kexport.probe import case\n\n"
-                      "time.sleep(120)  # as long discovery would take\n"
+                      "time.sleep(300)  # as long discovery would take\n"
                       "CASES = [case('add_one', lambda x: x + 1, [torch.rand(2)], package='slow')]\n",
                       encoding="utf-8")
     out = tmp_path / "never.json"
@@ -137,4 +135,5 @@ def test_stop_after_before_the_cases_are_known_writes_nothing_and_says_so(tmp_pa
     assert done.returncode == 5, done.stdout + done.stderr
     assert "--stop-after 5 s came before the case modules were all described" in done.stderr
     assert "Traceback" not in done.stderr and not out.exists()
-    assert time.monotonic() - began < 60  # the import was stopped, not waited for
+    # the import was stopped, not waited for: its sleep alone is 300 s (a bound the fixture sets, not a speed)
+    assert time.monotonic() - began < 300

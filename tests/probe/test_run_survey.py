@@ -156,17 +156,17 @@ def test_the_parent_never_imports_torch_and_a_heavy_example_does_not_raise_its_m
     (library / "heavylib_kx" / "__init__.py").write_text(textwrap.dedent(HEAVY_LIBRARY))
     (tmp_path / "heavy_cases.py").write_text("from sphinx_kexport.probe import cases_from_docstrings\n"
                                              "CASES = cases_from_docstrings('heavylib_kx')\n")
-    script = textwrap.dedent(f"""
+    script = textwrap.dedent("""
         import json, sys
         from pathlib import Path
         from sphinx_kexport.probe import ProbeConfig, run_survey
         from sphinx_kexport.probe.base.memory import peak_rss_kb
         result = run_survey(ProbeConfig(cases=["heavy_cases.py"], out=Path("snap.json"), root=Path.cwd(), jobs=1,
                                         library="heavylib_kx", dynamic=False), stream=open("progress.txt", "w"))
-        print(json.dumps({{"torch": "torch" in sys.modules, "kornia_or_lib": "heavylib_kx" in sys.modules,
+        print(json.dumps({"torch": "torch" in sys.modules, "kornia_or_lib": "heavylib_kx" in sys.modules,
                           "parent_kb": peak_rss_kb(),
                           "children": result.stats["inventory"]["modules"], "measured": result.counts.measured,
-                          "names": [c["name"] for c in result.snapshot["cases"]]}}))
+                          "names": [c["name"] for c in result.snapshot["cases"]]}))
         """)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(library)]), KEXPORT_DISCOVERY_CACHE="off")
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
@@ -176,7 +176,8 @@ def test_the_parent_never_imports_torch_and_a_heavy_example_does_not_raise_its_m
     assert found["names"] == ["heavy_double[doc]"] and found["measured"] == 1
     assert not found["torch"] and not found["kornia_or_lib"]  # neither torch nor the library in the parent
     assert found["children"][0]["peak_rss_kb"] > 512 * 1024  # the example's ballast was held, in the child
-    assert found["parent_kb"] < 150 * 1024, found  # the parent stays a small Python process
+    # the parent stays a small Python process: its peak is a fraction of the child's, which held the ballast
+    assert found["parent_kb"] < found["children"][0]["peak_rss_kb"] / 2, found
 
 
 def test_hand_written_cases_are_measured_while_a_slow_module_is_still_being_built(tmp_path):

@@ -10,7 +10,6 @@ import re
 import pytest
 
 from sphinx_kexport.snapshot import SCHEMA_PATH, SnapshotError, build, normalise, validate, vocabulary
-from sphinx_kexport.snapshot import vocabulary
 from sphinx_kexport.snapshot.vocabulary import (DEVICES, DYNAMIC_ANSWERS, DYNAMIC_STATUS, DYNAMIC_STATUSES, FAILING,
                                                 FAILING_KIND, NEITHER_KIND, NO_CASE_KINDS, NO_CASE_WORDS, ORIGINS,
                                                 PATHS, STAGE, STAGES, STATUS, STATUSES, SUPPORTED, SUPPORTED_KIND,

@@ -12,7 +12,8 @@ that path and device), "no" (none is), "2/3" (some are) or "n/a", in words
 as well as colour; where the snapshot says whether the supported ones hold
 at another batch size, "any batch" (all of them do) or "batch-specific"
 (one or more work only at the traced batch size) follows. HTML builders get links; other builders get the same
-strip as plain text. What a strip says is ``model.badge_summary``'s; the HTML and text writers write it. When a page with a table is read again (its snapshot
+strip as plain text. What a strip says is ``model.badge_summary``'s; the HTML and text writers write it. When a page
+with a table is read again (its snapshot
 changed), the documents holding badged entries are written again, so the
 badges follow the data.
 """

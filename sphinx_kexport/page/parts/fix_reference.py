@@ -2,7 +2,8 @@
 
 Rendered from the records themselves (``snapshot.fix_classes``), so the page cannot drift from what the
 cells and the worklist say. Each class has the anchor ``kexport-fix-<class>`` (the ``data-kx-fix`` of a red
-detail and of a reason index entry, whose class title links there in HTML). The names in torch's documentation are cross-references: with
+detail and of a reason index entry, whose class title links there in HTML). The names in torch's documentation are
+cross-references: with
 ``sphinx.ext.intersphinx`` and an inventory of torch's docs they link there, without one they stay code, and
 never warn. A page of torch's docs (``std:doc``) is looked up in the inventory that holds ``torch.where``
 (intersphinx resolves documents only by an explicit inventory name).

@@ -3,7 +3,8 @@
 
 A sentence under "How this was measured" gives the counts; each checked row says, beside its details, for
 each checked cell whether its snippet reproduced the failure and, where it did not, what happened instead
-(the HTML writer, ``templates/table.html.jinja``, class ``kx-rpc``). Read and checked against the snapshot when the page is
+(the HTML writer, ``templates/table.html.jinja``, class ``kx-rpc``). Read and checked against the snapshot when the
+page is
 built: a check of another torch, device or snapshot is an error, not a silent mark.
 """
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from .case_slice import case_source, function_source
 from .containers import walk
-from .literals import SMALL_TENSOR, literal_source, tensor_source
+from .literals import literal_source, tensor_source
 from .opaque import address_free_repr
 from .registry import CaseSpec
 from ...snapshot.repro_landmarks import cannot_rebuild

@@ -43,8 +43,8 @@ def _landmarks(snippet: str) -> tuple[int, int]:
     """(the eager run's line, the comparison's first line), 1-based."""
     lines = snippet.splitlines()
     eager = next((n for n, line in enumerate(lines, 1) if line.strip() == landmarks.EAGER_LINE), len(lines) + 1)
-    compare = next((n for n, line in enumerate(lines, 1) if n > eager and line.strip().startswith(landmarks.COMPARE_START)),
-                   len(lines) + 1)
+    compare = next((n for n, line in enumerate(lines, 1)
+                    if n > eager and line.strip().startswith(landmarks.COMPARE_START)), len(lines) + 1)
     return eager, compare
 
 

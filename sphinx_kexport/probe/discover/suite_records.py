@@ -17,7 +17,6 @@ the ones a discovery with an empty cache gives.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

@@ -16,6 +16,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Callable
 
 from ..base.source_paths import module_for_file
 

@@ -1,4 +1,5 @@
-"""Running an exported ONNX model in onnxruntime: its arguments, its file, its provider, its session, its inputs by name.
+"""Running an exported ONNX model in onnxruntime: its arguments, its file, its provider, its session, its inputs by
+name.
 
 The exported model goes through a file, its weights beside it (external data),
 never through an in-memory ``ModelProto``: ``program.model_proto`` copies every

@@ -55,7 +55,8 @@ class ProbeConfig:
     cases: list[str]  #: case modules, .py files or directories (relative to ``root``): ``--cases``, ``cases``
     out: Path  #: the snapshot to write: ``--out``, ``out``
     root: Path = field(default_factory=Path.cwd)  #: directory of the pyproject.toml (or the current directory)
-    devices: list[str] = field(default_factory=lambda: [str(CPU)])  #: ``cpu`` and/or ``cuda``: ``--device``, ``devices``
+    #: ``cpu`` and/or ``cuda``: ``--device``, ``devices``
+    devices: list[str] = field(default_factory=lambda: [str(CPU)])
     #: import name of the surveyed library: ``--library``, ``library``; set, it also lets the probe watch what
     #: building each hand-written case runs in the library (without it: in the project's folders only)
     library: str = ""

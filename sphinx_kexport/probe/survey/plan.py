@@ -3,7 +3,8 @@
 A result is reused when its fingerprint is one this run accepts
 (:func:`~..cases.fingerprint.reusable_keys`): first from the work directory of
 an interrupted run (the resume journal), then from the previous snapshot (an
-unchanged case measures nothing), unless the code it ran changed since (:mod:`.reuse`), a path ran past a smaller time limit
+unchanged case measures nothing), unless the code it ran changed since (:mod:`.reuse`), a path ran past a smaller time
+limit
 than this run's, or timed out "during start-up" (an older probe's record of a case
 whose build ran past the limit: the operator never ran). Each case it measures gets the
 reason why (what ``--dry-run`` prints). Plain data in, plain data out: the parent plans

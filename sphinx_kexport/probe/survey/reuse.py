@@ -6,7 +6,8 @@ A case's results on a device are reused when
   equals the one recorded next to them, and the snapshot's header for that device names the same tools and
   library version as this run;
 - the code the case ran when it was measured is the code there is now: every function of the library and of
-  the project it ran (and the imports, constants and classes of their files that those functions read) digests as it did (:mod:`..base.code_digest`).
+  the project it ran (and the imports, constants and classes of their files that those functions read) digests as it
+  did (:mod:`..base.code_digest`).
   A record without that list (an older probe's) is measured again;
 - no path ran past a smaller time limit than this run's (the larger limit may give it its answer).
 
