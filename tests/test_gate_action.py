@@ -182,6 +182,7 @@ def pull_requests(tmp_path_factory):
     runs["unchanged"]["bytes"] = (where / "support.json").read_bytes() == committed
     edit(helper, "    padded = torch.cat", '    print("smoothing", x.shape)\n    padded = torch.cat')
     runs["print"] = run_action(where, {"snapshot": "support.json"})
+    git(where, "checkout", "-q", "--", "support.json")  # each job starts from the committed snapshot
     runs["print allowed"] = run_action(where, {"snapshot": "support.json", "allow": "fullgraph breaks"})
     git(where, "checkout", "-q", "--", ".")
     edit(helper, ") / 3\n", ") / 3.0001\n")
@@ -223,6 +224,9 @@ def test_a_debug_print_in_the_shared_helper_fails_naming_both_compile_cells_and_
         assert "torch.compile" in line and "ok-breaks" in line and "cgate/_shared.py::smooth" in line, row
     allowed = pull_requests["print allowed"]
     assert allowed["failed"] is None and allowed["outputs"]["status"] == "0", allowed["log"]
+    changed = re.search(r"^### Changed \(\d+\)\n(.*?)(?=^#|\Z)", allowed["summary"], re.M | re.S)
+    assert changed and {row[0] for row in table_rows(changed.group(1))[1:] if "ok-breaks" in " ".join(row)} == {
+        "blur", "sharpen"}, allowed["summary"]  # listed, let through, not lost
 
 
 @pytest.mark.slow
