@@ -83,17 +83,24 @@ def dynamic_red(dynamic: Any) -> bool:
     return isinstance(dynamic, dict) and dynamic.get("status") in (DYNAMIC_STATIC, DYNAMIC_FAIL)
 
 
+def _settle_part(part: dict[str, Any], path: str, keep: bool) -> dict[str, Any]:
+    named = part.pop(CAUSE, None)
+    if keep and isinstance(named, CauseKind):
+        part[CAUSE] = named.on(path).record()
+    elif keep and isinstance(named, dict):  # settled already (a record reported again)
+        part[CAUSE] = named
+    return part
+
+
+def settle_dynamic(dynamic: dict[str, Any], path: str) -> dict[str, Any]:
+    """A dynamic-batch record with its cause fixed to the path (see :func:`settle`)."""
+    return _settle_part(dynamic, path, dynamic_red(dynamic))
+
+
 def settle(record: dict[str, Any], path: str) -> dict[str, Any]:
     """A path's record with its causes (its own and its dynamic result's) fixed to the path: a
     :class:`CauseKind` the probe named becomes the path's cause record; a cause on a record that is not red
     (an n/a, a timeout, a pass that held) is dropped. Changes ``record`` in place and returns it."""
-    parts = [(record, red(path, record))]
     if isinstance(record.get("dynamic"), dict):
-        parts.append((record["dynamic"], dynamic_red(record["dynamic"])))
-    for part, keep in parts:
-        named = part.pop(CAUSE, None)
-        if keep and isinstance(named, CauseKind):
-            part[CAUSE] = named.on(path).record()
-        elif keep and isinstance(named, dict):  # settled already (a record reported again)
-            part[CAUSE] = named
-    return record
+        settle_dynamic(record["dynamic"], path)
+    return _settle_part(record, path, red(path, record))

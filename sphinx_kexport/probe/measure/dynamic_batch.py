@@ -49,7 +49,7 @@ from typing import Any
 
 import torch
 
-from ...snapshot.causes import CauseKind
+from ...snapshot.causes import CauseKind, settle_dynamic
 from ...snapshot.result_records import dynamic_result
 from ...snapshot.vocabulary import (
     DYNAMIC_FAIL,
@@ -429,7 +429,7 @@ class DynamicBatch:
             said = explain(exc)
             result = self._result(DYNAMIC_FAIL, f"with a dynamic batch: {said.words}", where_exception(exc, self.root),
                                   said.cause)
-        return self._unless_baked_per_sample(result)
+        return settle_dynamic(self._unless_baked_per_sample(result), path)
 
     def _unless_baked_per_sample(self, result: dict[str, Any]) -> dict[str, Any]:
         """A failure is not the operator's when the call bakes tensors sized for the registered batch.
