@@ -224,10 +224,15 @@ def is_break(exc: BaseException | None) -> bool:
     return exc is not None and any(isinstance(e, (Unsupported, UserError)) for e in exception_chain(exc))
 
 
-def reason_of(exc: BaseException) -> Explained:
+def explained_break(exc: BaseException) -> Explained:
     """A break in words, with its cause; a dynamo ``Unsupported`` by its message, as its counters record it."""
     message = getattr(exc, "msg", None)
     return explain_message(message) if isinstance(message, str) and message.strip() else explain(exc)
+
+
+def reason_of(exc: BaseException) -> str:
+    """A break in words."""
+    return explained_break(exc).words
 
 
 def skipped_functions(first: BaseException | None, record: CompileRecord) -> list[str]:
@@ -247,7 +252,7 @@ def skipped_summary(skipped: list[str], breaks: int) -> str:
 def explained_reasons(first: BaseException | None, record: CompileRecord) -> list[Explained]:
     """Distinct reasons with their causes, the first break's first (a skipped function is no break: see the
     module)."""
-    found = [reason_of(first)] if is_break(first) and not _skip_of(first) else []
+    found = [explained_break(first)] if is_break(first) and not _skip_of(first) else []
     for message in record.messages:
         said = explain_message(message)
         if said.words and said.words not in [f.words for f in found]:
