@@ -18,6 +18,7 @@ import random
 from typing import Any
 
 from sphinx_kexport.snapshot import dump_snapshot
+from sphinx_kexport.snapshot.legacy_causes import fill as with_causes
 
 # (package, share of the rows in %, its sections): the shape of Kornia's page.
 LAYOUT = [
@@ -119,9 +120,10 @@ def make_snapshot(rows: int, devices: tuple[str, ...] = ("cpu",), seed: int = 0,
             "origin": "docstring" if i % 2 else "hand-written",
             "results": results,
         })
-    return {"schema": 2, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
-            "library": {"name": "kornia", "version": "0.9.0", "revision": "synthetic"},
-            "environments": {d: _environment(d) for d in devices}, "cases": cases}
+    # each red record's cause, as a probe names it beside its words (these words are the probe's)
+    return with_causes({"schema": 2, "generated_at": "2026-01-01T00:00:00Z", "complete": True,
+                        "library": {"name": "kornia", "version": "0.9.0", "revision": "synthetic"},
+                        "environments": {d: _environment(d) for d in devices}, "cases": cases})
 
 
 def torch_versions(snapshot: dict[str, Any], count: int, seed: int = 0, change_rate: float = 0.04,
@@ -149,7 +151,7 @@ def torch_versions(snapshot: dict[str, Any], count: int, seed: int = 0, change_r
         version["generated_at"] = f"2026-{i + 1:02d}-01T00:00:00Z"
         for device, environment in version["environments"].items():
             environment["torch"] = f"2.{9 + 2 * i}.0+{device}"
-    return versions
+    return [with_causes(version) for version in versions]  # a cell flipped to failing: its cause
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import FIX_HINT, SnapshotError, schema_version_error
 from .kornia_format import from_kornia, is_kornia_format
+from .legacy_causes import fill as fill_legacy_causes
 from .records import Snapshot, build
 from .validation import validate
 from .upgrade import upgrade_format_1
@@ -40,17 +41,18 @@ def read_json(path: str | os.PathLike, source: str | None = None) -> Any:
 
 
 def normalise(data: Any, source: str = "<snapshot>") -> tuple[dict[str, Any], str]:
-    """Validate any readable format and return (format-2 dict, format name)."""
+    """Validate any readable format and return (format-2 dict, format name). A red record an older probe wrote
+    without a cause gets the one its words match (legacy_causes, the one place that reads them)."""
     if is_kornia_format(data):
         data = from_kornia(data, source)
         validate(data, source)
-        return data, KORNIA_FORMAT
+        return fill_legacy_causes(data), KORNIA_FORMAT
     if isinstance(data, dict) and "schema" in data and data["schema"] not in READABLE_VERSIONS:
         raise schema_version_error(source, data["schema"])
     if isinstance(data, dict) and data.get("schema") == 1:
         data = upgrade_format_1(data)
     validate(data, source)
-    return data, NATIVE_FORMAT
+    return fill_legacy_causes(data), NATIVE_FORMAT
 
 
 def read_snapshot(path: str | os.PathLike, source: str | None = None) -> tuple[dict[str, Any], str]:
@@ -95,6 +97,8 @@ def write_atomic(path: str | os.PathLike, text: str) -> None:
 
 
 def dump_snapshot(data: dict[str, Any], path: str | os.PathLike) -> None:
-    """Validate and write a format-1 snapshot atomically and deterministically."""
+    """Validate and write a format-2 snapshot atomically and deterministically. A red record without a cause
+    (one an older probe measured, reused from its work folder) gets the one its words match (legacy_causes)."""
+    fill_legacy_causes(data)
     validate(data, str(path))
     write_atomic(path, dumps(data))

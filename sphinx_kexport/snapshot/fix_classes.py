@@ -1,14 +1,15 @@
-"""The fix beside the failure: each worded failure cause belongs to a class, and each class has its fix.
+"""The fix beside the failure: each failure cause belongs to a class, and each class has its fix.
 
 A class is a record (``FixClass``: it *is* its id, like the vocabulary's words) with its title, the fix in
 words, a short code shape (before / after) and the names in torch's documentation it links to (resolved
-through intersphinx on the reference page). :func:`classify` reads the probe's own wording of a cause
-(``probe/measure/explain.py`` and the other ``measure/`` modules write it) and the path: the same words can
-need another fix on another path (a branch on tensor values is ``torch.where`` under torch.compile, a
-``torch._check`` or ``torch.cond`` under torch.export). A branch on tensor values under torch.compile is one
-of five shapes with five fixes; the words cannot tell them apart, the statement at the failure's library line
-can (the result's ``where_code``, read by the probe's worker): :func:`branch_shape`. Where neither tells the
-class, the answer is :data:`UNCLASSIFIED`, whose fix says what to read; nothing is guessed.
+through intersphinx on the reference page). This is the one table of classes: the probe names a result's
+cause by a class id (:mod:`.causes`), and :func:`class_of` looks it up; nothing here reads words. The probe
+names the class per path: the same cause can need another fix on another path (a branch on tensor values is
+``torch.where`` under torch.compile, a ``torch._check`` or ``torch.cond`` under torch.export). A branch on
+tensor values under torch.compile is one of five shapes with five fixes; the statement at the failure's
+library line tells them apart (the result's ``where_code``, read by the probe's worker): :func:`branch_shape`.
+Where nothing tells the class, the answer is :data:`UNCLASSIFIED`, whose fix says what to read; nothing is
+guessed. Snapshots of older probes, whose records have no cause, get theirs from :mod:`.legacy_causes`.
 
 Standard library only: the page classifies without torch and without the library's source.
 """
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 
-from .vocabulary import COMPILE, Word
+from .causes import Cause
+from .vocabulary import Word
 
 
 class FixClass(Word):
@@ -184,94 +185,16 @@ FIX_CLASSES = (VALUE_CHECK, TENSOR_BRANCH, EARLY_EXIT, EARLY_RETURN, GATE, PYTHO
 FIX_CLASS: dict[str, FixClass] = {c: c for c in FIX_CLASSES}
 
 
-# -- the probe's words -> the class, per path. Each rule: a pattern over the cause's text, and the class for
-# torch.compile and for torch.export / ONNX (one class when both are the same). First match wins.
+# -- a cause record -> its class
 
-@dataclass(frozen=True)
-class _Rule:
-    pattern: re.Pattern[str]
-    compile: FixClass
-    capture: FixClass  # torch.export and ONNX
-
-
-def _rule(pattern: str, compile_class: FixClass, capture_class: FixClass | None = None) -> _Rule:
-    return _Rule(re.compile(pattern), compile_class, capture_class or compile_class)
-
-
-_RULES = (
-    # torch bugs first: their words name the tool ("exporter bug: ...", "inductor bug in this torch version")
-    _rule(r"^(?:torch\.export bug|exporter bug|inductor (?:C\+\+ codegen )?bug)\b|"
-          r"the ONNX exporter of this torch cannot translate|torch\.compile's tracer \(dynamo\) failed inside itself|"
-          r"which torch\.compile's tracer in this torch cannot do", TOOL_BUG),
-    _rule(r"^\[(?:TypeInferenceError|ShapeInferenceError)\]|ONNX shape inference disagrees with torch|does not accept \w+ tensors, yet the exporter emits it",
-          TOOL_BUG),
-    # a dynamic batch: the library raises on a symbolic batch (a check of a size) -> tell the tracer it holds
-    _rule(r"the library raises when the batch size is symbolic", GUARD),
-    _rule(r"the batch size is specialised by|recompiles at batch|accepts only \d+ in dimension|"
-          r"needs an operator argument \(such as a convolution's groups\) as a constant|"
-          r"the call bakes .* with tensors sized for batch|"
-          r"^(?:the exported program|the exported model|the compiled function) fails at batch \d+|"
-          r"^at batch \d+ the result differs from eager|^random operator, and at batch \d+", BATCH_SPECIALISED),
-    _rule(r"a Python branch \(if / while\) tests tensor values at run time", TENSOR_BRANCH, GUARD),
-    _rule(r"a Python integer \(an index, loop count or size\) is computed from tensor values", REDESIGN, GUARD),
-    _rule(r"the output shape depends on tensor values", REDESIGN),
-    _rule(r"produces a Python value from tensor values \(no graph output\)", TENSOR_BRANCH, GUARD),
-    _rule(r"a tensor value is read back into Python \(\.item\(\) / bool\(\)\)|"
-          r"a tensor is read back into a Python list \(\.tolist\(\)\)|"
-          r"reads tensor values into Python through \.numpy\(\)|builds a tensor from the values of other tensors|"
-          r"the operator reads raw tensor memory|dynamo recompiled the same code more times", PYTHON_NUMBER),
-    _rule(r"a constant buffer is mutated in place", CONSTANT_MUTATION),
-    # before the ONNX lowering words: ONNX has no sparse tensors, so no lowering of a sparse op is the fix
-    _rule(r"(?:on|cannot trace) a sparse tensor|builds a sparse tensor with", SPARSE_TENSOR),
-    _rule(r"^no ONNX lowering for|the ONNX exporter finds no ONNX overload|"
-          r"the exporter cannot resolve the torch overload", NO_LOWERING),
-    # "Numpy_type 14 can't be converted to MLDataType": onnxruntime takes no complex64 tensor (kornia's So2)
-    _rule(r"^onnxruntime has no kernel for|^ONNX \w+ fails|cannot allocate .* for ONNX|"
-          r"Numpy_type \d+ can't be converted to MLDataType", RUNTIME_KERNEL),
-    _rule(r"the result differs from eager|even the output count, (?:shapes|rank, dtype) or finiteness differ",
-          RESULT_DIFFERS),
-    _rule(r"a torch\.Generator argument cannot be captured|creates an object dynamo cannot trace|"
-          r"calls copy\.deepcopy|context manager|raises or catches an exception in a way dynamo|"
-          r"calls next\(\) on a Python|which is written in C and which dynamo cannot trace|"
-          r"it cannot trace back to where it came from|loops over a Python .* object, which dynamo cannot|"
-          r"uses a Python generator in a way dynamo|calls the Python builtin|returns .*, not a tensor, which dynamo|"
-          r", which dynamo does not trace|marked torch\.compiler\.disable|^dynamo skips \d+ function|"
-          r"wraps the traced tensor in the library's Tensor subclass|on .*, which refuses it|"
-          r"torch\.export cannot keep a tensor made while it traced|Uninitialized nn\.Module|"
-          r"Failed to convert args/kwargs to proxy|constructor with Dynamo", UNTRACEABLE_PYTHON),
-)
-
-# Words around the cause that say nothing about its class: a graph-break count, dynamo giving up on the whole
-# function, the dynamic-batch pass's prefixes (the page's and the probe's).
-_PREFIXES = re.compile(
-    r"^(?:\d+ graph breaks?: |dynamo compiled no graph: the whole function runs eagerly \(|"
-    r"works only at the traced batch size: |the capture with a dynamic batch fails: |with a dynamic batch: |"
-    r"the dynamic-batch pass failed: |onnx\.checker rejects the exported graph: |"
-    r"onnxruntime cannot run the exported graph: |the exported program does not run: )")
-
-
-def cause(text: str) -> str:
-    """The cause in a cell's text, without the words around it that say nothing about its class."""
-    text = " ".join(text.split())
-    while True:
-        stripped = _PREFIXES.sub("", text, count=1)
-        if stripped == text:
-            return text
-        text = stripped
-
-
-def classify(path: str, text: str, statement: str = "") -> FixClass:
-    """The class of one worded cause on one path (``vocabulary.PATHS``); :data:`UNCLASSIFIED` when the words
-    do not tell. ``statement``: the library statement the cause names (``where_code``), which splits a branch
-    on tensor values under torch.compile into its shapes."""
-    found = cause(text)
-    for rule in _RULES:
-        if rule.pattern.search(found):
-            chosen = rule.compile if path == COMPILE else rule.capture
-            if chosen is TENSOR_BRANCH and statement:
-                return branch_shape(statement) or chosen
-            return chosen
-    return UNCLASSIFIED
+def class_of(cause: Cause | None, statement: str = "") -> FixClass:
+    """The class of a result's cause record (:mod:`.causes`), looked up by its id; :data:`UNCLASSIFIED` for a
+    record without one. ``statement``: the library statement the cause names (``where_code``), which splits a
+    branch on tensor values under torch.compile into its shapes."""
+    chosen = FIX_CLASS.get(cause.id, UNCLASSIFIED) if cause is not None else UNCLASSIFIED
+    if chosen is TENSOR_BRANCH and statement:
+        return branch_shape(statement) or chosen
+    return chosen
 
 
 # -- a branch statement's shape -> its class

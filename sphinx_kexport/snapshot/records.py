@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .causes import Cause, cause_of
 from .vocabulary import DEVICES, DYNAMIC_STATIC, FAILING, NOT_APPLICABLE, ORIGIN_HAND, SUPPORTED
 
 
@@ -22,6 +23,7 @@ class Dynamic:
     traced_batch: int | None = None
     where_code: str = ""
     run_batch: int | None = None
+    cause: Cause | None = None  # why the batch is static or the capture fails (causes.py)
 
     @property
     def static(self) -> bool:
@@ -72,6 +74,7 @@ class Result:
     provider: str = ""
     dynamic: Dynamic | None = None  # absent in older snapshots and when the pass did not run
     speed: Speed | None = None  # absent in older snapshots and runs without --speed
+    cause: Cause | None = None  # a red result's cause (causes.py; read from the words of an older snapshot's)
 
     @property
     def supported(self) -> bool:
@@ -171,6 +174,7 @@ def _result(raw: dict[str, Any]) -> Result:
         max_abs_diff=raw.get("max_abs_diff"), provider=raw.get("provider", ""),
         dynamic=_dynamic(raw["dynamic"]) if "dynamic" in raw else None,
         speed=_speed(raw["speed"]) if "speed" in raw else None,
+        cause=cause_of(raw.get("cause")),
     )
 
 
@@ -182,7 +186,7 @@ def _speed(raw: dict[str, Any]) -> Speed:
 def _dynamic(raw: dict[str, Any]) -> Dynamic:
     return Dynamic(status=raw["status"], detail=raw["detail"], where=raw["where"],
                    traced_batch=raw.get("traced_batch"), run_batch=raw.get("run_batch"),
-                   where_code=raw.get("where_code", ""))
+                   where_code=raw.get("where_code", ""), cause=cause_of(raw.get("cause")))
 
 
 def build(data: dict[str, Any], source: str) -> Snapshot:

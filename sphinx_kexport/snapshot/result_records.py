@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .causes import CAUSE, Cause
+from .fix_classes import UNCLASSIFIED
 from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, FAIL, MISMATCH, NOT_APPLICABLE, OK_BREAKS, PATHS,
                          SPEED_FASTER, SPEED_SLOWER, SPEED_UNCLEAR, STAGE_EAGER, STAGE_PROCESS, STAGE_SKIP,
                          SUPPORTED, TIMEOUT, SpeedVerdict)
@@ -17,6 +19,10 @@ from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_TIMEOUT, FAIL, MISMATCH,
 
 def result(status: str, detail: str = "", stage: str = "", where: str = "", **extra: Any) -> dict[str, Any]:
     return {"status": status, "detail": detail, "stage": stage, "where": where, **extra}
+
+
+# a worker that died says nothing of which class its failure is
+LOST_WORKER = Cause(UNCLASSIFIED)
 
 
 def timed_out(detail: str, where: str, limit: float) -> dict[str, Any]:
@@ -29,7 +35,7 @@ def process_lost(detail: str, where: str, timed_out_after: float = 0.0) -> dict[
     (``timeout``) while it ran: stage ``process``."""
     if timed_out_after:
         return timed_out(detail, where, timed_out_after)
-    return result(FAIL, detail, STAGE_PROCESS, where)
+    return result(FAIL, detail, STAGE_PROCESS, where, **{CAUSE: LOST_WORKER.record()})
 
 
 def dynamic_result(status: str, detail: str = "", where: str = "", traced: int = 0, other: int = 0,
@@ -47,7 +53,8 @@ def dynamic_pass_lost(detail: str, where: str, timed_out_after: float = 0.0) -> 
     the time limit of ``timed_out_after`` seconds in (``timeout``); the path keeps its static result."""
     if timed_out_after:
         return dynamic_result(DYNAMIC_TIMEOUT, detail, where, time_limit=timed_out_after)
-    return dynamic_result(DYNAMIC_FAIL, detail, where)
+    lost: dict[str, Any] = {CAUSE: LOST_WORKER.record()}
+    return dynamic_result(DYNAMIC_FAIL, detail, where, **lost)
 
 
 def speed_figure(size: str, shapes: str, eager_s: float, path_s: float, low: float, high: float,

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 from .csv_table import spreadsheet_safe
-from .fix_classes import FixClass, classify
+from .causes import Cause
+from .fix_classes import FixClass, class_of
 from .markdown import md_cell as _md
 from .records import Case, Result, Snapshot
 from .vocabulary import COMPILE, DYNAMIC_FAIL, DYNAMIC_STATIC, OK_BREAKS, PATH_LABELS, PATHS
@@ -82,15 +83,15 @@ class Line:
         return self.where, self.path
 
 
-def _red(result: Result, path: str) -> Iterator[tuple[str, str, str]]:
-    """(where, cause text, the statement there) for each reason a cell is red."""
+def _red(result: Result, path: str) -> Iterator[tuple[str, str, str, Cause | None]]:
+    """(where, cause text, the statement there, the cause record) for each reason a cell is red."""
     if result.failing:
-        yield result.where, result.detail, result.where_code
+        yield result.where, result.detail, result.where_code, result.cause
     elif path == COMPILE and result.supported and fullgraph_fails(result):
-        yield result.where, result.detail, result.where_code
+        yield result.where, result.detail, result.where_code, result.cause
     dynamic = result.dynamic
     if result.supported and dynamic is not None and dynamic.status in (DYNAMIC_STATIC, DYNAMIC_FAIL):
-        yield dynamic.where, dynamic.detail, dynamic.where_code
+        yield dynamic.where, dynamic.detail, dynamic.where_code, dynamic.cause
 
 
 def fullgraph_fails(result: Result) -> bool:
@@ -109,9 +110,9 @@ def blocked_cells(snapshot: Snapshot) -> Iterator[Blocked]:
                 result = paths.get(path)
                 if result is None:
                     continue
-                for where, text, code in _red(result, path):
+                for where, text, code, cause in _red(result, path):
                     text = " ".join(text.split())
-                    yield Blocked(case, device, path, where.strip(), text, classify(path, text, code), code)
+                    yield Blocked(case, device, path, where.strip(), text, class_of(cause, code), code)
 
 
 @dataclass

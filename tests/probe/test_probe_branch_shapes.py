@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from probe_cli import probe_cli
-from sphinx_kexport.snapshot.fix_classes import classify
+from sphinx_kexport.snapshot.causes import cause_of
+from sphinx_kexport.snapshot.fix_classes import class_of
 
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
@@ -56,10 +57,13 @@ def test_each_red_cell_keeps_the_statement_at_its_library_line(survey, name):
 def test_the_compile_cell_gets_the_class_of_its_shape(survey, name, shape):
     result = _results(survey, name)["compile"]
     assert result["status"] == "ok-breaks"  # it runs, but fullgraph=True fails at the branch
-    assert classify("compile", result["detail"], result["where_code"]) == shape
+    # the probe names the cause (a branch on tensor values) as a record; its statement splits it into shapes
+    assert result["cause"] == {"id": "tensor-branch"}
+    assert class_of(cause_of(result["cause"]), result["where_code"]) == shape
     # torch.export's words are the same; its fix stays the guard's
     exported = _results(survey, name)["export"]
-    assert classify("export", exported["detail"], exported["where_code"]) == "data-dependent-guard"
+    assert exported["cause"] == {"id": "data-dependent-guard"}
+    assert class_of(cause_of(exported["cause"]), exported["where_code"]) == "data-dependent-guard"
 
 
 def test_the_worklist_prints_the_statement_beside_the_line(survey):

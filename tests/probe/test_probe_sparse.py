@@ -119,8 +119,8 @@ def test_torch_s_sparse_failures_get_words_and_the_sparse_fix_class():
     """The errors of plain torch 2.13 calls, through the probe's wording and the class its words say."""
     import warnings
 
-    from sphinx_kexport.probe.measure.explain import explain_exception
-    from sphinx_kexport.snapshot.fix_classes import SPARSE_TENSOR, classify
+    from sphinx_kexport.probe.measure.explain import explain
+    from sphinx_kexport.snapshot.fix_classes import SPARSE_TENSOR
     from sphinx_kexport.snapshot.vocabulary import COMPILE
 
     def first_break(fn, *args):
@@ -130,7 +130,7 @@ def test_torch_s_sparse_failures_get_words_and_the_sparse_fix_class():
                 warnings.simplefilter("ignore")
                 torch.compile(fn, fullgraph=True, backend="eager")(*args)
         except Exception as exc:
-            return explain_exception(exc)
+            return explain(exc)
         finally:
             torch._dynamo.reset()
         raise AssertionError("fullgraph=True captured a sparse tensor: the rule's premise changed")
@@ -138,13 +138,14 @@ def test_torch_s_sparse_failures_get_words_and_the_sparse_fix_class():
     def build(edges):
         return torch.sparse_coo_tensor(edges, torch.ones(edges.shape[1]), (4, 4))
 
-    words = [first_break(torch.sparse.mm, _coo(), torch.ones(3, 2)),
-             first_break(lambda x: x.to_sparse_csr(), torch.ones(2, 2)),
-             first_break(build, torch.tensor([[0, 1], [1, 2]]))]
-    assert words == [COMPILE_NO_SPARSE, COMPILE_NO_SPARSE,
-                     "builds a sparse tensor with torch.sparse_coo_tensor, which dynamo (torch.compile) cannot trace"]
-    for text in words:
-        assert classify(COMPILE, text) == SPARSE_TENSOR
+    said = [first_break(torch.sparse.mm, _coo(), torch.ones(3, 2)),
+            first_break(lambda x: x.to_sparse_csr(), torch.ones(2, 2)),
+            first_break(build, torch.tensor([[0, 1], [1, 2]]))]
+    assert [s.words for s in said] == [
+        COMPILE_NO_SPARSE, COMPILE_NO_SPARSE,
+        "builds a sparse tensor with torch.sparse_coo_tensor, which dynamo (torch.compile) cannot trace"]
+    for one in said:
+        assert one.cause.on(COMPILE).id == SPARSE_TENSOR
 
 
 # -- discovery and the probe on the library
@@ -220,7 +221,7 @@ def test_the_probe_measures_sparse_inputs_and_outputs(survey):
 
 @pytest.mark.slow
 def test_each_sparse_cell_says_why_in_words_with_its_fix_class(survey):
-    from sphinx_kexport.snapshot.fix_classes import SPARSE_TENSOR, classify
+    from sphinx_kexport.snapshot.fix_classes import SPARSE_TENSOR
 
     _, snapshot = survey
     results = {c["name"]: c["results"]["cpu"] for c in snapshot["cases"]}
@@ -239,7 +240,7 @@ def test_each_sparse_cell_says_why_in_words_with_its_fix_class(survey):
     for name, r in results.items():
         for path in ("onnx", "compile"):
             if r[path]["status"] in ("fail", "ok-breaks"):
-                assert classify(path, r[path]["detail"]) == SPARSE_TENSOR, (name, path, r[path]["detail"])
+                assert r[path]["cause"]["id"] == SPARSE_TENSOR, (name, path, r[path]["detail"])
                 assert "Traceback" not in r[path]["detail"]
     # the compiled function matches eager, sparse output included: breaks, not a failure of the comparison
     assert results["normalized[doc]"]["compile"]["detail"] == f"2 graph breaks: {COMPILE_NO_SPARSE}"

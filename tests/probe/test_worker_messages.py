@@ -53,7 +53,9 @@ def test_a_death_in_a_dynamic_pass_costs_the_pass_only():
     task.results[ONNX] = result(OK)
     detail = lose_step(task, Step(ONNX, dynamic=True), "the worker process crashed", "", NO_LIBRARY)
     assert detail == "the worker process crashed during the dynamic-batch pass of the ONNX export"
-    assert task.results[ONNX] == dict(result(OK), dynamic={"status": DYNAMIC_FAIL, "detail": detail, "where": ""})
+    # a death says nothing of which fix class it is: unclassified, as a record
+    assert task.results[ONNX] == dict(result(OK), dynamic={"status": DYNAMIC_FAIL, "detail": detail, "where": "",
+                                                           "cause": {"id": "unclassified"}})
     assert task.paths == [EXPORT, COMPILE]  # measured next in a fresh worker
 
 
@@ -86,7 +88,7 @@ def test_a_death_in_a_path_costs_that_path_and_one_before_any_path_the_whole_cas
     task.results[ONNX] = result(OK)
     detail = lose_step(task, EAGER_STEP, "the worker process crashed", "", NO_LIBRARY)
     assert detail == "the worker process crashed during the eager reference" and task.paths == []
-    lost = result(FAIL, detail, STAGE_PROCESS, "")
+    lost = result(FAIL, detail, STAGE_PROCESS, "", cause={"id": "unclassified"})
     assert task.results == {ONNX: result(OK), EXPORT: lost, COMPILE: with_breaks(COMPILE, lost)}
 
     task = _task()

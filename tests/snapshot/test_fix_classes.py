@@ -1,5 +1,6 @@
-"""The fix classes (snapshot/fix_classes.py): every cause the probe can word gets the class its words say, per
-path; the committed kornia snapshots' red cells each get one, and the few the words cannot tell are counted."""
+"""The fix classes (snapshot/fix_classes.py): every cause the probe can word names its class per path (a cause
+record), and the legacy reader (snapshot/legacy_causes.py) gives an older probe's words the same class; the
+committed kornia snapshots' red cells each get one, and the few the words cannot tell are counted."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from sphinx_kexport.probe.measure import explain, graph_breaks
 from sphinx_kexport.snapshot import load_snapshot
 from sphinx_kexport.snapshot.fix_classes import (
     BATCH_SPECIALISED, CONSTANT_MUTATION, FIX_CLASSES, GUARD, NO_LOWERING, PYTHON_NUMBER, REDESIGN, RESULT_DIFFERS,
-    RUNTIME_KERNEL, SPARSE_TENSOR, TENSOR_BRANCH, TOOL_BUG, UNCLASSIFIED, UNTRACEABLE_PYTHON, cause, classify,
+    RUNTIME_KERNEL, SPARSE_TENSOR, TENSOR_BRANCH, TOOL_BUG, UNCLASSIFIED, UNTRACEABLE_PYTHON, class_of,
     fix_class)
+from sphinx_kexport.snapshot.causes import Cause
+from sphinx_kexport.snapshot.legacy_causes import _cause_words as cause, legacy_class
 from sphinx_kexport.snapshot.vocabulary import COMPILE, EXPORT, ONNX
 from sphinx_kexport.snapshot.worklist import blocked_cells
 
@@ -33,7 +36,17 @@ class _AnyMatch:
 def _probe_phrases() -> list[str]:
     """Each rule's words; an operator's name reads "T" (torch.12, or aten.12 when torch is imported)."""
     return [re.sub(r"\b(?:torch|aten)\.12\b", "T", reason if isinstance(reason, str) else reason(_AnyMatch()))
-            for _, reason in explain._RULES]
+            for _, reason, _ in explain._RULES]
+
+
+def _probe_causes() -> list:
+    """Each rule's cause (snapshot.causes.CauseKind)."""
+    return [cause if not callable(cause) else cause(_AnyMatch()) for _, _, cause in explain._RULES]
+
+
+def classify(path: str, text: str, statement: str = ""):
+    """An older probe's words on a path, read by the legacy reader and looked up as a new record is."""
+    return class_of(Cause(legacy_class(path, text)), statement)
 
 
 # explain._RULES in order: (start of the probe's words, class under torch.compile, class under torch.export
@@ -114,6 +127,10 @@ def test_every_probe_rule_is_listed():
 def test_each_probe_phrase_gets_the_class_its_words_say(index):
     phrase = _probe_phrases()[index]
     _, on_compile, on_capture = EXPECTED[index]
+    # the probe names the class beside the words (its cause record) ...
+    named = _probe_causes()[index]
+    assert (named.on(COMPILE).id, named.on(EXPORT).id, named.on(ONNX).id) == (on_compile, on_capture, on_capture)
+    # ... and an older probe's same words read back into the same class
     assert classify(COMPILE, phrase) == on_compile
     assert classify(EXPORT, phrase) == on_capture
     assert classify(ONNX, phrase) == on_capture

@@ -2,14 +2,16 @@
 
 A detail of a row is red when one of its cells fails with that text, breaks torch.compile's graph with it,
 or it is the cell's dynamic-batch reason (``dynamic_batch.reason``); the other details (an n/a cell's why,
-a note on a supported cell) get no class. Plain data from the row payload, so the doctree is unchanged.
+a note on a supported cell) get no class. The class is the cell's cause's (or its dynamic result's), looked up
+by the payload (``payloads.row_payload``), never read from the text. Plain data from the row payload, so the
+doctree is unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...snapshot.fix_classes import FixClass, classify
+from ...snapshot.fix_classes import FIX_CLASS, FixClass
 from ...snapshot.vocabulary import status
 from .dynamic_batch import FAIL_PREFIX, STATIC_PREFIX
 
@@ -41,8 +43,7 @@ def detail_fixes(detail: dict[str, Any], cells: dict[str, dict[str, Any]]) -> li
     for key in detail["columns"]:
         cell = cells.get(key)
         if cell is not None and _red(cell, text):
-            statement = cell.get("where_code", "") if _own_detail(cell, text) else ""
-            fix = classify(cell["path"], text, statement)
+            fix = FIX_CLASS[cell["fix_class"] if _own_detail(cell, text) else cell["dynamic_fix_class"]]
             if fix not in found:
                 found.append(fix)
     return [fix_payload(f) for f in found]

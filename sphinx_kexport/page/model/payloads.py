@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ...snapshot import DEVICE_LABELS, PATH_LABELS, PATHS
+from ...snapshot.fix_classes import class_of
 from ...snapshot.vocabulary import COMPILE
 from ...snapshot.worklist import fullgraph_fails
 from . import dynamic_batch, speed
@@ -72,6 +73,9 @@ def row_payload(row: Row) -> dict:
             "key": c.key, "device": c.device, "path": c.path, "status": c.result.status, "css": c.css,
             "text": c.text, "detail": c.result.detail, "stage": c.result.stage, "where": c.result.where,
             "where_code": c.result.where_code,
+            # the classes of its own cause and of its dynamic result's (the Details' red texts: model.fixes)
+            "fix_class": str(class_of(c.result.cause, c.result.where_code)),
+            "dynamic_fix_class": str(class_of(c.result.dynamic.cause)) if c.result.dynamic else "",
             "graph_breaks": c.result.graph_breaks, "max_abs_diff": c.result.max_abs_diff,
             "compile_note": c.compile_note,
             "fullgraph_fails": c.path == COMPILE and c.result.supported and fullgraph_fails(c.result),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
-from ...snapshot.fix_classes import FixClass, classify
+from ...snapshot.fix_classes import FixClass, class_of
 from . import dynamic_batch
 from .page_model import Cell, PageModel, Row
 
@@ -115,12 +115,13 @@ def failing_reasons(row: Row) -> Iterable[tuple[Cell, str, str]]:
                 yield cell, batch, cell.result.dynamic.where if cell.result.dynamic else ""
 
 
-def _statement(cell: Cell, concrete: str) -> str:
-    """The statement at the library line of the reason (the cell's own, or its dynamic result's)."""
+def _fix_class(cell: Cell, concrete: str) -> FixClass:
+    """The class of the reason's cause, with the statement at its library line (the cell's own, or its dynamic
+    result's)."""
     dynamic = cell.result.dynamic
     if concrete != cell.result.detail.strip() and dynamic is not None:
-        return dynamic.where_code
-    return cell.result.where_code
+        return class_of(dynamic.cause, dynamic.where_code)
+    return class_of(cell.result.cause, cell.result.where_code)
 
 
 def build_index(model: PageModel) -> list[ReasonEntry]:
@@ -137,7 +138,7 @@ def build_index(model: PageModel) -> list[ReasonEntry]:
                 entry = entries[norm] = ReasonEntry(reason_id(norm), norm)
             entry.per_column[cell.key] += 1
             entry._example_counts[concrete] += 1
-            entry.classes[classify(cell.path, concrete, _statement(cell, concrete))] += 1
+            entry.classes[_fix_class(cell, concrete)] += 1
             if concrete not in entry.instances:
                 entry.instances[concrete] = label + (f" ({where})" if where else "")
             if row.id not in entry.row_labels:

@@ -49,6 +49,7 @@ from typing import Any
 
 import torch
 
+from ...snapshot.causes import CauseKind, settle_dynamic
 from ...snapshot.result_records import dynamic_result
 from ...snapshot.vocabulary import (
     DYNAMIC_FAIL,
@@ -64,9 +65,13 @@ from ..cases.registry import CaseSpec
 from . import compare_outputs, number_outputs, random_draws
 from .case_run import CaseRun, seeded
 from .explain import (
+    BATCH_SPECIALISED,
+    LIBRARY_GUARD,
+    UNCLASSIFIED,
     batch_specialisation,
     clean_line,
     exception_chain,
+    explain,
     explain_exception,
 )
 from .locate import LibraryRoot, deepest_frame, where_exception
@@ -230,8 +235,11 @@ class DynamicBatch:
         ``{batch dim: dim}`` or None."""
         return map_leaves(self.run.inputs(), self.dims, lambda _, d: {d: dim} if d is not None else None)
 
-    def _result(self, status: DynamicStatus, detail: str = "", where: str = "") -> dict[str, Any]:
-        return dynamic_result(status, detail, where, self.traced, self.other)
+    def _result(self, status: DynamicStatus, detail: str = "", where: str = "",
+                cause: CauseKind = BATCH_SPECIALISED) -> dict[str, Any]:
+        """A dynamic result; its cause (kept where it is static or fails): the batch made a constant unless
+        said otherwise."""
+        return dynamic_result(status, detail, where, self.traced, self.other, cause=cause)
 
     def _eager(self) -> str:
         """Eager at both sizes (once per case): "" or why the operator itself does not take them.
@@ -285,9 +293,10 @@ class DynamicBatch:
         if rejected is not None:  # the batch must be a Python int there: the capture can only be static
             message, where = rejected
             return self._result(DYNAMIC_STATIC, f"works only at a fixed batch: the library raises when the batch size "
-                                f"is symbolic ({message})", where)
-        return self._result(DYNAMIC_FAIL, f"with a dynamic batch: {explain_exception(exc)}",
-                            where_exception(exc, self.root))
+                                f"is symbolic ({message})", where, LIBRARY_GUARD)
+        said = explain(exc)
+        return self._result(DYNAMIC_FAIL, f"with a dynamic batch: {said.words}", where_exception(exc, self.root),
+                            said.cause)
 
     def _run_failed(self, exc: BaseException, what: str, log: SpecialisationLog) -> dict[str, Any]:
         reason = explain_exception(exc)
@@ -317,7 +326,8 @@ class DynamicBatch:
             with saved_model(program.pop()) as model:
                 return self._run_onnx(model, log)
         except NotSaved as exc:
-            return self._result(DYNAMIC_FAIL, f"with a dynamic batch: {explain_exception(exc)}")
+            said = explain(exc)
+            return self._result(DYNAMIC_FAIL, f"with a dynamic batch: {said.words}", cause=said.cause)
 
     def _run_onnx(self, model: str, log: SpecialisationLog) -> dict[str, Any]:
         import onnxruntime
@@ -325,12 +335,13 @@ class DynamicBatch:
         try:
             session, _ = onnx_session(model, self.run.device, onnxruntime)
         except Exception as exc:
+            said = explain(exc)
             return self._result(DYNAMIC_FAIL, f"with a dynamic batch, onnxruntime cannot load the model: "
-                                f"{explain_exception(exc)}")
+                                f"{said.words}", cause=said.cause)
         names = [i.name for i in session.get_inputs()]
         feed, _, problem = map_onnx_inputs(names, self.inputs(self.other))
         if problem:
-            return self._result(DYNAMIC_FAIL, problem)
+            return self._result(DYNAMIC_FAIL, problem, cause=UNCLASSIFIED)
         try:
             outputs = session.run(None, feed)
         except Exception as exc:
@@ -415,9 +426,10 @@ class DynamicBatch:
         try:
             result = getattr(self, path)()
         except Exception as exc:  # a bug outside the staged steps; still a fact about this case
-            result = self._result(DYNAMIC_FAIL, f"with a dynamic batch: {explain_exception(exc)}",
-                                  where_exception(exc, self.root))
-        return self._unless_baked_per_sample(result)
+            said = explain(exc)
+            result = self._result(DYNAMIC_FAIL, f"with a dynamic batch: {said.words}", where_exception(exc, self.root),
+                                  said.cause)
+        return settle_dynamic(self._unless_baked_per_sample(result), path)
 
     def _unless_baked_per_sample(self, result: dict[str, Any]) -> dict[str, Any]:
         """A failure is not the operator's when the call bakes tensors sized for the registered batch.

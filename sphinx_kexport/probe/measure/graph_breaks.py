@@ -40,7 +40,7 @@ import re
 
 import torch
 
-from .explain import exception_chain, explain_exception, explain_text
+from .explain import Explained, exception_chain, explain, explain_message
 from .locate import FILE_LINE
 
 # torch.compile's backend that runs dynamo's graph as Python (torch's name for it, not the snapshot's stage)
@@ -224,10 +224,15 @@ def is_break(exc: BaseException | None) -> bool:
     return exc is not None and any(isinstance(e, (Unsupported, UserError)) for e in exception_chain(exc))
 
 
-def reason_of(exc: BaseException) -> str:
-    """A break in words; a dynamo ``Unsupported`` by its message, as its counters record it."""
+def explained_break(exc: BaseException) -> Explained:
+    """A break in words, with its cause; a dynamo ``Unsupported`` by its message, as its counters record it."""
     message = getattr(exc, "msg", None)
-    return explain_text(message) if isinstance(message, str) and message.strip() else explain_exception(exc)
+    return explain_message(message) if isinstance(message, str) and message.strip() else explain(exc)
+
+
+def reason_of(exc: BaseException) -> str:
+    """A break in words."""
+    return explained_break(exc).words
 
 
 def skipped_functions(first: BaseException | None, record: CompileRecord) -> list[str]:
@@ -244,14 +249,20 @@ def skipped_summary(skipped: list[str], breaks: int) -> str:
     return text + ("" if breaks else " (this is no graph break: the traced code is one graph)")
 
 
+def explained_reasons(first: BaseException | None, record: CompileRecord) -> list[Explained]:
+    """Distinct reasons with their causes, the first break's first (a skipped function is no break: see the
+    module)."""
+    found = [explained_break(first)] if is_break(first) and not _skip_of(first) else []
+    for message in record.messages:
+        said = explain_message(message)
+        if said.words and said.words not in [f.words for f in found]:
+            found.append(said)
+    return found
+
+
 def reasons(first: BaseException | None, record: CompileRecord) -> list[str]:
     """Distinct reasons in words, the first break's first (a skipped function is no break: see the module)."""
-    texts = [reason_of(first)] if is_break(first) and not _skip_of(first) else []
-    for message in record.messages:
-        text = explain_text(message)
-        if text and text not in texts:
-            texts.append(text)
-    return texts
+    return [said.words for said in explained_reasons(first, record)]
 
 
 def count(first: BaseException | None, record: CompileRecord) -> int:

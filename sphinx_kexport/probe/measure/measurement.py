@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import torch
 
+from ...snapshot.causes import settle
 from ...snapshot.result_records import dynamic_result, result, skipped_results, speed_record, with_breaks
 from ...snapshot.vocabulary import (
     COMPILE,
@@ -45,7 +46,8 @@ from ..cases.registry import CaseSpec
 from . import compare_outputs, graph_breaks, number_outputs, random_draws
 from .case_run import CaseRun, one_thread, seeded
 from .dynamic_batch import DynamicBatch
-from .explain import clean_line, exception_chain, explain_exception
+from .explain import (RESULT_DIFFERS, UNCLASSIFIED, UNTRACEABLE_PYTHON, clean_line, exception_chain, explain,
+                      explain_exception)
 from .global_hooks import global_hooks_kept
 from .statement_at import add_statements
 from .locate import LibraryRoot, deepest_frame, where_call, where_exception
@@ -102,7 +104,8 @@ class Measurement:
     # -- helpers
 
     def _failure(self, status: str, stage: str, exc: BaseException, prefix: str = "", **extra: Any) -> dict:
-        return result(status, prefix + explain_exception(exc), stage, where_exception(exc, self.root), **extra)
+        said = explain(exc)
+        return result(status, prefix + said.words, stage, where_exception(exc, self.root), cause=said.cause, **extra)
 
     def _judge(self, path: str, outputs: list[Any], **extra: Any) -> dict[str, Any]:
         """Compare a path's outputs with eager (stage compare). A random operator is compared in full only
@@ -112,13 +115,13 @@ class Measurement:
             if verdict.same:  # the status says it all (the page's legend explains ok-unverified)
                 return result(OK_UNVERIFIED, **extra)
             return result(MISMATCH, "random operator, and even the output count, rank, dtype or finiteness "
-                          f"differ from eager: {verdict.detail}", STAGE_COMPARE, **extra)
+                          f"differ from eager: {verdict.detail}", STAGE_COMPARE, cause=RESULT_DIFFERS, **extra)
         verdict = compare_outputs.compare(self.reference, outputs, self.spec.atol, self.spec.rtol)
         if verdict.same:
             return result(OK, **extra)
         drawn = "" if self.spec.check else " (a random operator, drawn as eager draws it: inductor's fallback_random)"
         return result(MISMATCH, f"runs, but the result differs from eager{drawn}: {verdict.detail}", STAGE_COMPARE,
-                      max_abs_diff=verdict.max_abs_diff, **extra)
+                      max_abs_diff=verdict.max_abs_diff, cause=RESULT_DIFFERS, **extra)
 
     # -- eager
 
@@ -177,7 +180,7 @@ class Measurement:
         names = [i.name for i in session.get_inputs()]
         feed, folded, problem = map_onnx_inputs(names, self.run.inputs())  # fresh: export saw the others
         if problem:
-            return result(FAIL, problem, STAGE_RUN, provider=provider)
+            return result(FAIL, problem, STAGE_RUN, provider=provider, cause=UNCLASSIFIED)
         try:
             outputs = session.run(None, feed)
         except Exception as exc:
@@ -303,6 +306,11 @@ class Measurement:
         if judged["status"] not in (OK, OK_UNVERIFIED):
             return judged
         parts = []
+        # the cause is the first part's: the first break's, else the skipped call's, else what fullgraph=True met
+        explained = graph_breaks.explained_reasons(first, record)
+        cause = (explained[0].cause if breaks and explained else UNTRACEABLE_PYTHON if skipped
+                 else UNCLASSIFIED if breaks else explain(rejected).cause if rejected is not None
+                 else explain(first).cause if first is not None else UNCLASSIFIED)
         if breaks:
             reason = (reasons[0] if reasons else f"the call of {skipped[0]} splits the graph" if skipped
                       else "dynamo records no reason")
@@ -321,7 +329,7 @@ class Measurement:
         if not parts:  # fullgraph=True failed at something the default compile neither breaks at nor skips
             why = explain_exception(first) if first is not None else "dynamo records no reason"
             parts.append(f"torch.compile(fn, fullgraph=True) fails: {why}")
-        judged.update(detail="; ".join(parts), where=self._where(first) or judged["where"])
+        judged.update(detail="; ".join(parts), where=self._where(first) or judged["where"], cause=cause)
         if judged["status"] == OK:
             judged["status"] = OK_BREAKS
         return judged
@@ -362,7 +370,7 @@ class Measurement:
                 out = {path: failed[path] for path in paths}
         if out:
             for path, res in out.items():
-                finished(path, add_statements(res, self.root))
+                finished(path, add_statements(settle(res, path), self.root))
             return out
         for path in paths:
             started(Step(path))
@@ -375,7 +383,7 @@ class Measurement:
             except Exception as exc:  # a bug outside the staged steps; still a fact about this case
                 out[path] = self._failure(FAIL, STAGE_RUN, exc)
             out[path]["seconds"] = round(time.perf_counter() - began, 3)
-            add_statements(out[path], self.root)
+            add_statements(settle(out[path], path), self.root)
             finished(path, out[path])
             if self.speed:
                 self._speed_pass(path, out[path], started, finished)
@@ -424,8 +432,10 @@ class Measurement:
             with global_hooks_kept():
                 static["dynamic"] = self._dynamic.probe(path)
         except Exception as exc:  # a bug in the pass: said in the dynamic result, the static one stays as is
-            static["dynamic"] = dynamic_result(DYNAMIC_FAIL, f"the dynamic-batch pass failed: {explain_exception(exc)}")
-        finished(path, add_statements(static, self.root))
+            said = explain(exc)
+            static["dynamic"] = dynamic_result(DYNAMIC_FAIL, f"the dynamic-batch pass failed: {said.words}",
+                                               cause=said.cause)
+        finished(path, add_statements(settle(static, path), self.root))
 
 def compile_stage(exc: BaseException) -> Stage:
     """Which part of torch.compile raised: dynamo's capture, inductor's translation, or the run."""
