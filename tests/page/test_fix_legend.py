@@ -48,21 +48,20 @@ def _root(tmp_path: Path, pages: int = 1) -> Path:
 
 
 @pytest.fixture(scope="module")
-def html(tmp_path_factory):
+def page(tmp_path_factory):
+    """The HTML page, parsed, of a build that warned of nothing."""
     from io import StringIO
 
     from sphinx.testing.util import SphinxTestApp
 
-    src = _root(tmp_path_factory.mktemp("legend"))
-    return build(SphinxTestApp("html", srcdir=src, freshenv=True, status=StringIO(), warning=StringIO()))
+    app = SphinxTestApp("html", srcdir=_root(tmp_path_factory.mktemp("legend")), freshenv=True, status=StringIO(),
+                        warning=StringIO())
+    build(app)
+    assert (warnings(app), app.statuscode) == ("", 0)
+    return soup(app)
 
 
-def test_build_is_silent(html):
-    assert warnings(html) == "" and html.statuscode == 0
-
-
-def test_a_fix_many_cells_share_is_said_once(html):
-    page = soup(html)
+def test_a_fix_many_cells_share_is_said_once(page):
     named = page.select('small.kx-fx[data-kx-fix="data-dependent-guard"]')
     assert len(named) == len(STEPS)  # every op<i>'s one detail for ONNX and torch.export
     assert len(page.select('.kx-rs p.kx-rc[data-kx-fix="data-dependent-guard"]')) == len(STEPS)
@@ -72,8 +71,7 @@ def test_a_fix_many_cells_share_is_said_once(html):
     assert TENSOR_BRANCH.fix not in text  # no torch.compile cell fails: the class is not on the page
 
 
-def test_every_cell_and_reason_links_to_its_class_in_the_legend(html):
-    page = soup(html)
+def test_every_cell_and_reason_links_to_its_class_in_the_legend(page):
     legend = page.select_one("table.kx-fl")
     assert [tr["data-kx-fix"] for tr in legend.select("tbody tr")] == ["data-dependent-guard", "onnx-lowering"]
     links = page.select("small.kx-fx a, p.kx-rc a")

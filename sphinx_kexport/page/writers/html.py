@@ -33,7 +33,9 @@ copies the chosen version's status from the strip into the cell
 
 Optional parts, present when the core puts their data in the row payload:
 a failure reason links to its entry in the reason index (``reasons``:
-detail text -> entry id), a cell that regressed or was fixed carries a
+detail text -> entry id) and names its fix class, a link to the class's
+entry in the page's legend of fixes (the page's ``fix_ids``: class id ->
+entry id; the fix itself is said there once), a cell that regressed or was fixed carries a
 marker (``changes``), and a failing row with a recorded ``call`` gets a
 "Reproduce" box the script fills from the page's repro templates.
 
