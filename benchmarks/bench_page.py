@@ -33,6 +33,11 @@ medians of ``--features-repeats`` rounds, target ≤ 1.10).
 flip between versions, 1 % of the cases are new in each) against the list-table approach's one page
 per version (three list-table documents; the byte figures then compare our one page with the three).
 
+``--varied-reasons``: the synthetic failures each name a step of their own (``synthetic.make_snapshot``), so
+nearly every failing cell has its own reason index entry. ``--snapshot FILE``: a real snapshot (the kornia
+example's ``example_docs/_data/export_support.json``) instead of a synthetic one, at its own size
+(``--sizes`` is then ignored); the page uses the directive's default options.
+
 This is a benchmark, not a test: nothing fails, it prints a table.
 """
 
@@ -59,6 +64,7 @@ from synthetic import make_snapshot, torch_versions  # noqa: E402
 
 from sphinx_kexport.page.model.page_model import build_model  # noqa: E402
 from sphinx_kexport.snapshot import build, dump_snapshot  # noqa: E402
+from sphinx_kexport.snapshot.files import read_snapshot  # noqa: E402
 
 DEVICES = ("cpu", "cuda")
 BUILDERS = ("html", "text", "latex")
@@ -78,8 +84,9 @@ def _write_project(folder: Path, extension: str, index: str, api: str) -> Path:
     return folder
 
 
-def make_projects(workdir: Path, rows: int, versions: int = 1) -> dict[str, Path]:
-    data = make_snapshot(rows, DEVICES, seed=rows)
+def make_projects(workdir: Path, rows: int, versions: int = 1, varied: bool = False,
+                  snapshot: dict | None = None) -> dict[str, Path]:
+    data = snapshot if snapshot is not None else make_snapshot(rows, DEVICES, seed=rows, varied_reasons=varied)
     snapshots = torch_versions(data, versions, seed=rows) if versions > 1 else [data]
     names = [f"_data/snapshot-{i}.json" for i in range(len(snapshots))]
     api = api_page(data)
@@ -178,12 +185,16 @@ def _ratio(ours: float, theirs: float) -> float:
     return ours / theirs if theirs > 0 else float("inf")
 
 
-def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str], versions: int = 1) -> dict:
-    results: dict = {"repeats": repeats, "builders": builders, "sizes": {}, "versions": versions}
+def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str], versions: int = 1,
+        varied: bool = False, snapshot: dict | None = None) -> dict:
+    results: dict = {"repeats": repeats, "builders": builders, "sizes": {}, "versions": versions,
+                     "varied_reasons": varied}
+    if snapshot is not None:
+        sizes = [len(snapshot["cases"])]
     for rows in sizes:
         print(f"-- {rows} configurations" + (f" x {versions} torch versions" if versions > 1 else ""),
               file=sys.stderr)
-        projects = make_projects(workdir / str(rows), rows, versions)
+        projects = make_projects(workdir / str(rows), rows, versions, varied, snapshot)
         size: dict = {}
         for builder in builders:
             entry = {}
@@ -255,6 +266,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--features-repeats", type=int, default=25,
                         help="rounds of the features-on/off builds (bench_features.py); 0 skips them")
     parser.add_argument("--versions", type=int, default=1, help="torch versions on the page (default 1)")
+    parser.add_argument("--varied-reasons", action="store_true",
+                        help="synthetic failures with a reason of their own each")
+    parser.add_argument("--snapshot", help="measure this snapshot file instead of synthetic ones")
     parser.add_argument("--json", help="also write the raw results here")
     parser.add_argument("--keep", help="build here and keep the projects (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -262,7 +276,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--repeats must be at least 3 (medians)")
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kexport-bench-"))
     try:
-        results = run(args.sizes, args.repeats, workdir, args.builders, args.versions)
+        snapshot = read_snapshot(args.snapshot, args.snapshot)[0] if args.snapshot else None
+        results = run(args.sizes, args.repeats, workdir, args.builders, args.versions, args.varied_reasons,
+                      snapshot)
         if args.features_repeats and args.builders:
             results["features"] = bench_features.run(args.sizes[0], args.features_repeats, args.builders,
                                                    workdir / "features")

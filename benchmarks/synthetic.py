@@ -5,9 +5,12 @@ weighted like Kornia's survey, with its ~50 sections (geometry alone has
 22); operators with and without variants, notes and
 cross-reference targets; about 20 % of configurations fail somewhere, with
 Kornia-like reasons, failing stages and source locations; on two devices a
-few rows disagree between CPU and CUDA.
+few rows disagree between CPU and CUDA. With ``varied_reasons`` each failure's reason also names
+the step it failed at (two of the operator words, "..., at the warp blur step"), so that nearly every
+failing cell has a reason of its own and the page's reason index an entry per failure: the page's worst
+case for repeated words.
 
-    python benchmarks/synthetic.py 1200 out.json [--devices cpu cuda] [--seed 0]
+    python benchmarks/synthetic.py 1200 out.json [--devices cpu cuda] [--seed 0] [--varied-reasons]
 """
 
 from __future__ import annotations
@@ -51,11 +54,15 @@ STAGES = {"onnx": ["translate", "check", "run", "capture"], "export": ["capture"
           "compile": ["capture", "run", "compare"]}
 
 
-def _result(rng: random.Random, path: str, fail_rate: float, package: str, name: str) -> dict[str, Any]:
+def _result(rng: random.Random, path: str, fail_rate: float, package: str, name: str,
+            varied: random.Random | None = None) -> dict[str, Any]:
     roll = rng.random()
     if roll < fail_rate:
         status = "mismatch" if path != "export" and rng.random() < 0.15 else "fail"
-        return {"status": status, "detail": rng.choice(REASONS[path]),
+        detail = rng.choice(REASONS[path])
+        if varied is not None:  # plain words: reason_groups.normalise keeps them, so the reasons stay apart
+            detail += f", at the {varied.choice(WORDS)} {varied.choice(WORDS)} step"
+        return {"status": status, "detail": detail,
                 "stage": "compare" if status == "mismatch" else rng.choice(STAGES[path]),
                 "where": f"kornia/{package}/{name.split('_')[0]}.py:{rng.randint(10, 900)}"}
     if roll < fail_rate + 0.03:
@@ -79,14 +86,17 @@ def _environment(device: str) -> dict[str, Any]:
 
 
 def make_snapshot(rows: int, devices: tuple[str, ...] = ("cpu",), seed: int = 0,
-                  fail_rate: float = 0.07, disagree_rate: float = 0.03) -> dict[str, Any]:
+                  fail_rate: float = 0.07, disagree_rate: float = 0.03,
+                  varied_reasons: bool = False) -> dict[str, Any]:
     """A valid format-1 snapshot with ``rows`` cases.
 
     ``fail_rate`` is per cell; with three paths about 20 % of rows fail
     somewhere at the default. ``disagree_rate``: the share of rows whose
-    CUDA cell flips relative to CPU (two devices only).
+    CUDA cell flips relative to CPU (two devices only). ``varied_reasons``: see the module's docstring
+    (drawn from a generator of their own: the same seed gives the same rows and statuses either way).
     """
     rng = random.Random(seed)
+    varied = random.Random(seed + 1) if varied_reasons else None
     cases = []
     names: set[str] = set()
     weights = [share for _, share, _ in LAYOUT]
@@ -101,7 +111,7 @@ def make_snapshot(rows: int, devices: tuple[str, ...] = ("cpu",), seed: int = 0,
         if name in names:  # registry names are unique; a clash is told apart like Kornia's paths
             name += f"[{i}]"
         names.add(name)
-        first = {path: _result(rng, path, fail_rate, package.split(".")[1], operator)
+        first = {path: _result(rng, path, fail_rate, package.split(".")[1], operator, varied)
                  for path in ("onnx", "export", "compile")}
         results = {devices[0]: first}
         for device in devices[1:]:
@@ -160,8 +170,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("out")
     parser.add_argument("--devices", nargs="+", default=["cpu"], choices=["cpu", "cuda"])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--varied-reasons", action="store_true", help="a reason of its own per failure")
     args = parser.parse_args(argv)
-    dump_snapshot(make_snapshot(args.rows, tuple(args.devices), args.seed), args.out)
+    dump_snapshot(make_snapshot(args.rows, tuple(args.devices), args.seed, varied_reasons=args.varied_reasons),
+                  args.out)
 
 
 if __name__ == "__main__":

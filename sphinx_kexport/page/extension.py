@@ -19,13 +19,14 @@ from .nodes import (
     kexport_badges,
     kexport_controls,
     kexport_downloads,
+    kexport_fixes,
     kexport_page,
     kexport_reasons,
     kexport_repro,
     kexport_speed_picture,
     kexport_table,
 )
-from .parts import badges, downloads, failure_reasons, xrefs
+from .parts import badges, downloads, failure_reasons, fix_legend, xrefs
 from .parts.badges import setup_api_badges
 from .parts.directive import ExportSupportDirective
 from .parts.downloads import setup_downloads
@@ -39,7 +40,7 @@ from .writers import html, latex, lists, speed_svg, text
 
 # Bump when the stored doctrees or environment data change shape, so Sphinx
 # re-reads every document instead of unpickling stale nodes.
-ENV_VERSION = 4  # 4: every environment store is keyed by document
+ENV_VERSION = 5  # 5: the page carries its legend of fixes (kexport_fixes, fix_ids)
 
 NODE_VISITORS: dict[type[nodes.Element], dict[str, tuple[Any, Any]]] = {
     kexport_page: {"html": (html.visit_page, html.depart_page),
@@ -50,6 +51,7 @@ NODE_VISITORS: dict[type[nodes.Element], dict[str, tuple[Any, Any]]] = {
                     # turned into lists by writers.lists at resolve time; skipping is the fallback
                     "man": (skip, None), "texinfo": (skip, None)},
     kexport_reasons: html_only(html.visit_reasons),  # a plain table elsewhere (resolve step)
+    kexport_fixes: html_only(html.visit_fixes),  # a plain table elsewhere (resolve step)
     kexport_repro: html_only(html.visit_repro),
     kexport_downloads: html_only(html.visit_downloads),
     # the other builders have the sentence before it (parts.speed_picture)
@@ -64,6 +66,7 @@ RESOLVE_STEPS = (
     downloads.resolve_links,
     badges.add_badges,
     failure_reasons.reasons_as_tables,
+    fix_legend.fixes_as_tables,
     lists.rows_as_lists,
 )
 

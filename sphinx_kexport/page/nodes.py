@@ -57,6 +57,14 @@ class kexport_reasons(nodes.General, nodes.Element):
     """
 
 
+class kexport_fixes(nodes.General, nodes.Element):
+    """The legend of fixes of one page (``parts.fix_legend``): each class the page names, its fix once.
+
+    Attributes: ``entries`` (list of ``{"id", "anchor", "title", "fix"}`` of ``model.fixes.fix_payload``,
+    each with ``legend``: its id on the page).
+    """
+
+
 class kexport_repro(nodes.General, nodes.Element):
     """Attributes: ``templates`` ({column key: code with slots})."""
 

@@ -74,9 +74,11 @@ def test_a_red_detail_shows_its_class_and_fix(html):
     # torch.compile (its own detail, with the graph-break count)
     assert set(fixes) == {"data-dependent-guard", "tensor-branch"}
     guard = fixes["data-dependent-guard"]
-    assert guard.select_one(".kx-fxt").get_text() == "a data-dependent guard"
-    assert "torch._check" in guard.get_text() and "torch.cond" in guard.get_text()
-    assert "torch.where" in fixes["tensor-branch"].get_text()
+    assert guard.get_text() == "a data-dependent guard"
+    # the fix in words is the page's legend of fixes', where the class links (tests/page/test_fix_legend.py)
+    fix = soup(html).select_one(guard.a["href"]).get_text()
+    assert "torch._check" in fix and "torch.cond" in fix
+    assert "torch.where" in soup(html).select_one(fixes["tensor-branch"].a["href"]).get_text()
     # the class sits after its reason, once per class
     assert [d["data-kx-fix"] for d in row.select("small.kx-fx")] == ["data-dependent-guard", "tensor-branch"]
     # a supported cell without graph breaks has no class; only the svd row's failing ONNX cell has one
@@ -93,7 +95,8 @@ def test_the_reason_index_words_each_entry_by_an_instance_with_its_fix(html):
     assert lowering.select_one("p.kx-rc")["data-kx-fix"] == "onnx-lowering"
     branch = entries[BRANCH]
     assert branch.select_one(".kx-ri").get_text() == "e.g. jiggle (lib/jiggle.py:98)"
-    assert "decompose" in lowering.select_one("p.kx-rc").get_text()
+    assert lowering.select_one("p.kx-rc").get_text() == "no ONNX lowering for an operator"
+    assert "decompose" in page.select_one(lowering.select_one("p.kx-rc a")["href"]).get_text()
     assert all("‹" not in text for text in entries)
 
 
@@ -199,18 +202,23 @@ def test_a_class_title_links_to_its_entry_on_the_reference_page(tmp_path, make_a
     build(app)
     assert warnings(app) == ""
     html = soup(app, page)
-    cell_links = [a["href"] for a in html.select("tr#kx-jiggle small.kx-fx a.kx-fxt")]
-    assert cell_links == [f"{href}#kexport-fix-data-dependent-guard", f"{href}#kexport-fix-tensor-branch"]
-    index_links = {a["href"] for a in html.select(".kx-rw:not([hidden]) p.kx-rc a")}
-    assert f"{href}#kexport-fix-onnx-lowering" in index_links
+    # a cell links to its class in the page's legend of fixes, whose title links to the reference page
+    cell_links = [a["href"] for a in html.select("tr#kx-jiggle small.kx-fx a")]
+    assert cell_links == ["#kx-fix-data-dependent-guard", "#kx-fix-tensor-branch"]
+    legend_links = [html.select_one(link).a["href"] for link in cell_links]
+    assert legend_links == [f"{href}#kexport-fix-data-dependent-guard", f"{href}#kexport-fix-tensor-branch"]
+    every_class = [a["href"] for a in html.select("table.kx-fl a")]
+    assert f"{href}#kexport-fix-onnx-lowering" in every_class
     reference = soup(app, "ref/fixes.html" if builder == "html" else "ref/fixes/index.html")
-    for link in cell_links + sorted(index_links):
+    for link in every_class:
         assert reference.select_one("#" + link.split("#")[1]) is not None, link
 
 
-def test_without_a_reference_page_the_class_titles_stay_text(html):
-    assert not soup(html).select("small.kx-fx a, p.kx-rc a")
-    assert soup(html).select("small.kx-fx span.kx-fxt")
+def test_without_a_reference_page_the_class_titles_in_the_legend_stay_text(html):
+    page = soup(html)
+    assert not page.select("table.kx-fl a")
+    assert "a data-dependent guard" in [tr.td.get_text() for tr in page.select("table.kx-fl tbody tr")]
+    assert page.select("small.kx-fx a")  # the cells link to the legend all the same
 
 
 def test_the_statement_at_the_line_is_shown_and_names_the_shape(html):

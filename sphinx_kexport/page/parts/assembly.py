@@ -4,7 +4,8 @@ cards, what was left out, the incomplete-snapshot warning, how it was
 measured (with what changed since an older snapshot, ``:compare:``, and the
 data's download links), the legend, the summary by package, the speed
 picture (probe ``--speed``), the failure
-reasons (``:reasons:``), the controls (HTML only), then one section per
+reasons (``:reasons:``), the fixes by class (each fix said once; the cells and
+the reasons link to it), the controls (HTML only), then one section per
 package. Everything sits in one ``kexport_page`` node; the
 sections come last so the doctree stays well-formed (no body element after a
 section).
@@ -17,14 +18,17 @@ from sphinx.util.docutils import SphinxDirective
 
 from ...snapshot.vocabulary import TIMEOUT
 from ..builders import reading_for_html
+from ..model.fixes import classes_used
 from ..model.page_model import PageModel
 from ..model.payloads import column_payload
 from ..model.speed import figure_keys
-from ..nodes import kexport_controls, kexport_page
+from ..nodes import kexport_controls, kexport_page, kexport_table
 from . import changes
 from .cards import build_cards
 from .downloads import build_node as build_downloads
 from .failure_reasons import build_reasons, link_details
+from .fix_legend import INTRO as FIXES_INTRO
+from .fix_legend import build_fix_legend
 from .ids import assign_id, reserve_id
 from .legend import build_legend
 from .not_probed import build_not_probed, summary_sentence
@@ -118,6 +122,9 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
     # Package sections first: the summary links to their ids.
     sections = SectionBuilder(document, model, row_suffix=suffix, decorate=_decorator(reason_links, comparison, history, checks))
     package_sections = sections.build()
+    rows = [row for section in package_sections for table in section.findall(kexport_table) for row in table["rows"]]
+    entries = [entry for node in [reason_node, *older_reasons] if node is not None for entry in node["entries"]]
+    fixes, page["fix_ids"] = build_fix_legend(document, classes_used(rows, entries), suffix)
 
     page += build_incomplete_notices(model.snapshot)
     page += build_cards(directive, model, comparison)
@@ -152,8 +159,9 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         page += nodes.paragraph("", "Every distinct reason a configuration fails, most frequent first, with "
                                 "the number of failing cells per path and device. Reasons that differ only "
                                 "in names, numbers or shapes are one entry, shown by its most frequent text "
-                                "with one operator and library line it comes from, the class of the failure "
-                                "and its fix; each row keeps its own concrete text."
+                                "with one operator and library line it comes from and the class of the "
+                                "failure (its fix is under Fixes by class); each row keeps its own concrete "
+                                "text."
                                 + (" Supported cells that work only at the traced batch size, or whose "
                                    "capture with a dynamic batch fails, are listed too, with why."
                                    if model.has_dynamic else ""),
@@ -161,6 +169,10 @@ def build_page(directive: SphinxDirective, model: PageModel, *, reasons: bool = 
         if reason_node is not None:
             page += reason_node
         page.extend(older_reasons)  # hidden until the reader chooses that torch version
+    if fixes["entries"]:
+        page += _rubric(document, "Fixes by class", "fixes")
+        page += nodes.paragraph("", FIXES_INTRO, classes=["kexport-fixes-intro"])
+        page += fixes
     rankings, lines = worklist
     worklist_part = build_worklist(list(rankings), model, lines, suffix) if lines else []
     if worklist_part:

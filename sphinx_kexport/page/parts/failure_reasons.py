@@ -2,7 +2,8 @@
 
 One entry per distinct normalised reason (``model.reason_groups``), most frequent
 first, worded by one concrete instance (its text, operator and library line), with
-its fix class and the fix, and its count per path and device and in total. Each entry's id is
+its fix class (whose fix the page's legend of fixes says, ``parts.fix_legend``), and its count per
+path and device and in total. Each entry's id is
 ``kx-reason-<hash of the normalised text>`` (``-N`` on the N-th page of a
 document), stable across builds; each row's reason links back to it (the
 row payload's ``reasons``: {detail text: entry id}).
@@ -99,7 +100,7 @@ def plain_table(node: kexport_reasons) -> nodes.table:
     header = ["Reason"] + [_plain_label(c, node["columns"]) for c in columns] + ["Total"]
     rows = []
     for entry in node["entries"]:
-        fixes = "; ".join(f"{f['title']}: {f['fix']}" for f in entry["fixes"])
+        fixes = "; ".join(f["title"] for f in entry["fixes"])  # the fix itself: the legend of fixes
         instance = f" (e.g. {entry['instance']})" if entry["instance"] else ""
         cells: list = [f"{entry['example']}{instance}. Fix: {fixes}."]
         cells += [str(entry["counts"].get(c["key"], 0) or "") for c in columns]

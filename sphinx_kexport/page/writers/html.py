@@ -33,7 +33,9 @@ copies the chosen version's status from the strip into the cell
 
 Optional parts, present when the core puts their data in the row payload:
 a failure reason links to its entry in the reason index (``reasons``:
-detail text -> entry id), a cell that regressed or was fixed carries a
+detail text -> entry id) and names its fix class, a link to the class's
+entry in the page's legend of fixes (the page's ``fix_ids``: class id ->
+entry id; the fix itself is said there once), a cell that regressed or was fixed carries a
 marker (``changes``), and a failing row with a recorded ``call`` gets a
 "Reproduce" box the script fills from the page's repro templates.
 
@@ -71,7 +73,7 @@ from ..model.comparison import MARKER_TEXT, cell_marker, marker_title
 from ..model.dynamic_batch import NO_MARK_CODE
 from ..model.fixes import detail_fixes
 from ..model.payloads import display_columns
-from ..nodes import kexport_badges, kexport_downloads, kexport_reasons, kexport_repro
+from ..nodes import kexport_badges, kexport_downloads, kexport_fixes, kexport_reasons, kexport_repro
 from ..sphinx_env.env_state import fix_page
 from .html_templates import render
 from .plain_words import also_names, version_words
@@ -284,10 +286,10 @@ class OperatorMarks:
 
 
 def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "",
-                 versions: list[str] | None = None, fix_href: str = "") -> str:
+                 versions: list[str] | None = None, fix_ids: dict[str, str] | None = None) -> str:
     """``since``: the compared snapshot's date, for the change markers' titles; ``versions``: the page's
-    torch versions, oldest first (a page across versions); ``fix_href``: the fix classes' reference page,
-    relative to this one ("" where the project has none)."""
+    torch versions, oldest first (a page across versions); ``fix_ids``: {class id: its entry in the page's
+    legend of fixes} (``parts.fix_legend``; a class without one is named without a link)."""
     versions = versions or []
     columns = display_columns(node["columns"])
     links = node.get("links") or {}
@@ -302,7 +304,7 @@ def render_table(node: nodes.Element, operators: OperatorMarks, since: str = "",
     return render("table.html.jinja",
         table_id=node["table_id"], title=node.get("title", ""), package_slug=package_slug,
         table_search=table_text, columns=columns, groups=_header_groups(columns),
-        multi_device=len(device_labels) > 1, rows=rows, details_label=DETAILS_LABEL, fix_href=fix_href,
+        multi_device=len(device_labels) > 1, rows=rows, details_label=DETAILS_LABEL, fix_ids=fix_ids or {},
     )
 
 
@@ -345,6 +347,7 @@ def visit_page(self, node: nodes.Element) -> None:
     self._kexport_operators = OperatorMarks()
     self._kexport_since = node.get("since", "")
     self._kexport_versions = node.get("versions", [])
+    self._kexport_fix_ids = node.get("fix_ids", {})
     columns = display_columns(node["columns"])
     attrs = {"data-cols": " ".join(c["key"] for c in columns),
              "data-labels": "|".join(c["label"] for c in columns),  # for the "Reproduce" snippets
@@ -371,7 +374,8 @@ def visit_table(self, node: nodes.Element) -> None:
     operators = getattr(self, "_kexport_operators", None) or OperatorMarks()  # a table outside a page
     with gc_pause.paused():  # a view per row, short-lived; see gc_pause.py
         self.body.append(render_table(node, operators, getattr(self, "_kexport_since", ""),
-                                      getattr(self, "_kexport_versions", []), fix_reference_href(self)))
+                                      getattr(self, "_kexport_versions", []),
+                                      getattr(self, "_kexport_fix_ids", {})))
     raise nodes.SkipNode
 
 
@@ -381,11 +385,12 @@ def visit_table(self, node: nodes.Element) -> None:
 # the rows by that reason (``?kx-reason=<id>``)
 
 
-def render_reasons(node: kexport_reasons, fix_href: str = "") -> str:
+def render_reasons(node: kexport_reasons, fix_ids: dict[str, str] | None = None) -> str:
+    """``fix_ids``: as ``render_table``'s, where each entry's classes link."""
     columns = [{"key": c["key"], "label": _short_label(c, node["columns"])}
                for c in display_columns(node["columns"])]
     return render("reasons.html.jinja", entries=node["entries"], columns=columns, version=node.get("version", ""),
-                  older=bool(node.get("older")), fix_href=fix_href)
+                  older=bool(node.get("older")), fix_ids=fix_ids or {})
 
 
 def _short_label(column: dict, columns: list[dict]) -> str:
@@ -394,7 +399,21 @@ def _short_label(column: dict, columns: list[dict]) -> str:
 
 
 def visit_reasons(self, node: kexport_reasons) -> None:
-    self.body.append(render_reasons(node, fix_reference_href(self)))
+    self.body.append(render_reasons(node, getattr(self, "_kexport_fix_ids", {})))
+    raise nodes.SkipNode
+
+
+# --------------------------------------------------------------------------
+# the legend of fixes (parts.fix_legend): each class the page names, its fix once; the title links to
+# the class's code shape on the reference page where the project has one
+
+
+def render_fixes(node: kexport_fixes, fix_href: str = "") -> str:
+    return render("fixes.html.jinja", entries=node["entries"], fix_href=fix_href)
+
+
+def visit_fixes(self, node: kexport_fixes) -> None:
+    self.body.append(render_fixes(node, fix_reference_href(self)))
     raise nodes.SkipNode
 
 
