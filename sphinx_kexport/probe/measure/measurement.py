@@ -296,7 +296,8 @@ class Measurement:
         record = graph_breaks.recorded()
         if first is None and (record.messages or record.graphs != 1 or record.skipped_frames):
             first = graph_breaks.locate_ordinary_break(self.run.wrapper(), self.run.inputs(), seeded)
-        extra = self._break_fields(first, record)
+        explained = graph_breaks.explained_reasons(first, record)
+        extra = self._break_fields(first, record, explained)
         judged = self._judge(COMPILE, list(outputs), fullgraph=False, graphs=record.graphs, **extra)
         if self.speed:  # timed before dynamo is reset (measure() resets it after the speed pass)
             timed = self.run.inputs()
@@ -306,11 +307,7 @@ class Measurement:
         if judged["status"] not in (OK, OK_UNVERIFIED):
             return judged
         parts = []
-        # the cause is the first part's: the first break's, else the skipped call's, else what fullgraph=True met
-        explained = graph_breaks.explained_reasons(first, record)
-        cause = (explained[0].cause if breaks and explained else UNTRACEABLE_PYTHON if skipped
-                 else UNCLASSIFIED if breaks else explain(rejected).cause if rejected is not None
-                 else explain(first).cause if first is not None else UNCLASSIFIED)
+        rejected_said = explain(rejected) if rejected is not None else None
         if breaks:
             reason = (reasons[0] if reasons else f"the call of {skipped[0]} splits the graph" if skipped
                       else "dynamo records no reason")
@@ -323,12 +320,23 @@ class Measurement:
                 parts.append(f"{breaks} graph break{'s' if breaks > 1 else ''}: {reason}")
         if skipped:
             parts.append(graph_breaks.skipped_summary(skipped, breaks))
-        if rejected is not None:
+        if rejected_said is not None:
             parts.append("with fullgraph=True dynamo captures it as one graph, but inductor (the default "
-                         f"backend) rejects that graph: {explain_exception(rejected)}")
+                         f"backend) rejects that graph: {rejected_said.words}")
+        first_said = explain(first) if first is not None and not (breaks or skipped or rejected_said) else None
         if not parts:  # fullgraph=True failed at something the default compile neither breaks at nor skips
-            why = explain_exception(first) if first is not None else "dynamo records no reason"
+            why = first_said.words if first_said is not None else "dynamo records no reason"
             parts.append(f"torch.compile(fn, fullgraph=True) fails: {why}")
+        # the cause is the first part's: the first break's, else the skipped call's, else what fullgraph=True met
+        if breaks and explained:
+            cause = explained[0].cause
+        elif skipped:
+            cause = UNTRACEABLE_PYTHON
+        elif breaks:
+            cause = UNCLASSIFIED
+        else:
+            said = rejected_said or first_said
+            cause = said.cause if said is not None else UNCLASSIFIED
         judged.update(detail="; ".join(parts), where=self._where(first) or judged["where"], cause=cause)
         if judged["status"] == OK:
             judged["status"] = OK_BREAKS
@@ -337,8 +345,12 @@ class Measurement:
     def _where(self, exc: BaseException | None) -> str:
         return where_exception(exc, self.root) if exc is not None else ""
 
-    def _break_fields(self, first: BaseException | None, record: graph_breaks.CompileRecord) -> dict[str, Any]:
-        reasons = graph_breaks.reasons(first, record)
+    def _break_fields(self, first: BaseException | None, record: graph_breaks.CompileRecord,
+                      explained: list[graph_breaks.Explained] | None = None) -> dict[str, Any]:
+        """The record's break fields; ``explained``: the reasons, when the caller explained them already."""
+        if explained is None:
+            explained = graph_breaks.explained_reasons(first, record)
+        reasons = [said.words for said in explained]
         extra: dict[str, Any] = {"graph_breaks": graph_breaks.count(first, record)}
         if reasons:
             extra["break_reasons"] = reasons[:MAX_BREAK_REASONS]
