@@ -19,6 +19,7 @@ from typing import Any, Iterable
 from .vocabulary import EAGER_DIGEST
 
 EAGER_MOVED = EAGER_DIGEST  # the rule id (``--allow eager``)
+EAGER_FACTS = ("torch", "machine")  # what two digests must share to be compared
 SHOWN_DIGITS = 12  # of a digest, in a line for a person
 
 
@@ -43,7 +44,7 @@ class EagerPair:
     @property
     def comparable(self) -> bool:
         """Computed by the same torch on the same kind of machine."""
-        return (self.old.torch, self.old.machine) == (self.new.torch, self.new.machine)
+        return not differing(self.old, self.new)
 
     @property
     def moved(self) -> bool:
@@ -58,15 +59,28 @@ class EagerPair:
 Digests = dict[str, dict[str, EagerStamp]]  # case name -> device -> its eager stamp
 
 
+def differing(old: EagerStamp, new: EagerStamp) -> tuple[str, ...]:
+    """The facts (:data:`EAGER_FACTS`) two stamps differ in: none, and their digests compare."""
+    return tuple(fact for fact in EAGER_FACTS if getattr(old, fact) != getattr(new, fact))
+
+
+def stamp_of(case: dict[str, Any], device: str) -> EagerStamp | None:
+    """The case's eager stamp on ``device`` (its ``measured[device].eager``), None where it has none."""
+    stamp = (case.get("measured") or {}).get(device)
+    eager = stamp.get(EAGER_DIGEST) if isinstance(stamp, dict) else None
+    if isinstance(eager, dict) and eager.get("digest") and {"torch", "machine"} <= set(eager):
+        return EagerStamp(eager["digest"], eager["torch"], eager["machine"])
+    return None
+
+
 def digests(snapshot: dict[str, Any]) -> Digests:
     """Every cell's eager stamp, where the snapshot has one."""
     found: Digests = {}
     for case in snapshot.get("cases", []):
-        for device, stamp in (case.get("measured") or {}).items():
-            eager = stamp.get(EAGER_DIGEST) if isinstance(stamp, dict) else None
-            if isinstance(eager, dict) and {"digest", "torch", "machine"} <= set(eager):
-                found.setdefault(case["name"], {})[device] = EagerStamp(eager["digest"], eager["torch"],
-                                                                         eager["machine"])
+        for device in case.get("measured") or {}:
+            stamp = stamp_of(case, device)
+            if stamp is not None:
+                found.setdefault(case["name"], {})[device] = stamp
     return found
 
 
@@ -92,7 +106,7 @@ def unpaired_line(cells: list[EagerPair]) -> str:
     if not cells:
         return ""
     moves = []
-    for field in ("torch", "machine"):
+    for field in EAGER_FACTS:
         seen = dict.fromkeys((getattr(c.old, field), getattr(c.new, field)) for c in cells
                              if getattr(c.old, field) != getattr(c.new, field))
         moves += [f"{field} {a} -> {b}" for a, b in seen]

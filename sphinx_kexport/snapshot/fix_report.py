@@ -22,11 +22,11 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Iterator
 
 from .diff import GATE_RULES, Change, compare, compared_devices, renamed, speed_figures, spreads_overlap
-from .vocabulary import (COMPILE, EAGER_CHANGED, EAGER_IDENTICAL, EAGER_NOT_COMPARABLE, EAGER_RECORD, PATHS,
-                         STAGE_EAGER, STAGE_NO_TENSOR, STAGE_SKIP, SUPPORTED)
+from .eager_change import EagerStamp, differing, stamp_of
+from .vocabulary import (COMPILE, EAGER_CHANGED, EAGER_IDENTICAL, EAGER_NOT_COMPARABLE, PATHS, STAGE_EAGER,
+                         STAGE_NO_TENSOR, STAGE_SKIP, SUPPORTED)
 
 BEFORE, AFTER = "before", "after"  # the two sides, as a record names them
-EAGER_FACTS = ("torch", "machine")  # what must match for two digests to be compared
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,9 @@ class EagerCheck:
     missing: tuple[str, ...] = ()  # the sides (BEFORE, AFTER) that record no digest
     #: every side without a digest has no eager output to digest: skipped, failed eagerly or returned no tensor
     no_output: bool = False
-    differs: tuple[str, ...] = ()  # the facts (EAGER_FACTS) that differ between the sides' digests
-    before: dict[str, Any] | None = None  # the records as read (digest, torch, machine), None when absent
-    after: dict[str, Any] | None = None
+    differs: tuple[str, ...] = ()  # the facts (eager_change.EAGER_FACTS) that differ between the sides' digests
+    before: EagerStamp | None = None  # the stamps as read (digest, torch, machine), None when absent
+    after: EagerStamp | None = None
 
 
 @dataclass(frozen=True)
@@ -145,12 +145,6 @@ def _path(case: dict[str, Any], device: str, path: str) -> dict[str, Any]:
     return case["results"][device].get(path) or {}
 
 
-def _eager_record(case: dict[str, Any], device: str) -> dict[str, Any] | None:
-    record = (case.get("measured") or {}).get(device) or {}
-    eager = record.get(EAGER_RECORD)
-    return eager if isinstance(eager, dict) else None
-
-
 _NO_EAGER_OUTPUT = frozenset({STAGE_EAGER, STAGE_SKIP, STAGE_NO_TENSOR})
 
 
@@ -162,17 +156,17 @@ def _ran_no_eager_output(case: dict[str, Any], device: str) -> bool:
 
 def eager_check(name: str, device: str, before: dict[str, Any], after: dict[str, Any]) -> EagerCheck:
     """Compare one case's eager digests on ``device`` (``before``, ``after``: the two cases)."""
-    records = {BEFORE: _eager_record(before, device), AFTER: _eager_record(after, device)}
-    missing = tuple(side for side, record in records.items() if not (record or {}).get("digest"))
-    a, b = records[BEFORE], records[AFTER]
-    if missing or a is None or b is None:  # the same: a side without a record has no digest
-        cases = {BEFORE: before, AFTER: after}
+    cases = {BEFORE: before, AFTER: after}
+    stamps = {side: stamp_of(case, device) for side, case in cases.items()}
+    a, b = stamps[BEFORE], stamps[AFTER]
+    if a is None or b is None:
+        missing = tuple(side for side, stamp in stamps.items() if stamp is None)
         no_output = all(_ran_no_eager_output(cases[side], device) for side in missing)
         return EagerCheck(name, device, EAGER_NOT_COMPARABLE, missing=missing, no_output=no_output, before=a, after=b)
-    differs = tuple(fact for fact in EAGER_FACTS if a.get(fact) != b.get(fact))
+    differs = differing(a, b)
     if differs:
         return EagerCheck(name, device, EAGER_NOT_COMPARABLE, differs=differs, before=a, after=b)
-    verdict = EAGER_IDENTICAL if a["digest"] == b["digest"] else EAGER_CHANGED
+    verdict = EAGER_IDENTICAL if a.digest == b.digest else EAGER_CHANGED
     return EagerCheck(name, device, verdict, before=a, after=b)
 
 

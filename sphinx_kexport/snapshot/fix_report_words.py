@@ -48,8 +48,7 @@ def eager_words(check: EagerCheck) -> str:
     if check.missing:
         return (f"{EAGER_NOT_COMPARABLE}: no digest {' or '.join(check.missing)} (measured by a probe that records "
                 "none, or reused from such a record)")
-    before, after = check.before or {}, check.after or {}  # both records are there when facts differ
-    facts = [f"{fact} {before.get(fact)!s} -> {after.get(fact)!s}" for fact in check.differs]
+    facts = [f"{fact} {getattr(check.before, fact)!s} -> {getattr(check.after, fact)!s}" for fact in check.differs]
     return f"{EAGER_NOT_COMPARABLE}: another {' and '.join(check.differs)} ({'; '.join(facts)})"
 
 

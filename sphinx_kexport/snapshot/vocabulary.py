@@ -189,7 +189,6 @@ SPEED_METHOD = ("torch.utils.benchmark Timer.blocked_autorange, median; after wa
 # -- the eager output of a case measured in two snapshots (``measured[device].eager``: a digest of its seeded
 # eager outputs, with the torch and the machine that computed it), as the fix report compares it: the same
 # digest, another digest, or no comparison (a digest missing, another torch or machine kind)
-EAGER_RECORD = "eager"  # the key of measured[device] that holds the digest (and the stage's word: another meaning)
 EAGER_IDENTICAL = "identical"
 EAGER_CHANGED = "changed"
 EAGER_NOT_COMPARABLE = "not comparable"
