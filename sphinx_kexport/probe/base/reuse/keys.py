@@ -118,34 +118,34 @@ class Reason:
 @dataclass(frozen=True)
 class ReasonKind:
     id: str
-    key: str | None  # the ReuseKey that gives it (None: there is no earlier result to reuse)
+    keys: tuple[str, ...]  # the ReuseKeys that give it (none: there is no earlier result to reuse)
     words: str  # str.format template over the reason's fields (lists shown by :func:`shown`)
 
 
 REASONS: dict[str, ReasonKind] = {kind.id: kind for kind in (
-    ReasonKind("new-case", None, "new case"),
-    ReasonKind("no-snapshot", None, "there is no snapshot yet"),
-    ReasonKind("no-device", None, "the snapshot has no {device} results"),
-    ReasonKind("fresh", None, "--fresh"),
-    ReasonKind("probe-unnamed", "probe-code",
+    ReasonKind("new-case", (), "new case"),
+    ReasonKind("no-snapshot", (), "there is no snapshot yet"),
+    ReasonKind("no-device", (), "the snapshot has no {device} results"),
+    ReasonKind("fresh", (), "--fresh"),
+    ReasonKind("probe-unnamed", ("probe-code",),
                "its record does not name the probe code that measured it (an older probe measured it)"),
-    ReasonKind("probe-code", "probe-code",
+    ReasonKind("probe-code", ("probe-code",),
                "measured by other probe code (the probe's measuring modules changed: {before} -> {now})"),
-    ReasonKind("library-version", "environment", "the library's version changed ({before} -> {now})"),
-    ReasonKind("environment", "environment", "new environment ({changes})"),
-    ReasonKind("definition", "definition", "its definition changed (inputs, arguments, target or checks)"),
-    ReasonKind("code-unlisted", "code-ran", "its record does not list the code it ran (an older probe measured it)"),
-    ReasonKind("code-changed", "code-ran", "code it ran changed: {refs}"),
-    ReasonKind("time-limit", "time-limit",
+    ReasonKind("library-version", ("environment",), "the library's version changed ({before} -> {now})"),
+    ReasonKind("environment", ("environment",), "new environment ({changes})"),
+    ReasonKind("definition", ("definition",), "its definition changed (inputs, arguments, target or checks)"),
+    ReasonKind("code-unlisted", ("code-ran",), "its record does not list the code it ran (an older probe measured it)"),
+    ReasonKind("code-changed", ("code-ran", "build-code"), "code it ran changed: {refs}"),
+    ReasonKind("time-limit", ("time-limit",),
                "a path ran past a smaller time limit than this run's {limit:g} s, or the case was not built in time"),
-    ReasonKind("speed-missing", "speed-figures", "its record has no speed figures (measured without --speed)"),
-    ReasonKind("speed-traced", "speed-figures",
+    ReasonKind("speed-missing", ("speed-figures",), "its record has no speed figures (measured without --speed)"),
+    ReasonKind("speed-traced", ("speed-figures",),
                "its speed figures were timed with the code watch's tracer on (an older probe: eager beside "
                "onnxruntime and the exported module read too slow)"),
-    ReasonKind("speed-constants", "speed-figures",
+    ReasonKind("speed-constants", ("speed-figures",),
                "its speed figures timed a case with no tensor input (an older probe: a captured program may "
                "return constants computed at capture)"),
-    ReasonKind("before-fullgraph", "fullgraph-rule",
+    ReasonKind("before-fullgraph", ("fullgraph-rule",),
                "its torch.compile record predates the fullgraph=True rule (an older probe judged it by the "
                "default compile)"),
 )}
@@ -171,4 +171,4 @@ def words(reason: Reason) -> str:
 
 def reasons_of(key: str) -> list[ReasonKind]:
     """The reasons ``key`` gives when it changed."""
-    return [kind for kind in REASONS.values() if kind.key == key]
+    return [kind for kind in REASONS.values() if key in kind.keys]
