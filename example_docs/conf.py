@@ -3,7 +3,8 @@
 ``index.rst`` and its sections (get-started, how-to/, reference/, explanation/, showcase/, develop/) document the
 project; ``_ext/schema_doc.py``
 renders the snapshot format from the package's JSON schema, ``_ext/probe_stages.py``
-the probe's stages and modules from the package's source; ``_inventories/torch.inv`` is the small
+the probe's stages and modules from the package's source, ``_ext/reuse_keys_doc.py`` the table of reuse keys
+from the probe's records of them; ``_inventories/torch.inv`` is the small
 intersphinx inventory of torch's docs the fix-class reference links to (``tools/torch_inventory.py``).
 ``export-support.rst`` renders the snapshot the probe writes
 (``python -m sphinx_kexport.probe`` from the repository root, configured by
@@ -34,6 +35,7 @@ extensions = [
     "schema_doc",
     "probe_stages",
     "cli_doc",
+    "reuse_keys_doc",
 ]
 needs_sphinx = "7.4"  # the guide documents configuration values with the `confval` directive
 

@@ -102,6 +102,7 @@ SITE_PAGES = {
     "develop/changelog.html": ["Changelog"],
     "how-to/ci.html": ["shard", "GPU", "diff"],
     "reference/snapshot-format.html": ["graph_breaks", "environments", "probed_at"],
+    "explanation/reuse-keys.html": ["probe-code", "suite-config", "measured by other probe code"],
     "develop/benchmarks.html": ["bench_page.py", "bench_probe.py"],
     "showcase/kornia.html": ["kornia"],
     "how-to/another-library.html": ["cases_from_docstrings", "MONAI", "torchmetrics", "discover"],

@@ -65,7 +65,8 @@ def test_case_checks_every_leaf_and_fingerprints_the_structure():
     import torch
 
     from sphinx_kexport.probe import CaseError, case
-    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+    from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
     with pytest.raises(CaseError, match=r"inputs\[0\]\['p3'\] is a float"):
         case("bad", torch.sin, [{"p3": 1.0}], package="p")

@@ -29,7 +29,8 @@ TESTS = REPO / "tests" / "probe"
 DUMP = '''
 import hashlib, json, re, sys
 import sphinx_kexport.probe.discover.docstrings as D
-from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+from sphinx_kexport.probe.cases.fingerprint import case_definition
+from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
 ran = []
 original = D.run_example

@@ -107,10 +107,12 @@ def test_tensors_that_are_not_leading_are_passed_by_keyword(found):
 
 
 def test_fingerprints_are_identical_in_two_processes(found):
-    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+    from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
     script = ("import json, sys; sys.path.insert(0, sys.argv[1])\n"
-              "from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint\n"
+              "from sphinx_kexport.probe.cases.fingerprint import case_definition\n"
+              "from sphinx_kexport.probe.base.reuse.decide import fingerprint\n"
               "from sphinx_kexport.probe import cases_from_docstrings\n"
               f"cases = cases_from_docstrings({LIB!r}, time_limit=2)\n"
               "print(json.dumps([[c.name, fingerprint(case_definition(c), 'cpu', 18, '1', {})] for c in cases]))\n")

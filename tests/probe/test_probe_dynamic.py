@@ -178,7 +178,8 @@ def test_batch_dimension_resolution():
 def test_fingerprint_changes_with_the_batch_and_the_pass():
     torch = pytest.importorskip("torch")
     from sphinx_kexport.probe import case
-    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint, reusable_keys
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+    from sphinx_kexport.probe.base.reuse.decide import fingerprint, reusable_keys
 
     x = torch.rand(2, 3)
     default, opted = (case("op", torch.neg, [x], package="p", batch=b) for b in ("auto", None))

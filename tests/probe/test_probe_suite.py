@@ -251,14 +251,16 @@ def test_names_and_fingerprints_are_identical_in_two_processes(found):
     script = textwrap.dedent(f"""
         import json
         from sphinx_kexport.probe import cases_from_tests
-        from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+        from sphinx_kexport.probe.cases.fingerprint import case_definition
+        from sphinx_kexport.probe.base.reuse.decide import fingerprint
         cases = cases_from_tests("suitelib", {str(TESTS)!r}, time_limit={LIMIT})
         print(json.dumps([[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {{}})] for c in cases]))
         """)
     # this process's discovery (the module's) against a fresh interpreter's
     done = subprocess.run([sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
-    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+    from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
     here = [[c.name, fingerprint(case_definition(c), "cpu", 18, "1", {})] for c in found.cases]
     assert json.loads(done.stdout) == here and len(here) == 19

@@ -22,7 +22,8 @@ LIMIT = 1.0
 
 
 def _described(found) -> list:
-    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+    from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
     # how a test ran past its time limit ("ran past the 1 s limit", or "waited past 3 s without using its 1 s of
     # CPU time" where the machine is busy) depends on the load at that moment, not on the sharding

@@ -125,7 +125,8 @@ def test_fingerprint_follows_the_case_definition():
     import torch
 
     from sphinx_kexport.probe import case
-    from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+    from sphinx_kexport.probe.cases.fingerprint import case_definition
+    from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
     tools = {"torch": "x"}
     torch.manual_seed(0)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_kexport.probe.cases.fingerprint import reusable_keys
+from sphinx_kexport.probe.base.reuse.decide import reusable_keys
+from sphinx_kexport.probe.base.reuse.own_code import measuring_code
 from sphinx_kexport.probe.cases.inventory import InventoryCase, LoadError, join_inventory
 from sphinx_kexport.probe.run.workdir import WorkDir
 from sphinx_kexport.probe.survey.assemble import build_snapshot, header_to_write
@@ -26,6 +27,7 @@ TOOLS = {"torch": "2.13.0", "onnx": "1", "onnxruntime": "1", "onnxscript": "1", 
 ENV = dict(TOOLS, platform="p", device_name="d", cuda=None, driver=None, onnxruntime_provider="CPU", opset=18,
            probed_at="2026-01-01T00:00:00Z")
 LIBRARY = {"name": "lib", "version": "1.0", "revision": "1.0"}
+PROBE = {"probe": measuring_code()}  # a record this probe measured (an older probe's names none)
 
 
 def inventory_case(name, *, origin="hand-written", ref="", shapes=((1, 3),), skip=None, value="v",
@@ -84,7 +86,7 @@ def test_the_plan_measures_what_is_new_and_reuses_what_the_work_directory_or_the
     work.save("resumed", "cpu", keys_for(resumed, "cpu")[0], all_ok(), measured_at="2026-01-02T00:00:00Z")
     previous = build_snapshot(cases=[cached, changed], measured={(c.name, "cpu"): all_ok() for c in (cached, changed)},
                               environments={"cpu": ENV}, library=LIBRARY, previous=None,
-                              stamps={("cached", "cpu"): {"fingerprint": keys_for(cached, "cpu")[0],
+                              stamps={("cached", "cpu"): {"fingerprint": keys_for(cached, "cpu")[0], **PROBE,
                                                           "measured_at": "2026-01-01T00:00:00Z"},
                                       ("changed", "cpu"): {"fingerprint": "an older definition",
                                                            "measured_at": "2026-01-01T00:00:00Z"}})[0]
@@ -125,7 +127,7 @@ def test_a_devices_header_is_the_bases_unless_this_run_measured_a_case_on_it():
 
 def test_the_dry_runs_estimate_sums_what_the_cells_it_would_measure_took_the_last_time():
     kept, changed, fresh = inventory_case("kept"), inventory_case("changed"), inventory_case("new")
-    stamps = {("kept", "cpu"): {"fingerprint": keys_for(kept, "cpu")[0], "measured_at": "t", "seconds": 40.0},
+    stamps = {("kept", "cpu"): {"fingerprint": keys_for(kept, "cpu")[0], **PROBE, "measured_at": "t", "seconds": 40.0},
               ("changed", "cpu"): {"fingerprint": "an older definition", "measured_at": "t", "seconds": 7.5}}
     previous = build_snapshot(cases=[kept, changed], measured={cell: all_ok() for cell in stamps},
                               environments={"cpu": ENV}, library=LIBRARY, previous=None, stamps=stamps)[0]
@@ -140,7 +142,7 @@ def test_results_measured_with_other_tools_are_not_reused():
     case = inventory_case("op")
     previous = build_snapshot(cases=[case], measured={("op", "cpu"): all_ok()}, environments={"cpu": ENV},
                               library=LIBRARY, previous=None,
-                              stamps={("op", "cpu"): {"fingerprint": keys_for(case, "cpu")[0], "measured_at": "t"}})[0]
+                              stamps={("op", "cpu"): {"fingerprint": keys_for(case, "cpu")[0], **PROBE, "measured_at": "t"}})[0]
     assert reusable_results(previous, "cpu", TOOLS, 18, "1.0")
     assert not reusable_results(previous, "cpu", dict(TOOLS, torch="2.14.0"), 18, "1.0")
     assert not reusable_results(previous, "cpu", TOOLS, 17, "1.0")
@@ -158,7 +160,7 @@ def test_a_default_torch_builds_results_are_reused_also_when_stamped_under_its_p
                                       ("other", other, dict(TOOLS, torch="2.9.0")))}
     previous = build_snapshot(cases=[old, new, other], measured={(n, "cpu"): all_ok() for n in keys},
                               environments={"cpu": env}, library=LIBRARY, previous=None,
-                              stamps={(n, "cpu"): {"fingerprint": k, "measured_at": "t"} for n, k in keys.items()})[0]
+                              stamps={(n, "cpu"): {"fingerprint": k, **PROBE, "measured_at": "t"} for n, k in keys.items()})[0]
     plan = plan_survey([old, new, other], ["cpu"],
                        lambda case, device: reusable_keys(case.definition, device, 18, "1.0", build, True),
                        None, {"cpu": reusable_results(previous, "cpu", build, 18, "1.0")})
@@ -176,7 +178,7 @@ def test_a_timeout_under_a_smaller_limit_is_measured_again_and_under_the_same_li
                 ("dyn_slow", "cpu"): dict(all_ok(), onnx=dict(result("ok"), dynamic={
                     "status": "timeout", "detail": "ran past the time limit of 300 s", "where": "",
                     "time_limit": 300.0}))}
-    stamps = {(c.name, "cpu"): {"fingerprint": keys_for(c, "cpu")[0], "measured_at": "t"} for c in (slow, dyn_slow, fine)}
+    stamps = {(c.name, "cpu"): {"fingerprint": keys_for(c, "cpu")[0], **PROBE, "measured_at": "t"} for c in (slow, dyn_slow, fine)}
     previous = build_snapshot(cases=[slow, dyn_slow, fine], measured=measured, environments={"cpu": ENV},
                               library=LIBRARY, previous=None, stamps=stamps)[0]
     assert previous["cases"][0]["results"]["cpu"]["compile"]["status"] == "timeout"  # a status of its own

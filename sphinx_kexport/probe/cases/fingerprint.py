@@ -1,13 +1,11 @@
-"""A fingerprint of what a record measured, so a resumed run reuses only records that still apply.
+"""What a case is, as plain data: the definition a record's fingerprint covers.
 
-It covers the case definition (name, target, input shapes, dtypes and
-values, containers, kwargs, check/atol/rtol/skip/method, code, batch dimensions), the library
-version, the tool versions, the opset, the device and whether the dynamic-batch pass ran. Object
-addresses and ids in reprs are removed (:func:`~.opaque.address_free_repr`), and reprs are made under
-torch's default print options, so that an unchanged case gets the same fingerprint in every process.
-
-A run without the dynamic-batch pass may reuse results measured with it (they hold everything it
-asks for); a run with the pass may not reuse results measured without it (:func:`reusable_keys`).
+The definition holds the name, target, input shapes, dtypes and values, containers, kwargs,
+check/atol/rtol/skip/method, code and batch dimensions. Object addresses and ids in reprs are removed
+(:func:`~.opaque.address_free_repr`), and reprs are made under torch's default print options, so that an
+unchanged case gets the same definition in every process. The fingerprint itself (the definition, the
+device, the opset, the library's and tools' versions, the dynamic-batch pass and the probe's measuring code)
+is one of the "measure again?" keys, computed by :mod:`..base.reuse.decide`.
 """
 
 from __future__ import annotations
@@ -21,14 +19,6 @@ from .containers import input_leaves, skeleton
 from .layouts import is_sparse, layout_name, parts
 from .opaque import address_free_repr, without_addresses
 from .registry import CaseSpec
-
-RECORD_FORMAT = 6  # bump when the meaning of a record changes (2: compile breaks from dynamo's counters;
-# 3: the batch dimensions and the dynamic-batch pass; 4: a trailing dict input exported to ONNX, the
-# fullgraph=True claim checked with inductor, reworded reasons, a library that rejects a symbolic batch is static;
-# 5: a function dynamo skips is listed in skipped_functions and counts as a break only where it splits the graph,
-# dynamo's guards refusing a library object are worded; 6: the statement at where is recorded (where_code),
-# a constant graph's note says why nothing was lifted, a case names its object's other public names)
-
 
 def stable_repr(value: Any) -> str:
     """``repr(value)`` without addresses and ids, under torch's default print options: a library's tests may
@@ -118,31 +108,3 @@ def definition_digest(definition: dict[str, Any]) -> str:
     (the parent may have qualified it)."""
     unnamed = {key: value for key, value in definition.items() if key != "name"}
     return hashlib.sha256(json.dumps(unnamed, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def fingerprint(definition: dict[str, Any], device: str, opset: int, library_version: str, tools: dict[str, str],
-                dynamic: bool = True) -> str:
-    """The fingerprint of a case's :func:`case_definition` measured on ``device`` (standard library only: the
-    probe's parent computes it from the definition a child process sent)."""
-    payload = {"format": RECORD_FORMAT, "case": definition, "device": device, "opset": opset,
-               "library": library_version, "tools": tools, "dynamic": dynamic}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def reusable_keys(definition: dict[str, Any], device: str, opset: int, library_version: str, tools: dict[str, str],
-                  dynamic: bool) -> tuple[str, ...]:
-    """The fingerprints whose results this run may reuse; the first is the one it stamps on what it measures.
-
-    With the dynamic-batch pass on, only results measured with it; with it off, either kind (results that
-    have the dynamic results are kept whole). For a torch with a local version (``+cu128``), also the
-    fingerprints stamped under its public version (below)."""
-    stamped = [tools]
-    exact = str(tools.get("torch") or "")
-    if "+" in exact:
-        # a record stamped before the parent read torch's own version (torch 2.9.1+cu128 as "2.9.1", its
-        # distribution's): the header it sits under names the exact build, which the caller has compared
-        stamped.append(dict(tools, torch=exact.split("+", 1)[0]))
-    keys = [fingerprint(definition, device, opset, library_version, t, dynamic=dynamic) for t in stamped]
-    if not dynamic:
-        keys += [fingerprint(definition, device, opset, library_version, t, dynamic=True) for t in stamped]
-    return tuple(keys)

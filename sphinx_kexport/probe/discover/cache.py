@@ -34,7 +34,6 @@ made from: it lives in the user's own cache directory.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import hashlib
 import importlib.metadata
@@ -52,6 +51,7 @@ from pathlib import Path
 from functools import lru_cache
 from typing import Any, Callable
 
+from ..base.reuse.own_code import code_files, digest_files
 from .case_pickle import BlobIndex, CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
@@ -91,18 +91,6 @@ def refreshing() -> bool:
 # the key
 
 
-def digest_files(files: list[Path], root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(files):
-        digest.update(str(path.relative_to(root)).encode() + b"\0")
-        try:
-            digest.update(path.read_bytes())
-        except OSError:
-            digest.update(b"<unreadable>")
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
 @lru_cache(maxsize=None)
 def library_source_digest(top: str) -> str:
     """sha256 of every ``.py`` file of the top-level package ``top`` (its path and bytes); "" when not found.
@@ -128,56 +116,10 @@ def library_source_digest(top: str) -> str:
     return ""
 
 
-def _imported_files(path: Path) -> tuple[set[Path], set[Path]]:
-    """(files of ``sphinx_kexport`` that ``path`` imports, relative at any level or absolute, lazy imports
-    included; the ``__init__.py`` of their packages, which run too)."""
-    package_parts = list(path.relative_to(_PACKAGE_DIR.parent).with_suffix("").parts[:-1])
-    found: set[Path] = set()
-    inits: set[Path] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package_parts[: len(package_parts) - node.level + 1]
-            elif (node.module or "").split(".")[0] == _PACKAGE_DIR.name:
-                base = []
-            else:
-                continue
-            module = base + (node.module.split(".") if node.module else [])
-            candidates = [module] + [module + [alias.name] for alias in node.names]
-        elif isinstance(node, ast.Import):
-            candidates = [a.name.split(".") for a in node.names if a.name.split(".")[0] == _PACKAGE_DIR.name]
-        else:
-            continue
-        for parts in candidates:
-            target = _PACKAGE_DIR.parent.joinpath(*parts)
-            for file in (target.with_suffix(".py"), target / "__init__.py"):
-                if file.is_file():
-                    found.add(file.resolve())
-                    inits.update(init.resolve() for init in (target.parents[i] / "__init__.py"
-                                                             for i in range(len(parts) - 1)) if init.is_file())
-    return found, inits
-
-
 def discovery_code_files(entry: str = "docstrings.py") -> list[Path]:
     """The discovery module (``discover/<entry>``: docstrings.py, or suite.py for the tests) and every module of
-    the package it imports, directly or through another, at any depth (read from the source, so a module moved
-    to another folder is still followed), with the ``__init__.py`` of their packages (hashed, not followed:
-    their lazy imports are not discovery's code)."""
-    start = (_PROBE_DIR / "discover" / entry).resolve()
-    seen: set[Path] = set()
-    hashed: set[Path] = set()
-    todo = [start]
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        found, inits = _imported_files(path)
-        hashed |= inits
-        # the probe imports nothing of the package but itself and the snapshot contract (tests/test_design.py)
-        todo += sorted(f for f in found - seen if f.is_relative_to(_PROBE_DIR)
-                       or f.is_relative_to(_PACKAGE_DIR / "snapshot"))
-    return sorted(seen | {f for f in hashed if f.is_relative_to(_PROBE_DIR)})
+    the package it imports, at any depth (:func:`~..base.reuse.own_code.code_files`)."""
+    return code_files([_PROBE_DIR / "discover" / entry])
 
 
 @lru_cache(maxsize=None)

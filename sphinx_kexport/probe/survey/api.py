@@ -29,7 +29,9 @@ from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import CUDA, EAGER_DIGEST, PATHS
 from ..base.code_digest import CodeCheck, CodePlaces, SourceDigests, code_set_id
 from ..base.errors import ProbeError, ToolError, did_you_mean
-from ..cases.fingerprint import reusable_keys
+from ..base.reuse.decide import PROBE_STAMP, reusable_keys, unusable_environment
+from ..base.reuse.keys import Reason
+from ..base.reuse.own_code import measuring_code
 from ..cases.inventory import InventoryCase, LoadError
 from ..cases.loader import resolve_sources
 from ..discover.cache import cache_dir, cache_usage
@@ -47,7 +49,7 @@ from ..run.workdir import WorkDir, work_dir_for
 from .assemble import build_snapshot, header_to_write
 from .config import ProbeConfig
 from .plan import Plan, estimate, plan_survey, planned_lines
-from .reuse import reusable_results, unusable_environment
+from .reuse import reusable_results
 from .select import matches, pick_library
 from .streaming_inventory import StreamingInventory
 
@@ -227,7 +229,7 @@ class _Survey:
         self.code: CodeCheck | None = None  # whether that code is still the code there is
         self.code_sets: dict[str, dict[str, str]] = {}  # set id -> {ref: digest}: the snapshot's code table
         self.build_code: dict[str, dict[str, str]] = {}  # case name -> what building it ran (measure/build_watch.py)
-        self.why_not: dict[str, str] = {}  # device -> why none of the snapshot's results apply ("": they may)
+        self.why_not: dict[str, Reason | None] = {}  # device -> why none of the snapshot's results apply (None: they may)
         self.snapshot_cases: dict[str, set[str]] = {}  # device -> the cases the reusable snapshot has results for
 
     @property
@@ -258,7 +260,7 @@ class _Survey:
         self.reusable = {device: reusable_results(cache, device, self.tools, config.opset, info["version"],
                                                    config.timeout)
                          for device in config.devices}
-        self.why_not = {device: "--fresh" if config.fresh and self.carried else
+        self.why_not = {device: Reason("fresh") if config.fresh and self.carried else
                         unusable_environment(cache, device, self.tools, config.opset, info["version"])
                         for device in config.devices}
         # a snapshot measured with the speed pass keeps it: the cases measured again are timed too, so that a
@@ -330,7 +332,7 @@ class _Survey:
         self.measured_cells[(task.name, task.device)] = results
         self.fresh_cells.add((task.name, task.device))
         stamp: dict[str, Any] = {"fingerprint": task.fingerprint, "measured_at": utc_now(),
-                                 "seconds": round(task.seconds, 1)}
+                                 "seconds": round(task.seconds, 1), PROBE_STAMP: measuring_code()}
         if task.code is not None:
             stamp["code"] = self._code_set(self._with_build(task.name, task.code))
         if task.eager is not None:

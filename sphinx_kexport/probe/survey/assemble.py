@@ -17,16 +17,13 @@ from ...snapshot.code_table import pack
 from ...snapshot.vocabulary import DEVICES
 from ..cases.inventory import InventoryCase
 from ...snapshot.timestamps import utc_now
+# the environment fields that must agree before results measured apart may share one header (and be reused) are
+# the environment key's (base/reuse/decide.py); the rest of a header says which machine measured (device_name,
+# cuda, driver, onnxruntime_provider) and, platform and probed_at, only describes the host (its kernel and libc
+# string, when the header was read)
+from ..base.reuse.decide import same_tools
 
-# environment fields that must agree before results measured apart may share one header (and be reused); the
-# rest of a header says which machine measured (device_name, cuda, driver, onnxruntime_provider) and, platform
-# and probed_at, only describes the host (its kernel and libc string, when the header was read)
-COMPARABLE_ENV = ("torch", "onnx", "onnxruntime", "onnxscript", "python", "opset")
 VOLATILE_FIELDS = ("seconds",)
-
-
-def same_tools(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return all(a.get(key) == b.get(key) for key in COMPARABLE_ENV)
 
 
 def header_to_write(now: dict[str, Any], base: dict[str, Any] | None, measured_here: bool) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from typing import Any
 
 from ...snapshot import DEVICES, SCHEMA_VERSION, SnapshotError, dump_snapshot, read_snapshot
 from ..base.errors import ProbeError
-from .assemble import COMPARABLE_ENV, missing_cases
+from ..base.reuse.decide import COMPARABLE_ENV
+from .assemble import missing_cases
 from ...snapshot.code_table import pack, unpack
 from ...snapshot.timestamps import utc_now
 

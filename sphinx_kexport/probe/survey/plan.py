@@ -1,14 +1,10 @@
 """Plan a survey: for every selected case and device, measure it, reuse a result, or record its skip.
 
-A result is reused when its fingerprint is one this run accepts
-(:func:`~..cases.fingerprint.reusable_keys`): first from the work directory of
-an interrupted run (the resume journal), then from the previous snapshot (an
-unchanged case measures nothing), unless the code it ran changed since (:mod:`.reuse`), a path ran past a smaller time
-limit
-than this run's, or timed out "during start-up" (an older probe's record of a case
-whose build ran past the limit: the operator never ran). Each case it measures gets the
-reason why (what ``--dry-run`` prints). Plain data in, plain data out: the parent plans
-from the inventory, never from a built case.
+A result is reused when its fingerprint is one this run accepts and every other "measure again?" key holds
+(:mod:`..base.reuse`): first from the work directory of an interrupted run (the resume journal), then from the
+previous snapshot (an unchanged case measures nothing). Each case it measures gets the reason why, as a
+:class:`~..base.reuse.keys.Reason` (what ``--dry-run`` prints in words). Plain data in, plain data out: the parent
+plans from the inventory, never from a built case.
 """
 
 from __future__ import annotations
@@ -16,22 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...snapshot.result_records import (before_fullgraph_rule, skipped_results, speed_missing, speed_of_constants,
-                                        speed_traced, to_measure_again)
+from ...snapshot.result_records import skipped_results
 from ...snapshot.timestamps import utc_now
 from ...snapshot.vocabulary import EAGER_DIGEST, PATHS
+from ..base.code_digest import CodeCheck
+from ..base.reuse.decide import PROBE_STAMP, Reusable, resume_verdict, snapshot_verdict
+from ..base.reuse.keys import Reason, words
+from ..base.reuse.own_code import measuring_code
 from ..cases.inventory import InventoryCase
 from ..run.pool import Task
-from ..base.code_digest import CodeCheck
 from ..run.workdir import WorkDir
-from .reuse import Reusable, changed_code
 
 CellKey = tuple[str, str]  # (case name, device)
-SPEED_MISSING = "its record has no speed figures (measured without --speed)"
-SPEED_TRACED = ("its speed figures were timed with the code watch's tracer on (an older probe: eager beside "
-                "onnxruntime and the exported module read too slow)")
-SPEED_CONSTANTS = ("its speed figures timed a case with no tensor input (an older probe: a captured program may "
-                   "return constants computed at capture)")
 
 
 @dataclass
@@ -43,7 +35,7 @@ class Plan:
     resumed_cells: set[CellKey] = field(default_factory=set)  # their (case, device) cells
     cached: list[dict[str, Any]] = field(default_factory=list)  # results from the previous snapshot
     skips: list[tuple[InventoryCase, str]] = field(default_factory=list)  # (case, device) with skip=
-    reasons: dict[CellKey, str] = field(default_factory=dict)  # why each task is measured
+    reasons: dict[CellKey, Reason] = field(default_factory=dict)  # why each task is measured
     last_seconds: dict[CellKey, float] = field(default_factory=dict)  # what measuring it took the last time
 
     @property
@@ -66,7 +58,7 @@ class Plan:
 def plan_survey(selected: list[InventoryCase], devices: list[str],
                 keys: Callable[[InventoryCase, str], tuple[str, ...]], work: WorkDir | None,
                 reusable: dict[str, dict[str, Reusable]], time_limit: float = float("inf"),
-                code: CodeCheck | None = None, why_not: dict[str, str] | None = None,
+                code: CodeCheck | None = None, why_not: dict[str, Reason | None] | None = None,
                 snapshot_cases: dict[str, set[str]] | None = None, speed: bool = False) -> Plan:
     """What to do with each (case, device). ``keys`` gives the fingerprints a case's results may carry (the
     first is the one this run stamps); ``reusable`` maps device -> case name -> what the snapshot holds
@@ -89,27 +81,24 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
                 continue
             record = None if work is None else next(
                 filter(None, (work.finished_record(case.name, device, k) for k in accepted)), None)
-            if record is not None and (to_measure_again(record["results"], time_limit)
-                                       or before_fullgraph_rule(record["results"])
-                                       or _code_moved(record.get("code"), code)
-                                       or (speed and _speed_reason(record["results"]))):
+            if record is not None and resume_verdict(record, time_limit, code, speed):
                 record = None
             hit = cached.get(case.name)
-            reason = ""
+            reason = None if hit is None else snapshot_verdict(hit, accepted, code, speed)
             if hit is not None:
-                reason = (_why_measured(hit, accepted, code) or (_speed_reason(hit.results) if speed else "")
-                          or (BEFORE_FULLGRAPH_RULE if before_fullgraph_rule(hit.results) else ""))
                 if hit.seconds is not None:
                     plan.last_seconds[cell] = hit.seconds
             if record is not None:
                 plan.measured[cell] = record["results"]
                 plan.stamps[cell] = _stamp(record["fingerprint"], str(record.get("measured_at") or utc_now()),
-                                           record.get("code"), record.get("seconds"), record.get(EAGER_DIGEST))
+                                           record.get("code"), record.get("seconds"), record.get(EAGER_DIGEST),
+                                           measuring_code())  # its fingerprint covers this probe code
                 plan.resumed.append(record["results"])
                 plan.resumed_cells.add(cell)
             elif hit is not None and not reason:
                 plan.measured[cell] = hit.results
-                plan.stamps[cell] = _stamp(hit.fingerprint, hit.measured_at, hit.code, hit.seconds, hit.eager)
+                plan.stamps[cell] = _stamp(hit.fingerprint, hit.measured_at, hit.code, hit.seconds, hit.eager,
+                                           hit.probe)
                 plan.cached.append(hit.results)
             else:
                 plan.reasons[cell] = reason or _not_in_snapshot(case.name, device, why_not, snapshot_cases,
@@ -120,15 +109,6 @@ def plan_survey(selected: list[InventoryCase], devices: list[str],
     return plan
 
 
-def _speed_reason(results: dict[str, dict[str, Any]]) -> str:
-    """Why a ``--speed`` run measures a record again for its speed figures ("" when it need not)."""
-    if speed_missing(results):
-        return SPEED_MISSING
-    if speed_traced(results):
-        return SPEED_TRACED
-    return SPEED_CONSTANTS if speed_of_constants(results) else ""
-
-
 def _skip_stamp(results: dict[str, Any], fingerprint: str, hit: Reusable | None) -> dict[str, Any]:
     """A skip entry's stamp: the snapshot's own while it records the same skip (its time is when the skip was
     first recorded, so a rerun does not re-stamp it), else a new one."""
@@ -137,10 +117,14 @@ def _skip_stamp(results: dict[str, Any], fingerprint: str, hit: Reusable | None)
     return {"fingerprint": fingerprint, "measured_at": utc_now()}
 
 
-def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any, eager: Any = None) -> dict[str, Any]:
+def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any, eager: Any = None,
+           probe: str | None = None) -> dict[str, Any]:
     """A reused result's stamp: the code it ran goes in as the dict (the survey files it in its code table);
-    the digest of its eager outputs as it was (a record of an older probe has none)."""
+    the digest of its eager outputs as it was (a record of an older probe has none); the probe code that
+    measured it."""
     stamp: dict[str, Any] = {"fingerprint": fingerprint, "measured_at": measured_at}
+    if probe:
+        stamp[PROBE_STAMP] = probe
     if isinstance(seconds, (int, float)):
         stamp["seconds"] = round(float(seconds), 1)
     if isinstance(code, dict):
@@ -150,38 +134,14 @@ def _stamp(fingerprint: str, measured_at: str, code: Any, seconds: Any, eager: A
     return stamp
 
 
-def _code_moved(code: dict[str, str] | None, check: CodeCheck | None) -> bool:
-    return check is not None and changed_code(code, check) != []
-
-
-# why a record measured before torch.compile's status followed fullgraph=True is measured again (dry run's words)
-BEFORE_FULLGRAPH_RULE = ("its torch.compile record predates the fullgraph=True rule (an older probe judged it by "
-                         "the default compile)")
-
-
-def _why_measured(hit: Reusable, accepted: tuple[str, ...], check: CodeCheck | None) -> str:
-    """Why the snapshot's results of a case are not reused ("" when they are)."""
-    if hit.fingerprint not in accepted:
-        return "its definition changed (inputs, arguments, target or checks)"
-    if check is None:
-        return ""
-    changed = changed_code(hit.code, check)
-    if changed is None:
-        return "its record does not list the code it ran (an older probe measured it)"
-    if changed:
-        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
-        return f"code it ran changed: {shown}"
-    return ""
-
-
-def _not_in_snapshot(name: str, device: str, why_not: dict[str, str] | None,
-                     snapshot_cases: dict[str, set[str]] | None, time_limit: float) -> str:
-    if why_not and why_not.get(device):
-        return why_not[device]
+def _not_in_snapshot(name: str, device: str, why_not: dict[str, Reason | None] | None,
+                     snapshot_cases: dict[str, set[str]] | None, time_limit: float) -> Reason:
+    why = (why_not or {}).get(device)
+    if why is not None:
+        return why
     if snapshot_cases is not None and name in snapshot_cases.get(device, set()):
-        return (f"a path ran past a smaller time limit than this run's {time_limit:g} s, or the case was not "
-                "built in time")
-    return "new case"
+        return Reason("time-limit", {"limit": time_limit})
+    return Reason("new-case")
 
 
 def estimate(plan: Plan) -> dict[str, Any]:
@@ -201,7 +161,7 @@ def planned_lines(plan: Plan, snapshot_name: str) -> list[str]:
     for task in plan.tasks:
         cell = (task.name, task.device)
         last = f" ({plan.last_seconds[cell]:.1f} s the last time)" if cell in plan.last_seconds else ""
-        lines.append(f"  {task.name} [{task.device}]: {plan.reasons.get(cell, 'new case')}{last}")
+        lines.append(f"  {task.name} [{task.device}]: {words(plan.reasons.get(cell, Reason('new-case')))}{last}")
     lines.append(f"would reuse {len(plan.cached)} unchanged since {snapshot_name} and {len(plan.resumed)} from the "
                  f"interrupted run, skip {len(plan.skips)}")
     lines.append("nothing was measured or written (--dry-run)")
