@@ -10,9 +10,12 @@ from ...snapshot.vocabulary import DEVICES
 
 from .common import EXIT_OK, EXIT_REGRESSED, read_two, report_failure
 
+# its line in the list of commands that --help prints
+SUMMARY = "what regressed, was fixed or changed between two snapshots; exit 1 on a regression"
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("diff", help="what regressed, was fixed or changed between two snapshots; exit 1 on a regression", description=(
+    parser = commands.add_parser("diff", help=SUMMARY, description=(
         "List per case, device and path what regressed (supported -> mismatch/fail; for torch.compile also ok -> "
         "ok-breaks and more graph breaks; a case whose eager output changed on the same machine and torch: the "
         "rules --allow lets through), what was fixed and what changed between two snapshots, each with its cause "

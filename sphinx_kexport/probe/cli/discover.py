@@ -27,9 +27,12 @@ from ..discover.progress import WORDS as SKIP_WORDS
 from ..discover.progress import to_stderr
 
 
+# its line in the list of commands that --help prints
+SUMMARY = "what a package's docstring examples (or its tests) yield as cases"
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("discover", help="what a package's docstring examples (or its tests) yield as cases", description=(
+    parser = commands.add_parser("discover", help=SUMMARY, description=(
         "Run the docstring examples of PACKAGE and its public submodules and print, per object, the cases "
         "cases_from_docstrings(PACKAGE) yields or why it yields none, then totals. Discovered cases that repeat "
         "a hand-written case (the same object, under any of its public names, and input shapes) are reported; "

@@ -11,9 +11,12 @@ from .common import EXIT_OK, EXIT_REGRESSED, read_two, report_failure
 
 FORMATS = ("text", "md", "json")
 
+# its line in the list of commands that --help prints
+SUMMARY = "what a compile fix did, from the snapshots before and after it"
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("fix-report", help="what a compile fix did, from the snapshots before and after it", description=(
+    parser = commands.add_parser("fix-report", help=SUMMARY, description=(
         "What a compile fix did, from the snapshots measured before and after it: the cells fixed (failing -> "
         "supported; for torch.compile also ok-breaks -> ok) and any that regressed, the default torch.compile's "
         "graph breaks per case before and after, whether each case's eager output kept its digest, and the speed "

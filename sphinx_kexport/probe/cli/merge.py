@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
-
 from pathlib import Path
 
 from .common import EXIT_OK, EXIT_REGRESSED, report_failure
 
+# its line in the list of commands that --help prints
+SUMMARY = "combine shard outputs (and per-device runs) into one snapshot"
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("merge", help="combine shard outputs (and per-device runs) into one snapshot", description=(
+    parser = commands.add_parser("merge", help=SUMMARY, description=(
         "Combine shard outputs (and per-device runs) into one snapshot. The parts must share the case "
         "inventory, library and tool versions; a case no part measured is refused unless --allow-incomplete."))
     parser.add_argument("out", metavar="OUT")

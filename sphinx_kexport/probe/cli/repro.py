@@ -9,9 +9,12 @@ from ...snapshot.vocabulary import CPU, DEVICES, PATHS
 
 from .common import EXIT_OK, report_failure
 
+# its line in the list of commands that --help prints
+SUMMARY = "the snippet that reproduces one cell of a snapshot; --check runs every failing cell's"
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("repro", help="the snippet that reproduces one cell of a snapshot; --check runs every failing cell's", description=(
+    parser = commands.add_parser("repro", help=SUMMARY, description=(
         "Print the Python snippet that reproduces one cell of a snapshot (what the page offers for it): it "
         "rebuilds the case's callable and inputs, runs the path and compares with eager. With --check, run the "
         "snippet of every fail, mismatch and timeout cell as pasted, each in a fresh interpreter, and say per "

@@ -7,9 +7,12 @@ import argparse
 
 from .common import EXIT_OK, PROG, report_failure
 
+# its line in the list of commands that --help prints
+SUMMARY = "the library lines to fix first, ranked by the operators and cells they block"
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("worklist", help="the library lines to fix first, ranked by the operators and cells they block", description=(
+    parser = commands.add_parser("worklist", help=SUMMARY, description=(
         "Rank the library lines (a red cell's `where`) by the distinct operators, then the cells, they block, "
         "per path, with the class of the failure and its fix: where to fix first. A red cell fails, breaks "
         "torch.compile's graph, or holds only at the traced batch size. Given one snapshot per torch version, "
