@@ -4,7 +4,9 @@ The parsers come from ``sphinx_kexport.probe.cli.main.parsers()`` (building them
 command shows its usage, its description, then every argument and option as a ``.. option::`` of the
 ``.. program::`` the command is, with the parser's own help text: a flag added to the code appears here at
 the next build, with a target that ``:option:`` links to and the ``std:cmdoption`` entry in objects.inv.
-The help text is shown as plain text, never interpreted as reStructuredText.
+The help text is shown as plain text, never interpreted as reStructuredText. The refresh (no SUBCOMMAND)
+also lists the commands, each with its one-line summary and a link to its section, labelled
+``probe-COMMAND``: a command added to the parser without a section fails the ``-W`` build.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
@@ -49,7 +52,24 @@ def signature(action: argparse.Action) -> str:
 
 
 def documented(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    return [a for a in parser._actions if a.help is not argparse.SUPPRESS and not isinstance(a, argparse._HelpAction)]
+    return [a for a in parser._actions if a.help is not argparse.SUPPRESS
+            and not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
+
+
+def command_list(parser: argparse.ArgumentParser, docname: str) -> list[nodes.Node]:
+    """The parser's subcommands as ``--help`` lists them: each name, linked to its section, and its summary."""
+    listed = nodes.bullet_list()
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        for choice in action._choices_actions:
+            link = addnodes.pending_xref("", refdomain="std", reftype="ref", reftarget=f"probe-{choice.dest}",
+                                         refexplicit=True, refwarn=True, refdoc=docname)
+            link += nodes.literal(choice.dest, choice.dest)
+            item = plain("")
+            item += [link, nodes.Text(f": {choice.help}")]
+            listed += nodes.list_item("", item)
+    return [plain("The commands (each with its own --help):"), listed] if len(listed) else []
 
 
 def usage(parser: argparse.ArgumentParser) -> str:
@@ -97,6 +117,7 @@ class ProbeCli(SphinxDirective):
                 else:
                     paragraph.parent.remove(paragraph)
         out += holder.children
+        out += command_list(parser, self.env.docname)
         if parser.epilog:
             out.append(plain(parser.epilog))
         return out

@@ -199,9 +199,10 @@ def test_the_snapshot_format_page_is_generated_from_the_schema(built):
 
 def test_the_reference_names_every_flag_public_name_and_config_field(built):
     """A flag, a public name or a ProbeConfig field the code has and the generated reference pages do not
-    fails here: every flag of every subcommand's --help is an option entry of the CLI reference, with its help
-    text, and every name of sphinx_kexport.probe.__all__ and every ProbeConfig field an entry of the API
+    fails here: every subcommand is in the CLI reference's list of commands with its summary, every flag of every
+    subcommand's --help is an option entry of the CLI reference, with its help text, and every name of sphinx_kexport.probe.__all__ and every ProbeConfig field an entry of the API
     reference."""
+    import argparse
     import dataclasses
     import posixpath
     import re
@@ -218,20 +219,27 @@ def test_the_reference_names_every_flag_public_name_and_config_field(built):
     cli_page = " ".join(BeautifulSoup((built / "reference" / "cli.html").read_text(encoding="utf-8"), "lxml")
                         .get_text(" ").split())
     missing = []
-    for command in ("", "merge", "diff", "fix-report", "repro", "discover", "worklist"):
+    commands = parsers()  # every subcommand the parser has: a new one is checked without a change here
+    assert {"", "merge", "diff", "fix-report", "repro", "discover", "worklist"} <= set(commands)
+    summaries = {listed.dest: listed.help for action in commands[""]._actions
+                 if isinstance(action, argparse._SubParsersAction) for listed in action._choices_actions}
+    for command in commands:
         helped = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", *command.split(), "--help"],
                                 capture_output=True, text=True, timeout=120)
         program = "python--m-sphinx_kexport.probe" + (f"-{command}" if command else "")
-        options_part = helped.stdout.split("options:", 1)[1]  # the listing, not the description's mentions
+        # the listing, not the description's mentions nor the refresh's list of commands
+        options_part = helped.stdout.split("options:", 1)[1].split("\ncommands:", 1)[0]
         flags = set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z-]+)", options_part, re.M)) - {"--help"}
         assert flags, command
-        helps = {flag: action.help for action in parsers()[command]._actions for flag in action.option_strings}
+        helps = {flag: action.help for action in commands[command]._actions for flag in action.option_strings}
         for flag in sorted(flags):
             entry = options.get(f"{program}.{flag}")
             if entry is None or not entry.uri.startswith("reference/cli.html#"):
                 missing.append(f"{command or 'probe'} {flag}")
             elif helps[flag] and " ".join(helps[flag].split()) not in cli_page:
                 missing.append(f"{command or 'probe'} {flag}'s help")
+        if command and " ".join(summaries[command].split()) not in cli_page:
+            missing.append(f"{command} in the list of commands")
     api = {name: entry.uri for name, entry in objects.items()}
     missing += [name for name in probe.__all__
                 if not api.get(f"sphinx_kexport.probe.{name}", "").startswith("reference/python-api.html#")]

@@ -115,12 +115,12 @@ def test_regressions_between_the_two_newest_are_listed_at_the_top_as_probe_diff_
     new, _ = read_snapshot(data / "torch-2.15.0.json")
     assert [(c.case, c.path) for c in compare(old, new) if c.kind == "regressed"] == [("geometry.warp_affine",
                                                                                       "compile")]
-    from sphinx_kexport.probe.cli.diff import run_diff  # the command line (no torch imported)
+    from sphinx_kexport.probe.cli.main import main  # the command line (no torch imported)
 
-    assert run_diff([str(data / "torch-2.13.0.json"), str(data / "torch-2.15.0.json")]) == 1
+    assert main(["diff", str(data / "torch-2.13.0.json"), str(data / "torch-2.15.0.json")]) == 1
     # project_points' torch.export failed with 2.13.0 only: 2.11.0 -> 2.13.0 regressed too, 2.11.0 -> 2.15.0 not
-    assert run_diff([str(data / "torch-2.11.0.json"), str(data / "torch-2.13.0.json")]) == 1
-    assert run_diff([str(data / "torch-2.13.0.json"), str(data / "torch-2.11.0.json")]) == 1
+    assert main(["diff", str(data / "torch-2.11.0.json"), str(data / "torch-2.13.0.json")]) == 1
+    assert main(["diff", str(data / "torch-2.13.0.json"), str(data / "torch-2.11.0.json")]) == 1
 
 
 def test_how_this_was_measured_lists_every_versions_environment(html):

@@ -137,13 +137,13 @@ def test_shards_split_the_cases_and_merge_to_the_unsharded_result(shards, resume
 
 def test_diff_leaves_out_what_a_shard_part_did_not_measure(shards, resumed, capsys):
     """A part lists the whole inventory; the cases outside its shard were not probed, which is no change."""
-    from sphinx_kexport.probe.cli.diff import run_diff
+    from sphinx_kexport.probe.cli.main import main
 
     assert shards["codes"] == [0, 0], shards["outputs"]
     part = shards["parts"][0]
     outside = [c["name"] for c in json.loads(part.read_text())["cases"] if not c["results"]]
     assert outside
-    assert run_diff([str(resumed["unsharded"]), str(part)]) == 0
+    assert main(["diff", str(resumed["unsharded"]), str(part)]) == 0
     said = capsys.readouterr().out
     assert "absent" not in said and said.splitlines()[0] == "no differences", said
     assert f"not compared: {len(outside)} case(s) that {part} lists but did not measure" in said
@@ -152,7 +152,7 @@ def test_diff_leaves_out_what_a_shard_part_did_not_measure(shards, resumed, caps
     gone = fewer["cases"].pop()["name"]
     smaller = part.parent / "fewer.json"
     smaller.write_text(json.dumps(fewer))
-    assert run_diff([str(resumed["unsharded"]), str(smaller)]) == 0
+    assert main(["diff", str(resumed["unsharded"]), str(smaller)]) == 0
     said = capsys.readouterr().out
     assert f"{gone} [cpu] ONNX: " in said and " -> absent" in said and "not compared" not in said
 

@@ -87,11 +87,11 @@ def test_the_discovery_says_the_size_of_its_cache_and_what_it_holds(found):
     assert stored.stat().st_size < 14 * MIB  # the two 6 MiB inputs; neither the 40 MiB one nor a hundred copies
 
 
-def test_the_cache_stores_no_case_that_its_own_file_covers():
-    """In shards each test's calls reach the parent apart, so two tests of one file can bring the same
-    configuration; only what comes first in its file can ever be kept, whatever a rerun changes elsewhere."""
+def _for_cache_of_four_tests():
+    """(what the cache stores of four tests of two files, how many calls not kept it stores, the takes): in
+    shards each test's calls reach the parent apart, so two tests of one file can bring the same configuration."""
     from sphinx_kexport.probe.cases.registry import case
-    from sphinx_kexport.probe.discover.suite import UNKEPT, Candidate, NodeReport, Take, _for_cache, _Ran
+    from sphinx_kexport.probe.discover.suite import Candidate, NodeReport, Take, _for_cache, _Ran
     from sphinx_kexport.probe.discover.suite_run import NodeRun
 
     def candidate(key: str, rows: int, kept: str = "") -> Candidate:
@@ -104,9 +104,44 @@ def test_the_cache_stores_no_case_that_its_own_file_covers():
              "b.py::t2": Take(NodeRun("b.py::t2"), [candidate("k3", 3)])}  # per_operator=1 is reached in b.py
     reports = [NodeReport(node, cases=[c.spec for c in take.candidates if c.stored]) for node, take in takes.items()]
     stored, unkept = _for_cache(_Ran(reports, [], "", takes, None, 4), per_operator=1)
+    return stored, unkept, takes
+
+
+def test_the_cache_stores_no_case_that_its_own_file_covers():
+    """Only what comes first in its file can ever be kept, whatever a rerun changes elsewhere: b.py's first call
+    is stored apart, counted as not kept (a place of its own, no name that a case could have)."""
+    from sphinx_kexport.probe.discover.suite import Unkept
+
+    stored, unkept, takes = _for_cache_of_four_tests()
     assert unkept == 1
-    assert {r.ref: [c.name for c in r.cases] for r in stored} == {
-        "a.py::t1": ["neg[test]"], "a.py::t2": [], "b.py::t1": [f"{UNKEPT}0"], "b.py::t2": []}
+    assert {r.ref: ([c.name for c in r.cases], r.unkept) for r in stored} == {
+        "a.py::t1": (["neg[test]"], 0), "a.py::t2": ([], 0), "b.py::t1": (["neg[x]"], 1), "b.py::t2": ([], 0)}
+    assert [c.stored for c in takes["b.py::t1"].candidates] == [Unkept(0)]
+    assert [c.stored for c in takes["a.py::t1"].candidates] == ["neg[test]"]
+
+
+def test_a_call_not_kept_is_stored_without_a_name_and_found_again_by_its_place(tmp_path):
+    """The cache file names a kept case only: a worker asking for a case by name, and a discovery loaded
+    whole, never get a call the selection did not keep; a rerun's take finds it again by its place."""
+    from sphinx_kexport.probe.discover.cache import DiscoveryCache
+    from sphinx_kexport.probe.discover.suite import Unkept, _cached_takes, _kept_entry
+
+    stored, _, _ = _for_cache_of_four_tests()
+    store = DiscoveryCache(tmp_path, {"package": "torch"})
+    assert store.save(stored, [], 1.0, lambda spec: spec.name) == 0
+    header = store.load()
+    assert header is not None
+    entries = {entry.name: entry for entry in header.entries}
+    assert [name for name, _, _ in entries["b.py::t1"].cases] == [None] and entries["b.py::t1"].bases == []
+    assert [name for name, _, _ in entries["a.py::t1"].cases] == ["neg[test]"]
+    assert store.load_report(header, _kept_entry(entries["b.py::t1"])).cases == []
+    assert store.load_report(header, entries["b.py::t1"], only="neg[x]").cases == []
+    reason, takes = _cached_takes(store, header, entries, ["a.py::t1", "b.py::t1"])
+    assert reason == ""
+    [again] = takes["b.py::t1"].candidates
+    assert again.stored == Unkept(0) and again.spec is not None and again.spec.inputs[0].shape == (2,)
+    [kept] = takes["a.py::t1"].candidates
+    assert kept.stored == "neg[test]" and kept.spec is not None and kept.spec.inputs[0].shape == (1,)
 
 
 def test_a_test_stopped_after_a_call_too_large_to_keep_says_both():

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
+
 from ...snapshot.diff import GATE_RULES
 from ...snapshot.diff_formats import FORMATS
 from ...snapshot.vocabulary import DEVICES
 
-from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, read_two, report_failure
+from .common import EXIT_OK, EXIT_REGRESSED, read_two, report_failure
+
+# its line in the list of commands that --help prints
+SUMMARY = "what regressed, was fixed or changed between two snapshots; exit 1 on a regression"
 
 
-def diff_parser() -> CliParser:
-    parser = CliParser(prog=f"{PROG} diff", description=(
+def add_command(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("diff", help=SUMMARY, description=(
         "List per case, device and path what regressed (supported -> mismatch/fail; for torch.compile also ok -> "
         "ok-breaks and more graph breaks; a case whose eager output changed on the same machine and torch: the "
         "rules --allow lets through), what was fixed and what changed between two snapshots, each with its cause "
@@ -30,11 +35,10 @@ def diff_parser() -> CliParser:
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="text (default): a line per change; md: Markdown tables for a pull-request comment "
                              "or $GITHUB_STEP_SUMMARY; json: one object for scripts (shape in the CLI reference)")
-    return parser
+    parser.set_defaults(run=run_diff)
 
 
-def run_diff(argv: list[str]) -> int:
-    args = diff_parser().parse_args(argv)
+def run_diff(args: argparse.Namespace) -> int:
     from ...snapshot import SnapshotError
     from ...snapshot.diff import compare, eager_not_compared, not_compared, regressed, renamed
     from ...snapshot.diff_formats import DiffReport, render

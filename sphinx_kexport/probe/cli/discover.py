@@ -15,19 +15,24 @@ sources (``cases`` of ``[tool.sphinx-kexport]``, or ``--cases``).
 
 from __future__ import annotations
 
+import argparse
+
 import sys
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, PROG, CliParser, report_failure
+from .common import EXIT_OK, report_failure
 from ..discover.progress import TEST_WORDS
 from ..discover.progress import WORDS as SKIP_WORDS
 from ..discover.progress import to_stderr
 
 
+# its line in the list of commands that --help prints
+SUMMARY = "what a package's docstring examples (or its tests) yield as cases"
 
-def discover_parser() -> CliParser:
-    parser = CliParser(prog=f"{PROG} discover", description=(
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("discover", help=SUMMARY, description=(
         "Run the docstring examples of PACKAGE and its public submodules and print, per object, the cases "
         "cases_from_docstrings(PACKAGE) yields or why it yields none, then totals. Discovered cases that repeat "
         "a hand-written case (the same object, under any of its public names, and input shapes) are reported; "
@@ -62,7 +67,7 @@ def discover_parser() -> CliParser:
     parser.add_argument("--fresh", action="store_true",
                         help="run the examples even when the discovery cache holds them, and replace its entry "
                              "(KEXPORT_DISCOVERY_CACHE=off turns the cache off)")
-    return parser
+    parser.set_defaults(run=run_discover)
 
 
 def _hand_written(args: Any, docstring_cases: bool = False) -> tuple[list[Any], str]:
@@ -100,8 +105,7 @@ def _case_text(spec: Any) -> str:
     return f"{spec.name} -> {spec.ref} [{shapes}]{'' if spec.check else ' random'}"
 
 
-def run_discover(argv: list[str]) -> int:
-    args = discover_parser().parse_args(argv)
+def run_discover(args: argparse.Namespace) -> int:
     # a line at once, before torch and the library are imported (minutes can pass before the first example)
     what = f"its tests under {args.tests}" if args.tests else "its docstring examples"
     print(f"discovering {args.package}: importing it, then running {what} (or loading them from the discovery "

@@ -3,15 +3,20 @@ speed before and after); exit 0 for a fix that regressed nothing and kept eager 
 
 from __future__ import annotations
 
+import argparse
+
 from ...snapshot.vocabulary import DEVICES
 
-from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, read_two, report_failure
+from .common import EXIT_OK, EXIT_REGRESSED, read_two, report_failure
 
 FORMATS = ("text", "md", "json")
 
+# its line in the list of commands that --help prints
+SUMMARY = "what a compile fix did, from the snapshots before and after it"
 
-def fix_report_parser() -> CliParser:
-    parser = CliParser(prog=f"{PROG} fix-report", description=(
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("fix-report", help=SUMMARY, description=(
         "What a compile fix did, from the snapshots measured before and after it: the cells fixed (failing -> "
         "supported; for torch.compile also ok-breaks -> ok) and any that regressed, the default torch.compile's "
         "graph breaks per case before and after, whether each case's eager output kept its digest, and the speed "
@@ -27,11 +32,10 @@ def fix_report_parser() -> CliParser:
                         help="report only this case (repeatable); its speed figures are shown even if the fix did "
                              "not touch it")
     parser.add_argument("--device", action="append", choices=DEVICES, help="report only this device (repeatable)")
-    return parser
+    parser.set_defaults(run=run_fix_report)
 
 
-def run_fix_report(argv: list[str]) -> int:
-    args = fix_report_parser().parse_args(argv)
+def run_fix_report(args: argparse.Namespace) -> int:
     import json
 
     from ...snapshot import SnapshotError

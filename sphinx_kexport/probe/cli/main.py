@@ -1,8 +1,10 @@
-"""``python -m sphinx_kexport.probe [SUBCOMMAND]`` (or ``sphinx-kexport-probe``): one module per subcommand,
-dispatched here.
+"""``python -m sphinx_kexport.probe [COMMAND]`` (or ``sphinx-kexport-probe``): one argparse parser whose options
+are the refresh's (:mod:`.probe`) and whose subparsers are the other commands, one module each.
 
-No subcommand refreshes the snapshot (:mod:`.probe`); ``merge``, ``diff``, ``fix-report``, ``worklist``, ``repro``
-and ``discover`` are the others. Each module imports what it needs when it runs, so ``--help`` answers at once.
+Each command's module adds its own subparser (``add_command``) and sets ``run`` to its runner, which takes the
+parsed arguments. No command refreshes the snapshot, so ``python -m sphinx_kexport.probe --out PATH`` is the
+survey. Building the parser imports no torch: each runner imports what it needs when it runs, so ``--help``
+answers at once.
 """
 
 from __future__ import annotations
@@ -10,59 +12,54 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import EXIT_USAGE
+from . import diff, discover, fix_report, merge, repro, worklist
+from .common import EXIT_USAGE, report_failure
+from .probe import probe_parser, run_probe
 
-SUBCOMMANDS = ("merge", "diff", "fix-report", "worklist", "repro", "discover")
+COMMAND_MODULES = (merge, diff, fix_report, worklist, repro, discover)  # in the order --help lists them
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if argv and argv[0] == "merge":
-            from .merge import run_merge
+def command_line() -> argparse.ArgumentParser:
+    """The whole command line: the refresh's options, then one subparser per command."""
+    parser = probe_parser()
+    parser.set_defaults(run=run_probe)
+    commands = parser.add_subparsers(
+        title="commands", dest="command", metavar="COMMAND",
+        description="Without a COMMAND the probe refreshes the snapshot (the options above). Each command "
+                    "has its own --help.")
+    for module in COMMAND_MODULES:
+        module.add_command(commands)
+    return parser
 
-            return run_merge(argv[1:])
-        if argv and argv[0] == "diff":
-            from .diff import run_diff
 
-            return run_diff(argv[1:])
-        if argv and argv[0] == "fix-report":
-            from .fix_report import run_fix_report
-
-            return run_fix_report(argv[1:])
-        if argv and argv[0] == "worklist":
-            from .worklist import run_worklist
-
-            return run_worklist(argv[1:])
-        if argv and argv[0] == "repro":
-            from .repro import run_repro
-
-            return run_repro(argv[1:])
-        if argv and argv[0] == "discover":
-            from .discover import run_discover
-
-            return run_discover(argv[1:])
-        from .probe import probe_parser, run_probe
-
-        return run_probe(probe_parser().parse_args(argv))
-    except SystemExit as exc:
-        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def parsers() -> dict[str, argparse.ArgumentParser]:
     """Each command's parser, the refresh first (under ""): what ``--help`` prints and what the docs' CLI
-    reference is generated from. Building them imports no torch."""
-    from .diff import diff_parser
-    from .discover import discover_parser
-    from .fix_report import fix_report_parser
-    from .merge import merge_parser
-    from .probe import probe_parser
-    from .repro import repro_parser
-    from .worklist import worklist_parser
+    reference is generated from."""
+    parser = command_line()
+    return {"": parser, **_subparsers(parser)}
 
-    made = {"merge": merge_parser, "diff": diff_parser, "fix-report": fix_report_parser, "worklist": worklist_parser,
-            "repro": repro_parser, "discover": discover_parser}
-    return {"": probe_parser(), **{name: made[name]() for name in SUBCOMMANDS}}
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = command_line()
+    try:
+        args = parser.parse_args(argv)
+        if args.command and argv[0] != args.command:
+            # argparse would let the command's defaults replace the refresh options given before its name
+            before = " ".join(argv[:argv.index(args.command)])
+            return report_failure(f"{before}: the options before {args.command!r} are the refresh's; give "
+                                  f"{args.command}'s options after its name (`{parser.prog} {args.command} --help` "
+                                  "lists them)")
+        return int(args.run(args))
+    except SystemExit as exc:  # --help, or a mistake argparse reported (CliParser.error)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
 
 
 def entry_point() -> None:

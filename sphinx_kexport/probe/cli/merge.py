@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from .common import EXIT_OK, EXIT_REGRESSED, PROG, CliParser, report_failure
+from .common import EXIT_OK, EXIT_REGRESSED, report_failure
+
+# its line in the list of commands that --help prints
+SUMMARY = "combine shard outputs (and per-device runs) into one snapshot"
 
 
-def merge_parser() -> CliParser:
-    parser = CliParser(prog=f"{PROG} merge", description=(
+def add_command(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("merge", help=SUMMARY, description=(
         "Combine shard outputs (and per-device runs) into one snapshot. The parts must share the case "
         "inventory, library and tool versions; a case no part measured is refused unless --allow-incomplete."))
     parser.add_argument("out", metavar="OUT")
@@ -16,11 +20,10 @@ def merge_parser() -> CliParser:
     parser.add_argument("--allow-incomplete", action="store_true",
                         help="write the snapshot anyway, marked complete: false with the missing case names (the page "
                              "shows a warning)")
-    return parser
+    parser.set_defaults(run=run_merge)
 
 
-def run_merge(argv: list[str]) -> int:
-    args = merge_parser().parse_args(argv)
+def run_merge(args: argparse.Namespace) -> int:
     from ..survey.merge import MergeError, MergeGap, merge_command
 
     try:

@@ -28,11 +28,7 @@ def probe_parser() -> argparse.ArgumentParser:
     parser = CliParser(prog=PROG, description=(
         "Probe every registered case through ONNX, torch.export and torch.compile and write the snapshot. "
         "Without flags it reads the [tool.sphinx-kexport] table of the nearest pyproject.toml (keys: cases, "
-        "out, devices, library, jobs, timeout, opset, dynamic, speed). Subcommands (each with --help): "
-        "`merge OUT PART...` (shards into one snapshot), `diff OLD NEW` (what changed; exit 1 on a regression), "
-        "`worklist SNAPSHOT...` (the library lines to fix first), `repro SNAPSHOT [CASE]` (a failing cell's "
-        "snippet; --check runs them all), `discover PACKAGE` (what its docstring examples or tests yield as "
-        "cases)."),
+        "out, devices, library, jobs, timeout, opset, dynamic, speed)."),
         epilog="Interrupted or killed? Run the same command again: finished cases are not re-run. "
                + EXIT_STATUS_HELP)
     parser.add_argument("--cases", action="append", metavar="MODULE_OR_FILE",

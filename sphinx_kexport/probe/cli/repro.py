@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+import argparse
+
 from ...snapshot.vocabulary import CPU, DEVICES, PATHS
 
-from .common import EXIT_OK, PROG, CliParser, report_failure
+from .common import EXIT_OK, report_failure
+
+# its line in the list of commands that --help prints
+SUMMARY = "the snippet that reproduces one cell of a snapshot; --check runs every failing cell's"
 
 
-def repro_parser() -> CliParser:
-    parser = CliParser(prog=f"{PROG} repro", description=(
+def add_command(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("repro", help=SUMMARY, description=(
         "Print the Python snippet that reproduces one cell of a snapshot (what the page offers for it): it "
         "rebuilds the case's callable and inputs, runs the path and compares with eager. With --check, run the "
         "snippet of every fail, mismatch and timeout cell as pasted, each in a fresh interpreter, and say per "
@@ -42,11 +47,10 @@ def repro_parser() -> CliParser:
     check.add_argument("--write", metavar="FILE",
                        help="also write the per-cell results as JSON to FILE: the page's :repro-check: option "
                             "reads it")
-    return parser
+    parser.set_defaults(run=run_repro)
 
 
-def run_repro(argv: list[str]) -> int:
-    args = repro_parser().parse_args(argv)
+def run_repro(args: argparse.Namespace) -> int:
     if args.check:
         if args.case:
             return report_failure(f"--check runs every failing cell; name cases with --only, not {args.case!r}")

@@ -3,11 +3,16 @@ the fix class; several snapshots (one per torch version): each version's ranking
 
 from __future__ import annotations
 
-from .common import EXIT_OK, PROG, CliParser, report_failure
+import argparse
+
+from .common import EXIT_OK, PROG, report_failure
+
+# its line in the list of commands that --help prints
+SUMMARY = "the library lines to fix first, ranked by the operators and cells they block"
 
 
-def worklist_parser() -> CliParser:
-    parser = CliParser(prog=f"{PROG} worklist", description=(
+def add_command(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("worklist", help=SUMMARY, description=(
         "Rank the library lines (a red cell's `where`) by the distinct operators, then the cells, they block, "
         "per path, with the class of the failure and its fix: where to fix first. A red cell fails, breaks "
         "torch.compile's graph, or holds only at the traced batch size. Given one snapshot per torch version, "
@@ -17,11 +22,10 @@ def worklist_parser() -> CliParser:
     parser.add_argument("--format", choices=("md", "csv"), default="md",
                         help="a markdown table per torch version (default), or CSV rows")
     parser.add_argument("--top", type=int, default=None, metavar="N", help="only the first N lines of each version")
-    return parser
+    parser.set_defaults(run=run_worklist)
 
 
-def run_worklist(argv: list[str]) -> int:
-    args = worklist_parser().parse_args(argv)
+def run_worklist(args: argparse.Namespace) -> int:
     if args.top is not None and args.top < 1:
         return report_failure(f"--top must be 1 or more, found {args.top}")
     from ...snapshot import SnapshotError, build, read_snapshot

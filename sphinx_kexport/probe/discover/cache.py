@@ -56,8 +56,9 @@ from .case_pickle import BlobIndex, CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
-CACHE_FORMAT = 5  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
-# and text of each docstring example, the library's source in the file; 5: a test suite's code per test file)
+CACHE_FORMAT = 6  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
+# and text of each docstring example, the library's source in the file; 5: a test suite's code per test file; 6: a
+# test's calls its selection did not keep stored by place, without a name: an older file is not read)
 _REFRESH = {"on": False}
 _PROBE_DIR = Path(__file__).resolve().parent.parent
 _PACKAGE_DIR = _PROBE_DIR.parent  # sphinx_kexport/
@@ -208,7 +209,8 @@ class Entry:
     # each case is found again when the test runs again
     offset: int = 0  # from the end of the header
     length: int = -1
-    cases: list[tuple[str, int, int]] = field(default_factory=list)  # (case name, offset, length), in order
+    # (case name, offset, length), in order; a test's calls its selection did not keep come last, named None
+    cases: list[tuple[str | None, int, int]] = field(default_factory=list)
     example: str = ""  # a digest of its example's text
     code: dict[str, str] | None = None  # the library code its example ran ({ref: digest}; None: not known)
 
@@ -385,12 +387,14 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
     start, blobs_start = body.seek(0, os.SEEK_END), blobs.seek(0, os.SEEK_END)
     # a docstring example's report says what its example ran; a test's (suite.py) does not
     example, code = getattr(report, "example", ""), getattr(report, "code", None)
-    entry = Entry(report.ref, [base_name(spec) for spec in report.cases], start, example=example, code=code)
+    # a test's report may end with calls its selection did not keep (suite.py): no case of the run, no name
+    kept = len(report.cases) - getattr(report, "unkept", 0)
+    entry = Entry(report.ref, [base_name(spec) for spec in report.cases[:kept]], start, example=example, code=code)
     shared = BlobIndex()  # a storage two cases of the example share is written once
     try:
         pickle.dump(dataclasses.replace(report, cases=[]), body, protocol=pickle.HIGHEST_PROTOCOL)
         entry.length = body.tell() - start
-        for spec in report.cases:
+        for place, spec in enumerate(report.cases):
             offset = body.tell()
             pickler = CasePickler(body, blobs, shared)
             pickler.dump(spec)
@@ -402,7 +406,7 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
             del again, pickler
             if not same:
                 raise ValueError(f"{spec.name} does not come back equal from pickle")
-            entry.cases.append((spec.name, offset, end - offset))
+            entry.cases.append((spec.name if place < kept else None, offset, end - offset))
             body.seek(end)
     except Exception:
         body.seek(start)

@@ -78,6 +78,9 @@ class NodeReport:
     covered: int = 0  # calls whose configuration was kept already
     peak_kb: int = 0  # the most memory the process that ran it held meanwhile, KiB (0: unknown)
     take: Any = field(default=None, repr=False, compare=False)  # its Take, without cases, in the discovery cache
+    # in the discovery cache: how many of its last cases are calls the selection did not keep, which a rerun whose
+    # other files changed may (no case of this run; the cache names them by place, never by a name of theirs)
+    unkept: int = 0
     from_tests = True  # how progress lines tell it from a docstring example's report
 
     @property
@@ -149,7 +152,14 @@ def _slot(spec: CaseSpec) -> str:
     return json.dumps([spec.name, ref.call_ref, ref.occurrence, ref.rootdir])
 
 
-UNKEPT = "\0unkept "  # how the cache names a call's case that the selection did not keep
+@dataclass(frozen=True)
+class Unkept:
+    """:attr:`Candidate.stored` of a call whose case the selection did not keep, stored for a rerun that may:
+    its place among its test's unkept cases (:attr:`NodeReport.unkept`)."""
+
+    place: int
+
+
 # Call.not_copied of a call the test's file covers, and of one that passes nothing the probe can take as a graph
 # input (an array, an object): neither is said again
 WATCHED = NotCopied(Uncopied.WATCHED, "its configuration is kept already")
@@ -170,7 +180,9 @@ class Candidate:
     dropped: str = ""  # why it could not become a case
     outside: str = ""  # why it does not run outside its test
     rebuild: bool = False  # the case did not pickle out of its shard: the test runs again for it
-    stored: str = ""  # the name its case has in the discovery cache ("": not stored; kept later, it is rebuilt)
+    # the name its case has in the discovery cache, or its place among those not kept ("": not stored; kept
+    # later, it is rebuilt)
+    stored: str | Unkept = ""
     large: bool = False  # dropped because its tensors were too large to keep (suite_copies.py)
     undescribed: bool = False  # dropped because the probe cannot describe its case (cases/describe.py)
 
@@ -682,17 +694,19 @@ def _cached_takes(store: DiscoveryCache, stored: Stored, entries: dict[str, Any]
         take = report.take
         if take is None:
             return "its cache entry holds no calls", {}
-        specs = {spec.name: spec for spec in report.cases}
-        for candidate in take.candidates:
-            candidate.spec = specs.get(candidate.stored)  # None: not kept before; if kept now, its test runs again
+        kept = len(report.cases) - report.unkept
+        specs, unkept = {spec.name: spec for spec in report.cases[:kept]}, report.cases[kept:]
+        for candidate in take.candidates:  # None: not stored before; if kept now, its test runs again
+            stored_as = candidate.stored
+            candidate.spec = unkept[stored_as.place] if isinstance(stored_as, Unkept) else specs.get(stored_as)
         takes[node] = take
     return "", takes
 
 
 def _for_cache(ran: _Ran, per_operator: int) -> tuple[list[NodeReport], int]:
     """(the reports as the cache stores them: each with its take, without cases; its cases, then those of its
-    calls the selection did not keep but a rerun whose other files changed may (named ``UNKEPT``...); how many
-    of those). A call that repeats the configuration of an earlier call of its own file, or of an operator with
+    calls the selection did not keep but a rerun whose other files changed may (counted in its ``unkept``, each
+    candidate's ``stored`` an :class:`Unkept`); how many of those). A call that repeats the configuration of an earlier call of its own file, or of an operator with
     ``per_operator`` configurations in its file before it, is never a case, whatever the other files keep
     (what comes first in its file is kept before it, or covered by the same configuration): its case is not
     stored."""
@@ -713,10 +727,10 @@ def _for_cache(ran: _Ran, per_operator: int) -> tuple[list[NodeReport], int]:
                 continue  # never a case (not kept now: its test runs again if a change ever made it one)
             in_file.keep(candidate.ref, candidate.key, "")
             if candidate.spec is not None and not candidate.stored and _pickles(candidate.spec):
-                candidate.spec.name = candidate.stored = f"{UNKEPT}{len(unkept)}"
+                candidate.stored = Unkept(len(unkept))
                 unkept.append(candidate.spec)
         count += len(unkept)
-        stored.append(dataclasses.replace(report, cases=report.cases + unkept, take=dataclasses.replace(
+        stored.append(dataclasses.replace(report, cases=report.cases + unkept, unkept=len(unkept), take=dataclasses.replace(
             take, candidates=[dataclasses.replace(c, spec=None) for c in take.candidates], rebuilt=[])))
     return stored, count
 
@@ -734,8 +748,8 @@ def _pickles(spec: CaseSpec) -> bool:
 
 
 def _kept_entry(entry: Any) -> Any:
-    """A cache entry without the cases its selection did not keep."""
-    return dataclasses.replace(entry, cases=[case for case in entry.cases if not case[0].startswith(UNKEPT)])
+    """A cache entry without the cases its selection did not keep (the cache stores them without a name)."""
+    return dataclasses.replace(entry, cases=[case for case in entry.cases if case[0] is not None])
 
 
 def _tests_by_file(ran: _Ran) -> dict[str, list[str]]:
@@ -835,9 +849,8 @@ def _from_cache(store: DiscoveryCache, stored: Stored, package: str, path: Path,
     except Exception:  # a class it names moved or changed: run the tests (and store them again)
         return None
     for report in loaded.values():
-        report.take = None
-    again = [dataclasses.replace(e, bases=[b for b in e.bases if not json.loads(b)[0].startswith(UNKEPT)])
-             for e in stored.entries if not e.stored]
+        report.take, report.unkept = None, 0  # loaded without the cases it keeps for a rerun
+    again = [e for e in stored.entries if not e.stored]
     rerun: dict[str, NodeReport] = {}
     if again:
         slots = {e.name: [json.loads(b) for b in e.bases] for e in again}
