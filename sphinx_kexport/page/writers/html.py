@@ -204,7 +204,7 @@ def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since
         # the dynamic-batch mark: <kx-yo> any batch, <kx-ys> batch 2 only, <kx-yf> dynamic fails
         "mark": mark, "mark_code": cell.get("dynamic", NO_MARK_CODE),
         "mark_title": cell.get("mark_title", "") if mark and cell.get("dynamic") != DYNAMIC_OK.code else "",
-        "speed": cell.get("speed", ""), "speed_title": cell.get("speed_title", ""),  # probe --speed
+        "speed": cell.get("speed", ""),  # probe --speed; the figures in full: the row's speed_words
         "change": change and change["kind"],
         "change_text": change and MARKER_TEXT[change["kind"]],
         "change_title": change and marker_title(change, since),
@@ -231,6 +231,7 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "speed_codes": "" if speed_codes == NO_SPEED * len(speed_codes) else speed_codes,
         "speed_ratios": " ".join(f"{c['speed_ratio']:.4g}" if "speed_ratio" in c else NO_SPEED for c in raw),
         "version_codes": _version_codes(row, columns, codes, versions),
+        "speed_words": row.get("speed_words", ""),
         "only_in": ", ".join(history["present"]) if history and history["absent"] else "",
         "id": row["id"],
         "codes": "" if codes == PLAIN.code * len(codes) else codes,  # all ok: attribute left out
