@@ -48,7 +48,8 @@ Bytes matter at thousands of rows: an ok cell, by far the most common, is
 the plain word (``<td>yes</td>``, coloured by the stylesheet), every other
 status a custom element such as ``<kx-f>no</kx-f>`` (a styled inline
 element, like a span with a class, at half the bytes): the pills mark what
-needs attention. Attributes that would be empty are left out.
+needs attention; a cell's speed mark is one too (``<kx-sp>2.2× faster</kx-sp>``), its figures in full said
+once per row, in the Details. Attributes that would be empty are left out.
 
 The other nodes are written from ``templates/*.html.jinja`` too (the reason
 index, the "Reproduce" templates, the download links) or, for the badge strips,
