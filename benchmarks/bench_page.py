@@ -13,7 +13,9 @@ clean builds in fresh processes:
   (user + system) of the build process: Sphinx builds on one core, and CPU
   time does not count the time other processes on a shared machine take;
 * the bytes of the page's HTML (and, for information, of the list-table page
-  carrying the same fix words as the page's Details, so that both say the same);
+  carrying the same fix words as the page's Details, and of one carrying everything the page shows: its marks,
+  notes, other names, speed figures, library statements and calls, ``baseline_listtable.render(...,
+  everything=True)``: the list-table side otherwise carries none of them, which a real snapshot has);
 
 and, for the largest size, in headless Chromium: the first enhancement of
 the page (``window.kexportTimings.init``) and the time a search keystroke
@@ -101,7 +103,10 @@ def make_projects(workdir: Path, rows: int, versions: int = 1, varied: bool = Fa
         listtable = _write_project(workdir / "listtable", "sphinx_design", render_listtable(model), api)
         # the same, with each failure's fix in words as the page's Details give them: bytes only
         extra = {"listtable-fixes": _write_project(workdir / "listtable-fixes", "sphinx_design",
-                                                   render_listtable(model, fixes=True), api)}
+                                                   render_listtable(model, fixes=True), api),
+                 # and with everything else the page shows (marks, notes, speed figures, code, calls)
+                 "listtable-all": _write_project(workdir / "listtable-all", "sphinx_design",
+                                                 render_listtable(model, fixes=True, everything=True), api)}
     else:  # no list-table with the fixes: the bytes compare one page with three
         extra = {}
         toc = title + ".. toctree::\n\n" + "".join(f"   torch-{i}\n" for i in range(len(snapshots)))
@@ -205,7 +210,7 @@ def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str], vers
                 print(f"   {builder:5s} {side:9s} page {page:6.2f} s, empty {empty:5.2f} s (CPU)", file=sys.stderr)
             size[builder] = entry
         size["bytes"], size["gzip"] = {}, {}
-        for side in ("ours", "listtable", "listtable-fixes"):
+        for side in ("ours", "listtable", "listtable-fixes", "listtable-all"):
             if side not in projects:  # several versions: no list-table with the fixes
                 continue
             out = workdir / str(rows) / f"_build-{side}-html"
@@ -243,6 +248,10 @@ def table(results: dict) -> str:
         if "listtable-fixes" in size["bytes"]:  # the same words on both sides: what the markup costs
             theirs = size["bytes"]["listtable-fixes"]
             lines.append(f"| page HTML, the list-table with the same fix words (bytes) | {rows:,} | {ours:,} | "
+                         f"{theirs:,} | {_ratio(ours, theirs):.3f} | info |")
+        if "listtable-all" in size["bytes"]:  # everything the page shows, in list-table markup
+            theirs = size["bytes"]["listtable-all"]
+            lines.append(f"| page HTML, the list-table with everything the page shows (bytes) | {rows:,} | {ours:,} | "
                          f"{theirs:,} | {_ratio(ours, theirs):.3f} | info |")
         ours, theirs = size["gzip"]["ours"], size["gzip"]["listtable"]
         lines.append(f"| page HTML gzipped (bytes) | {rows:,} | {ours:,} | {theirs:,} | {_ratio(ours, theirs):.3f} "
