@@ -87,7 +87,7 @@ def _write_project(folder: Path, extension: str, index: str, api: str) -> Path:
 
 
 def make_projects(workdir: Path, rows: int, versions: int = 1, varied: bool = False,
-                  snapshot: dict | None = None) -> dict[str, Path]:
+                  snapshot: dict | None = None, snapshot_file: str | None = None) -> dict[str, Path]:
     data = snapshot if snapshot is not None else make_snapshot(rows, DEVICES, seed=rows, varied_reasons=varied)
     snapshots = torch_versions(data, versions, seed=rows) if versions > 1 else [data]
     names = [f"_data/snapshot-{i}.json" for i in range(len(snapshots))]
@@ -95,8 +95,14 @@ def make_projects(workdir: Path, rows: int, versions: int = 1, varied: bool = Fa
     title = "Export support\n==============\n\n"
     ours = _write_project(workdir / "ours", "sphinx_kexport",
                           title + f".. export-support:: {' '.join(reversed(names))}\n", api)
-    for name, snapshot in zip(names, snapshots):
-        dump_snapshot(snapshot, ours / name)
+    if snapshot_file and len(snapshots) == 1:
+        # the file as it is: written out again, an older snapshot's causes read from its words would be
+        # records, and the page would group its reasons by them instead of by words as the real page does
+        (ours / "_data").mkdir(exist_ok=True)
+        shutil.copyfile(snapshot_file, ours / names[0])
+    else:
+        for name, snapshot in zip(names, snapshots):
+            dump_snapshot(snapshot, ours / name)
     # the list-table approach: no page shows several versions, so one page (document) per version
     if len(snapshots) == 1:
         model = build_model(build(data, "synthetic"))
@@ -191,7 +197,7 @@ def _ratio(ours: float, theirs: float) -> float:
 
 
 def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str], versions: int = 1,
-        varied: bool = False, snapshot: dict | None = None) -> dict:
+        varied: bool = False, snapshot: dict | None = None, snapshot_file: str | None = None) -> dict:
     results: dict = {"repeats": repeats, "builders": builders, "sizes": {}, "versions": versions,
                      "varied_reasons": varied}
     if snapshot is not None:
@@ -199,7 +205,7 @@ def run(sizes: list[int], repeats: int, workdir: Path, builders: list[str], vers
     for rows in sizes:
         print(f"-- {rows} configurations" + (f" x {versions} torch versions" if versions > 1 else ""),
               file=sys.stderr)
-        projects = make_projects(workdir / str(rows), rows, versions, varied, snapshot)
+        projects = make_projects(workdir / str(rows), rows, versions, varied, snapshot, snapshot_file)
         size: dict = {}
         for builder in builders:
             entry = {}
@@ -287,7 +293,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         snapshot = read_snapshot(args.snapshot, args.snapshot)[0] if args.snapshot else None
         results = run(args.sizes, args.repeats, workdir, args.builders, args.versions, args.varied_reasons,
-                      snapshot)
+                      snapshot, args.snapshot)
         if args.features_repeats and args.builders:
             results["features"] = bench_features.run(args.sizes[0], args.features_repeats, args.builders,
                                                    workdir / "features")
