@@ -3,10 +3,10 @@
 One strip per path: its label, then one dot per speed figure on a shared logarithmic axis of the ratio
 eager/path, a dashed line at 1× (as fast as eager), the axis's ticks below and, in words at either end,
 which side is slower and which faster than eager. The verdict is told by shape as well as colour (a filled
-dot faster, a ring slower, a small grey dot no clear difference); a strip's dots of one verdict are one ``<path>`` (a dot: a round-capped stroke of no
-length; a ring: two arcs), as hundreds of ``<circle>`` elements were most of the page's picture bytes. Colours
-are the page's own custom
-properties (``static/kexport.css``), text and lines ``currentColor``, so the four themes' light and dark modes
+dot faster, a ring slower, a small grey dot no clear difference); a strip's dots of one verdict are one
+``<path>`` (a dot: a round-capped stroke of no length; a ring: two arcs), as hundreds of ``<circle>`` elements
+were most of the page's picture bytes. Colours are the page's own custom properties (``static/kexport.css``),
+text and lines ``currentColor``, so the four themes' light and dark modes
 hold. The width is the container's (``viewBox``, no fixed size): drawn for 400 units, it is read at 400 px.
 Every string is escaped; the ``<title>`` and ``<desc>`` give the picture's words to assistive technology.
 """
