@@ -7,7 +7,10 @@ whose cells are role calls (``:compat-ok:`yes```), the operator as a
 ``:py:obj:`` reference (or a literal) with the variant as a second literal,
 and a Details column with the reasons grouped by identical text and the
 source location as a literal (``fixes=True``: each failure's class and fix in words after it, as the
-page's Details give them, so that both sides carry the same words). Several devices get one status column per
+page's Details give them, so that both sides carry the same words; ``everything=True``: also what the page
+shows beyond the reference's table, as plain list-table text: each cell's dynamic-batch and speed marks, the
+operator's other public names and note, the row's speed figures, the library statements and the call a
+failing row is reproduced with as literal blocks). Several devices get one status column per
 device and path. Rows, order, grouping and counts come from
 ``model.build_model``, so both sides render exactly the same configurations.
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import re
 
+from sphinx_kexport.page.model import speed
 from sphinx_kexport.page.model.fixes import detail_fixes
 from sphinx_kexport.page.model.page_model import PageModel, build_model
 from sphinx_kexport.page.model.payloads import row_payload
@@ -72,7 +76,24 @@ def _fix_words(detail, cells: dict[str, dict]) -> str:
     return "".join(f" (fix: {inline(f['title'])}: {inline(f['fix'])})" for f in fixes)
 
 
-def render(model: PageModel, title: str = "Export support", fixes: bool = False) -> str:
+def _literal(text: str) -> list[str]:
+    """A literal block inside a list-table cell (the cell's text is indented by 7)."""
+    return ["", "       ::", ""] + [f"          {line}" for line in text.splitlines()] + [""]
+
+
+def _more(row) -> tuple[str, str, list[str]]:
+    """``everything``: the operator cell's and the details' additional words, and the literal blocks."""
+    case = row.case
+    operator = (" also: " + ", ".join(f"``{a}``" for a in case.aliases) if case.aliases else "") + \
+        (f" {inline(case.note)}" if case.note else "")
+    blocks = [line for where, code in row.statements.items() for line in ["", f"       ``{where}``"] + _literal(code)]
+    if row.failing and case.call.strip():
+        blocks += _literal(case.call)
+    words = speed.row_words(row)
+    return operator, (f" {inline(words)}" if words else ""), blocks
+
+
+def render(model: PageModel, title: str = "Export support", fixes: bool = False, everything: bool = False) -> str:
     out = [".. Generated for the benchmark: the list-table rendering of the export-support page.\n"]
     out += [f".. role:: {role}\n" for role in ROLE.values()]
     out += ["", _underline(title, "="), "", f"{model.counts.rows} probed configurations.\n"]
@@ -92,16 +113,20 @@ def render(model: PageModel, title: str = "Export support", fixes: bool = False)
                 op = (f":py:obj:`{case.operator} <{case.ref}>`" if case.ref else f"``{case.operator}``")
                 if case.variant:
                     op += f" ``[{inline(case.variant)}]``"
-                out.append(f"   * - {op}")
+                more, speed_words, blocks = _more(row) if everything else ("", "", [])
+                out.append(f"   * - {op}{more}")
                 for device, path in model.columns:
                     cell = row.cell(device, path)
-                    out.append(f"     - :{ROLE[cell.result.status]}:`{status_text(cell.result)}`")
+                    marks = f" {cell.mark} {speed.mark(cell.result)}".rstrip() if everything else ""
+                    out.append(f"     - :{ROLE[cell.result.status]}:`{status_text(cell.result)}`{marks}")
                 cells = {c["key"]: c for c in row_payload(row)["cells"]} if fixes else {}
                 details = " · ".join(f"**{d.labels}:** {inline(d.text)}" + (_fix_words(d, cells) if fixes else "")
                                      for d in row.details)
                 for where in row.where:
                     details += f" ``{where}``"
+                details += speed_words
                 out.append(f"     - {details.strip() or ' '}")
+                out += blocks
     return "\n".join(out) + "\n"
 
 

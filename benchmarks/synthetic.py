@@ -6,9 +6,9 @@ weighted like Kornia's survey, with its ~50 sections (geometry alone has
 cross-reference targets; about 20 % of configurations fail somewhere, with
 Kornia-like reasons, failing stages and source locations; on two devices a
 few rows disagree between CPU and CUDA. With ``varied_reasons`` each failure's reason also names
-the step it failed at (two of the operator words, "..., at the warp blur step"), so that nearly every
-failing cell has a reason of its own and the page's reason index an entry per failure: the page's worst
-case for repeated words.
+the step it failed at (two of the operator words, "..., at the warp blur step"), and its cause record
+names that step as the operator the cause is about, so that nearly every failing cell has a reason (and a
+cause) of its own and the page's reason index an entry per failure: the page's worst case for repeated words.
 
     python benchmarks/synthetic.py 1200 out.json [--devices cpu cuda] [--seed 0] [--varied-reasons]
 """
@@ -21,7 +21,8 @@ import random
 from typing import Any
 
 from sphinx_kexport.snapshot import dump_snapshot
-from sphinx_kexport.snapshot.legacy_causes import fill as with_causes
+from sphinx_kexport.snapshot.causes import Cause
+from sphinx_kexport.snapshot.legacy_causes import fill as with_causes, legacy_class
 
 # (package, share of the rows in %, its sections): the shape of Kornia's page.
 LAYOUT = [
@@ -60,11 +61,14 @@ def _result(rng: random.Random, path: str, fail_rate: float, package: str, name:
     if roll < fail_rate:
         status = "mismatch" if path != "export" and rng.random() < 0.15 else "fail"
         detail = rng.choice(REASONS[path])
-        if varied is not None:  # plain words: reason_groups.normalise keeps them, so the reasons stay apart
-            detail += f", at the {varied.choice(WORDS)} {varied.choice(WORDS)} step"
+        cause = {}
+        if varied is not None:  # the index groups by the cause record: its operator keeps the reasons apart
+            step = f"{varied.choice(WORDS)} {varied.choice(WORDS)}"
+            detail += f", at the {step} step"
+            cause = {"cause": Cause(str(legacy_class(path, detail)), operator=step.replace(" ", "_")).record()}
         return {"status": status, "detail": detail,
                 "stage": "compare" if status == "mismatch" else rng.choice(STAGES[path]),
-                "where": f"kornia/{package}/{name.split('_')[0]}.py:{rng.randint(10, 900)}"}
+                "where": f"kornia/{package}/{name.split('_')[0]}.py:{rng.randint(10, 900)}", **cause}
     if roll < fail_rate + 0.03:
         return {"status": "n/a", "detail": "not a tensor graph", "stage": "", "where": ""}
     if path == "compile" and rng.random() < 0.12:

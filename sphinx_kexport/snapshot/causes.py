@@ -16,7 +16,7 @@ Standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .vocabulary import (COMPILE, DYNAMIC_FAIL, DYNAMIC_STATIC, FAILING, OK_BREAKS, SUPPORTED)
@@ -28,22 +28,31 @@ CAUSE = "cause"  # the key of a result's (and a dynamic result's) cause record
 class Cause:
     """One path's cause. ``id``: a fix class id; ``operator``: the torch operator it names ("torch.linalg.svd");
     ``setting``: a torch setting under which torch.compile traces it
-    ("torch._dynamo.config.capture_scalar_outputs"). Empty fields are left out of the record."""
+    ("torch._dynamo.config.capture_scalar_outputs"). Empty fields are left out of the record. ``from_words``:
+    read from an older probe's words (:mod:`.legacy_causes`), not named by the probe; never written, and not
+    part of the cause's identity."""
 
     id: str
     operator: str = ""
     setting: str = ""
+    from_words: bool = field(default=False, compare=False)
 
     def record(self) -> dict[str, str]:
         return {key: value for key, value in (("id", self.id), ("operator", self.operator),
                                               ("setting", self.setting)) if value}
 
 
+class CauseFromWords(dict):
+    """A ``cause`` object :mod:`.legacy_causes` read from a record's words, as the reader found the snapshot:
+    written out, it is a plain cause object (a reused record's cause is a record from then on)."""
+
+
 def cause_of(raw: Any) -> Cause | None:
     """The :class:`Cause` of a (validated) record's ``cause`` object; None when it has none."""
     if not isinstance(raw, dict) or "id" not in raw:
         return None
-    return Cause(raw["id"], raw.get("operator", ""), raw.get("setting", ""))
+    return Cause(raw["id"], raw.get("operator", ""), raw.get("setting", ""),
+                 from_words=isinstance(raw, CauseFromWords))
 
 
 @dataclass(frozen=True)

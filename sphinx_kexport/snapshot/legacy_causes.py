@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .causes import CAUSE, Cause, dynamic_red, red
+from .causes import CAUSE, Cause, CauseFromWords, dynamic_red, red
 from .fix_classes import (BATCH_SPECIALISED, CONSTANT_MUTATION, GUARD, NO_LOWERING, PYTHON_NUMBER, REDESIGN,
                           RESULT_DIFFERS, RUNTIME_KERNEL, SPARSE_TENSOR, TENSOR_BRANCH, TOOL_BUG, UNCLASSIFIED,
                           UNTRACEABLE_PYTHON, FixClass)
@@ -116,8 +116,8 @@ def fill(data: dict[str, Any]) -> dict[str, Any]:
         for paths in case.get("results", {}).values():
             for path, record in paths.items():
                 if CAUSE not in record and red(path, record):
-                    record[CAUSE] = Cause(legacy_class(path, record.get("detail", ""))).record()
+                    record[CAUSE] = CauseFromWords(Cause(legacy_class(path, record.get("detail", ""))).record())
                 dynamic = record.get("dynamic")
                 if dynamic_red(dynamic) and CAUSE not in dynamic:
-                    dynamic[CAUSE] = Cause(legacy_class(path, dynamic.get("detail", ""))).record()
+                    dynamic[CAUSE] = CauseFromWords(Cause(legacy_class(path, dynamic.get("detail", ""))).record())
     return data

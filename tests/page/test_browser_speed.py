@@ -90,3 +90,19 @@ def test_at_400_px_the_picture_fits_its_container(driver, base_url):
             "  const b = s.getBoundingClientRect();"
             "  return Array.from(s.querySelectorAll('text')).every(t => { const r = t.getBoundingClientRect();"
             "    return r.left >= b.left - 0.5 && r.right <= b.right + 0.5; }); })")
+
+
+def test_a_row_s_speed_figures_are_read_in_its_details_and_not_searched(driver, base_url):
+    """The figures in full, once per row (no tooltip to hover): shown, but not words a search finds, as
+    when they were the cells' tooltips; the row's own words still are."""
+    with opened(driver, base_url + "index.html") as page:
+        words = page.find_element("css selector", "tr#kx-fuse small.kx-spr").text
+        assert words.startswith("Speed at the case's inputs") and "thread" in words
+        box = page.find_element("css selector", ".kexport-controls input[type=search]")
+        box.send_keys("thread")
+        wait_for(page, "return document.querySelector('.kx-count').textContent.startsWith('No configuration matches')")
+        assert visible_rows(page) == []
+        box.clear()
+        box.send_keys("fuse")
+        wait_for(page, "return document.querySelector('.kx-count').textContent.startsWith('Showing 1 ')")
+        assert visible_rows(page) == ["kx-fuse"]

@@ -127,3 +127,39 @@ def test_a_recompile_reason_is_one_entry_whatever_its_names_numbers_and_paths():
     assert normalise(tensor) == normalise(number) == (
         "recompiles at batch ‹n›: the guard on ‹name› failed (compiled for ‹n›), set by ‹name› (‹path›), "
         "after the graph break at ‹path›")
+
+
+def _caused(name, detail, cause):
+    case = _case(name, onnx=("fail", detail))
+    case["results"]["cpu"]["onnx"]["cause"] = cause
+    return case
+
+
+def test_a_snapshot_with_cause_records_groups_by_the_cause_whatever_its_words():
+    """Records with a cause the probe named group by its id and fields, not by words: other words of the same
+    cause are one entry, the same words of another operator's cause another."""
+    svd = {"id": "onnx-lowering", "operator": "torch.linalg.svd"}
+    snap = _snapshot([
+        _caused("a", "no ONNX lowering for torch.linalg.svd", svd),
+        _caused("b", "the ONNX exporter finds no ONNX overload of aten::_linalg_svd", svd),
+        _caused("c", "no ONNX lowering for torch.histc", {"id": "onnx-lowering", "operator": "torch.histc"}),
+    ])
+    index = build_index(build_model(snap))
+    assert [(e.total, e.by_cause, sorted(e.rows)) for e in index] == [(2, True, ["kx-a", "kx-b"]),
+                                                                       (1, True, ["kx-c"])]
+    assert index[0].text == "no ONNX lowering for an operator (torch.linalg.svd)"
+    back = row_reason_ids(build_model(snap))
+    assert back["kx-a"]["no ONNX lowering for torch.linalg.svd"] == back["kx-b"][
+        "the ONNX exporter finds no ONNX overload of aten::_linalg_svd"] == index[0].id
+
+
+def test_an_older_snapshot_without_cause_records_still_groups_by_its_words():
+    """The same words without cause records (a cause read from words when the snapshot is read): as before
+    cause records, what varies in names is one entry, other words another."""
+    snap = _snapshot([_case("a", onnx=("fail", "no ONNX lowering for torch.linalg.svd")),
+                      _case("b", onnx=("fail", "the ONNX exporter finds no ONNX overload of aten::_linalg_svd")),
+                      _case("c", onnx=("fail", "no ONNX lowering for torch.histc"))])
+    index = build_index(build_model(snap))
+    assert [(e.total, e.by_cause, e.text) for e in index] == [
+        (2, False, "no ONNX lowering for ‹name›"),
+        (1, False, "the ONNX exporter finds no ONNX overload of ‹name›")]

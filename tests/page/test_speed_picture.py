@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import posixpath
+import re
 from pathlib import Path
 
 from fixtures.speed_scenario import HOSTILE
@@ -21,6 +22,12 @@ SPEEDLIB = ("ONNX: 1 faster, 1 slower, 1 no clear difference; median 1×; torch.
 HOSTILE_WORDS = "torch.compile: 1 faster, 0 slower, 0 no clear difference; median 2.5×"
 
 
+def _dots(svg, code: str = "") -> list[tuple[float, float]]:
+    """The dots' centres: each starts its path's segment ("M96.4 43", speed_svg._dots)."""
+    return [(float(x), float(y)) for path in svg.select(f"path.kx-spd{code}")
+            for x, y in re.findall(r"M([\d.]+) ([\d.]+)", path["d"])]
+
+
 def test_one_dot_per_figure_and_the_picture_in_words(build_once):
     app = build_once("speed", "html")
     assert warnings(app) == ""
@@ -29,8 +36,9 @@ def test_one_dot_per_figure_and_the_picture_in_words(build_once):
     assert len(pictures) == 2  # one per package with figures
     speedlib, hostile = pictures
     # 3 ONNX, 3 torch.export, 5 torch.compile figures in speedlib; the hostile package's one
-    assert len(speedlib.select("circle.kx-spd")) == 11 and len(hostile.select("circle.kx-spd")) == 1
-    assert [len(speedlib.select(f"circle.kx-spd{code}")) for code in "fsu"] == [5, 3, 3]
+    assert len(_dots(speedlib)) == 11 and len(_dots(hostile)) == 1
+    assert [len(_dots(speedlib, code)) for code in "fsu"] == [5, 3, 3]
+    assert len(speedlib.select("path.kx-spdf")) == 3  # 5 faster dots, one path per strip that has them
     assert speedlib.select_one("desc").get_text() == SPEEDLIB + "."
     assert speedlib["role"] == "img"
     labelled = speedlib["aria-labelledby"].split()
@@ -75,7 +83,7 @@ def test_the_text_and_latex_builders_write_the_words_instead_of_the_picture(buil
     assert warnings(app) == ""
     text = " ".join(output(app, "index.txt").split())
     assert f"**speedlib** — {SPEEDLIB}." in text and f"**{HOSTILE}** — {HOSTILE_WORDS}." in text
-    assert "<svg" not in text and "<circle" not in text
+    assert "<svg" not in text and "<path" not in text
     latex = build_once("speed", "latex")
     assert warnings(latex) == ""
     tex = " ".join(next(Path(latex.outdir).glob("*.tex")).read_text(encoding="utf-8").split())
@@ -108,6 +116,6 @@ def test_a_ratio_of_zero_or_far_out_sits_at_the_axis_end():
     node = kexport_speed_picture(package="p", svg_id="s", sentences=["words"], key=False, strips=[
         {"path": "compile", "label": "torch.compile", "figures": [[0.0, "slower"], [5000.0, "faster"], [1.5, "faster"]]}])
     svg = BeautifulSoup(speed_svg(node), "lxml")
-    xs = sorted(float(c["cx"]) for c in svg.select("circle.kx-spd"))
+    xs = sorted(x for x, _ in _dots(svg))
     assert xs[0] == LEFT and xs[-1] == RIGHT and LEFT < xs[1] < RIGHT
     assert svg.find_all("text")[-3].get_text() == "1024×"  # the last tick: the axis's end

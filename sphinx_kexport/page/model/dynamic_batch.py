@@ -70,8 +70,9 @@ def mark(result: Result, path: str = "") -> str:
     return dynamic_status(dynamic.status).legend
 
 
-def title(result: Result) -> str:
-    """The mark's tooltip: what it means for this cell, with the batch sizes and the reason."""
+def title(result: Result, reason_shown: bool = False) -> str:
+    """The mark's tooltip: what it means for this cell, with the batch sizes and the reason; only the sizes
+    where ``reason_shown`` (the row's Details say the reason and its library line already)."""
     dynamic = answer(result)
     if dynamic is None:
         return ""
@@ -80,6 +81,8 @@ def title(result: Result) -> str:
         sizes = f" (traced at batch {dynamic.traced_batch}, run at batch {dynamic.run_batch})"
     if dynamic.status == DYNAMIC_OK:
         return "holds at any batch size" + sizes
+    if reason_shown:
+        return sizes.strip(" ()")
     text = reason(result)
     return text + sizes + (f" at {dynamic.where}" if dynamic.where else "")
 

@@ -17,11 +17,12 @@ from .page_model import Cell, PageModel, Row, slugify
 
 
 def _speed_fields(cell: Cell) -> dict[str, str]:
-    """The cell's speed mark and its title (probe --speed); nothing without them, so the payload is as before."""
+    """The cell's speed mark (probe --speed; the figures in full: the row's ``speed_words``); nothing without it,
+    so the payload is as before."""
     shown = speed.mark(cell.result)  # a figure's words, or "not timed" where the pass left a working cell
     if not shown:
         return {}
-    fields = {"speed": shown, "speed_title": speed.title(cell.result, cell.path)}
+    fields: dict = {"speed": shown}
     figure = speed.figure(cell.result)
     if figure is not None:  # the verdict and ratio: the browser's speed filters and sort (tr[data-e], tr[data-x])
         fields.update(speed_verdict=figure.verdict, speed_ratio=figure.ratio)
@@ -54,6 +55,7 @@ def row_payload(row: Row) -> dict:
       case or device was absent).
     """
     case = row.case
+    shown = {d.text for d in row.details}  # a dynamic-batch mark's reason said there is not said again
     return {
         "id": row.id,
         "name": case.name,
@@ -79,7 +81,8 @@ def row_payload(row: Row) -> dict:
             "graph_breaks": c.result.graph_breaks, "max_abs_diff": c.result.max_abs_diff,
             "compile_note": c.compile_note,
             "fullgraph_fails": c.path == COMPILE and c.result.supported and fullgraph_fails(c.result),
-            "dynamic": dynamic_batch.code(c.result), "mark": c.mark, "mark_title": dynamic_batch.title(c.result),
+            "dynamic": dynamic_batch.code(c.result), "mark": c.mark,
+            "mark_title": dynamic_batch.title(c.result, dynamic_batch.reason(c.result) in shown),
             **_speed_fields(c),
         } for c in row.cells],
         "details": [{"labels": d.labels, "text": d.text, "columns": list(d.columns)} for d in row.details],
@@ -90,4 +93,5 @@ def row_payload(row: Row) -> dict:
         "disagree": row.disagree,
         "failing": row.failing,
         "passes_all": row.passes_all,
+        **({"speed_words": words} if (words := speed.row_words(row)) else {}),
     }

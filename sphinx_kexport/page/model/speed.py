@@ -3,15 +3,16 @@
 Plain Python over the snapshot records, shared by every builder. The mark is the realistic size's figure
 when there is one (the last: batch 32 or the case's bench= inputs), else the case's own inputs'; its title
 gives every figure with its size, medians and spread. A working cell the pass did not time reads "not
-timed", its title the record's note on why. A cell without speed (older snapshots, runs without
-``--speed``) gets no mark: such pages render exactly as before.
+timed". The figures in full (sizes, medians, spread, threads, why a cell was not timed) are said once per
+row (:func:`row_words`): the inputs a size was timed at are the same for each path of the row. A cell without
+speed (older snapshots, runs without ``--speed``) gets no mark: such pages render exactly as before.
 """
 
 from __future__ import annotations
 
 from ...snapshot import PATH_LABELS, Result, Snapshot, SpeedFigure
 from ...snapshot.vocabulary import SPEED_METHOD, SPEED_NOT_TIMED, speed_mark, speed_size
-from .page_model import PageModel
+from .page_model import PageModel, Row
 
 
 def figure(result: Result) -> SpeedFigure | None:
@@ -46,17 +47,32 @@ def _seconds(value: float) -> str:
     return f"{value / 1e-9:.3g} ns"
 
 
-def title(result: Result, path: str) -> str:
-    """Every figure of the cell: "at batch 32 (32×3×5×5): eager 1.2 ms, torch.compile 0.39 ms, 3.1× (2.9–3.3);
-    2 threads", and what was not timed."""
-    speed = result.speed
-    if speed is None or figure(result) is None:
-        return _untimed_note(result)
-    label = PATH_LABELS.get(path, path)
-    parts = [f"at {speed_size(f.size, f.batch)} ({f.shapes}): eager {_seconds(f.eager_s)}, {label} "
-             f"{_seconds(f.path_s)}, {f.ratio:.2f}× ({f.low:.2f}–{f.high:.2f})" for f in speed.figures]
-    threads = f"{speed.threads} thread{'s' if speed.threads != 1 else ''}"
-    return "; ".join(parts + [threads] + ([speed.note] if speed.note else []))
+def row_words(row: Row) -> str:
+    """Every figure of the row's cells, each size's inputs said once: "Speed at batch 32 (32×3×5×5):
+    torch.compile 0.39 ms, eager 1.2 ms, 3.1× (2.9–3.3); ONNX …. 2 threads. torch.export: not timed: …";
+    "" for a row without speed."""
+    devices = len({cell.device for cell in row.cells})
+    sizes: dict[str, list[str]] = {}
+    notes: dict[str, list[str]] = {}
+    threads: set[int] = set()
+    for cell in row.cells:
+        speed = cell.result.speed
+        if speed is None or not cell.result.supported:
+            continue
+        label = PATH_LABELS.get(cell.path, cell.path) + (f" {cell.device}" if devices > 1 else "")
+        for f in speed.figures:
+            sizes.setdefault(f"{speed_size(f.size, f.batch)} ({f.shapes})", []).append(
+                f"{label} {_seconds(f.path_s)}, eager {_seconds(f.eager_s)}, {f.ratio:.2f}× "
+                f"({f.low:.2f}–{f.high:.2f})")
+        if speed.figures:
+            threads.add(speed.threads)
+        if speed.note:
+            notes.setdefault(speed.note, []).append(label)  # "not timed: …", "batch 32 not timed: …"
+    parts = [f"Speed at {size}: {'; '.join(figures)}." for size, figures in sizes.items()]
+    if threads:
+        parts.append(" or ".join(str(n) for n in sorted(threads)) + f" thread{'s' if threads != {1} else ''}.")
+    parts += [f"{', '.join(labels)}: {note}" + ("" if note.endswith(".") else ".") for note, labels in notes.items()]
+    return " ".join(parts)
 
 
 def method(snapshot: Snapshot) -> str:

@@ -1,7 +1,8 @@
 """The "Failure reasons" part of the page (the directive's ``:reasons:`` option).
 
-One entry per distinct normalised reason (``model.reason_groups``), most frequent
-first, worded by one concrete instance (its text, operator and library line), with
+One entry per cause record, or per normalised reason where the cause was read from words
+(``model.reason_groups``), most frequent first, worded by one concrete instance (its text, operator and
+library line), with
 its fix class (whose fix the page's legend of fixes says, ``parts.fix_legend``), and its count per
 path and device and in total. Each entry's id is
 ``kx-reason-<hash of the normalised text>`` (``-N`` on the N-th page of a
@@ -55,6 +56,7 @@ def build_reasons(document: nodes.document, model: PageModel, row_suffix: str = 
         entries.append({
             "id": actual[entry.id],
             "text": entry.text,
+            "by_cause": entry.by_cause,
             "example": entry.example,
             "instance": entry.instance,
             "fixes": [fix_payload(f) for f in entry.fix_classes],

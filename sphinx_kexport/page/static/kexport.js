@@ -181,6 +181,9 @@
       // The "Reproduce" box (the details cell's last child) holds code, not words to search.
       var box = last.lastElementChild;
       if (box && box.classList.contains("kx-repro")) details = details.slice(0, details.length - box.textContent.length);
+      // The row's speed figures (numbers and sizes, once a tooltip of each cell) are not words to search either.
+      var speed = last.querySelector("small.kx-spr");
+      if (speed) details = details.replace(speed.textContent, "");
       texts[i] = this.tableTexts[this.tableOf[i]] + " " + this.trs[i].id + " " +
         normalise(cells[0].textContent) + " " + normalise(details);
     }

@@ -48,7 +48,8 @@ Bytes matter at thousands of rows: an ok cell, by far the most common, is
 the plain word (``<td>yes</td>``, coloured by the stylesheet), every other
 status a custom element such as ``<kx-f>no</kx-f>`` (a styled inline
 element, like a span with a class, at half the bytes): the pills mark what
-needs attention. Attributes that would be empty are left out.
+needs attention; a cell's speed mark is one too (``<kx-sp>2.2× faster</kx-sp>``), its figures in full said
+once per row, in the Details. Attributes that would be empty are left out.
 
 The other nodes are written from ``templates/*.html.jinja`` too (the reason
 index, the "Reproduce" templates, the download links) or, for the badge strips,
@@ -204,7 +205,7 @@ def _status_cell(row: dict[str, Any], cell: dict[str, Any], differs: bool, since
         # the dynamic-batch mark: <kx-yo> any batch, <kx-ys> batch 2 only, <kx-yf> dynamic fails
         "mark": mark, "mark_code": cell.get("dynamic", NO_MARK_CODE),
         "mark_title": cell.get("mark_title", "") if mark and cell.get("dynamic") != DYNAMIC_OK.code else "",
-        "speed": cell.get("speed", ""), "speed_title": cell.get("speed_title", ""),  # probe --speed
+        "speed": cell.get("speed", ""),  # probe --speed; the figures in full: the row's speed_words
         "change": change and change["kind"],
         "change_text": change and MARKER_TEXT[change["kind"]],
         "change_title": change and marker_title(change, since),
@@ -231,6 +232,7 @@ def _row_view(row: dict[str, Any], columns: list[dict[str, Any]], links: dict[st
         "speed_codes": "" if speed_codes == NO_SPEED * len(speed_codes) else speed_codes,
         "speed_ratios": " ".join(f"{c['speed_ratio']:.4g}" if "speed_ratio" in c else NO_SPEED for c in raw),
         "version_codes": _version_codes(row, columns, codes, versions),
+        "speed_words": row.get("speed_words", ""),
         "only_in": ", ".join(history["present"]) if history and history["absent"] else "",
         "id": row["id"],
         "codes": "" if codes == PLAIN.code * len(codes) else codes,  # all ok: attribute left out

@@ -3,8 +3,10 @@
 One strip per path: its label, then one dot per speed figure on a shared logarithmic axis of the ratio
 eager/path, a dashed line at 1× (as fast as eager), the axis's ticks below and, in words at either end,
 which side is slower and which faster than eager. The verdict is told by shape as well as colour (a filled
-dot faster, a ring slower, a small grey dot no clear difference). Colours are the page's own custom
-properties (``static/kexport.css``), text and lines ``currentColor``, so the four themes' light and dark modes
+dot faster, a ring slower, a small grey dot no clear difference); a strip's dots of one verdict are one
+``<path>`` (a dot: a round-capped stroke of no length; a ring: two arcs), as hundreds of ``<circle>`` elements
+were most of the page's picture bytes. Colours are the page's own custom properties (``static/kexport.css``),
+text and lines ``currentColor``, so the four themes' light and dark modes
 hold. The width is the container's (``viewBox``, no fixed size): drawn for 400 units, it is read at 400 px.
 Every string is escaped; the ``<title>`` and ``<desc>`` give the picture's words to assistive technology.
 """
@@ -16,7 +18,7 @@ from html import escape
 
 from docutils import nodes
 
-from ...snapshot.vocabulary import SPEED_VERDICTS, speed_ratio
+from ...snapshot.vocabulary import SPEED_FASTER, SPEED_SLOWER, SPEED_VERDICTS, speed_ratio
 from .script_data import SPEED_CODE
 
 WIDTH = 400
@@ -29,6 +31,20 @@ KEY = ("Each dot is one figure, on a logarithmic axis: right of the dashed line 
        "eager, left of it slower; a filled dot is clearly faster, a ring clearly slower, a small grey dot no "
        "clear difference.")
 DOT_RADIUS = {SPEED_CODE[v]: r for v, r in zip(SPEED_VERDICTS, (4.5, 4.5, 3.0))}
+RING = SPEED_CODE[SPEED_SLOWER]  # a ring; the others a filled dot (faster with the outline it had)
+OUTLINED = SPEED_CODE[SPEED_FASTER]
+
+
+def _dots(code: str, centres: list[tuple[float, float]]) -> str:
+    """One verdict's dots as one path: each starts with its centre ("M96.4 43"), then a stroke of no length
+    (drawn as a round dot as wide as the stroke) or, for a ring, two half-circle arcs around the centre."""
+    r = DOT_RADIUS[code]
+    if code == RING:
+        shape, paint = f"m-{r:g} 0a{r:g} {r:g} 0 1 0 {2 * r:g} 0a{r:g} {r:g} 0 1 0-{2 * r:g} 0", ""
+    else:  # as wide as the circle was, with the 1-unit outline the stylesheet drew around a faster one
+        shape, paint = "h0", f' stroke-width="{2 * r + (code == OUTLINED):g}" stroke-linecap="round"'
+    d = "".join(f"M{cx:.1f} {cy}{shape}" for cx, cy in centres)
+    return f'<path class="kx-spd kx-spd{code}"{paint} d="{d}"/>'
 
 
 EXTREME = 10  # the axis ends at 1/1024× and 1024× at most: a ratio beyond (or 0, no time) sits at its end
@@ -78,10 +94,10 @@ def speed_svg(node: nodes.Element) -> str:
         top = TOP + STRIP * n
         out.append(f'<text class="kx-spl" x="{LEFT}" y="{top + 13}">{escape(strip["label"])}</text>')
         # dots in order of ratio, nudged up and down in turn so that neighbours stay apart
+        by_code: dict[str, list[tuple[float, float]]] = {}
         for k, (ratio, verdict) in enumerate(sorted(strip["figures"])):
-            code = SPEED_CODE[verdict]
-            out.append(f'<circle class="kx-spd kx-spd{code}" cx="{x(ratio):.1f}" cy="{top + 28 + (k % 3 - 1) * 5}" '
-                       f'r="{DOT_RADIUS[code]}"/>')
+            by_code.setdefault(SPEED_CODE[verdict], []).append((x(ratio), top + 28 + (k % 3 - 1) * 5))
+        out += [_dots(code, centres) for code, centres in sorted(by_code.items())]
     out.append(f'<line class="kx-spa" x1="{LEFT}" y1="{axis_y}" x2="{RIGHT}" y2="{axis_y}"/>')
     for exponent in _ticks(low, high):
         tx = x(2.0 ** exponent)
