@@ -267,7 +267,7 @@ def test_the_key_covers_the_discovery_code_and_the_versions(monkeypatch, tmp_pat
     assert "call_source.py" not in names  # the repro snippet is written when the snapshot is, not cached
     assert "compare_outputs.py" not in names  # how captured outputs are compared with eager is not discovery's
     tests_names = {p.name for p in discovery_cache.discovery_code_files("suite.py")}
-    assert {"suite_cases.py", "literals.py", "case_slice.py"} <= tests_names and "call_source.py" not in tests_names
+    assert {"suite_cases.py", "literals.py", "slicer.py", "sandbox.py"} <= tests_names and "call_source.py" not in tests_names
     key = discovery_cache.cache_key("probe_cases.doclib", [], ["x"], 2.0)
     assert key["exclude"] == ["x"] and key["time_limit"] == 2.0 and key["versions"]["torch"] == torch.__version__
     assert key["versions"]["python"] == sys.version and key["library_source"]  # in the file, for docstrings

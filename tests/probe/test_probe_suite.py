@@ -306,7 +306,7 @@ def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, m
 
     # the key covers the tests discovery's own code, read from what suite.py imports
     assert {"suite.py", "suite_run.py", "suite_cases.py", "library.py", "recording.py", "call_replay.py",
-            "repro_source.py", "case_slice.py"} <= {p.name for p in discovery_code_files("suite.py")}
+            "repro_source.py", "slicer.py"} <= {p.name for p in discovery_code_files("suite.py")}
 
 
 def test_discover_tests_lists_each_file_and_why(tmp_path):

@@ -47,7 +47,8 @@ from .suite_run import TEST_SEED, NodeSource
 from ..cases import containers
 from ..cases.literals import literal_source
 from ..cases.opaque import address_free_repr
-from ..cases.case_slice import run_fresh, top_level_slice
+from ..cases.slice.sandbox import run_fresh
+from ..cases.slice.slicer import top_level_slice
 from ..cases.inventory import SuiteRef
 from ..cases.registry import CaseSpec, case
 from ...snapshot.repro_landmarks import cannot_rebuild
