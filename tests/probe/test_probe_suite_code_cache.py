@@ -100,7 +100,7 @@ DUMP = '''
 import json, sys
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/tests"]
 from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
-from sphinx_kexport.probe.discover.suite import discover_suite
+from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
 if __name__ == "__main__":  # shards run in spawned children, which import this file
     from sphinx_kexport.probe.discover import suite_shards

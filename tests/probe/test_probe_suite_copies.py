@@ -1,4 +1,4 @@
-"""What test discovery copies of a test's calls, and what its cache stores (discover/suite_copies.py; issue 43:
+"""What test discovery copies of a test's calls, and what its cache stores (discover/suite/suite_copies.py; issue 43:
 e3nn's o3 tests took a shard past 3 GB, and the cache to 311 MB, with copies of calls that could never be cases).
 
 tests/probe/probe_cases/copyproject: copylib and its tests, which pass a tensor too large to keep, call the same
@@ -30,7 +30,7 @@ def found(tmp_path_factory):
     if str(PROJECT) not in sys.path:
         sys.path.insert(0, str(PROJECT))  # copylib is not installed; its tests import it from here
     from sphinx_kexport.probe.discover import suite_copies
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     folder = tmp_path_factory.mktemp("copylib")
     said = folder / "said.txt"
@@ -91,8 +91,8 @@ def test_the_cache_stores_no_case_that_its_own_file_covers():
     """In shards each test's calls reach the parent apart, so two tests of one file can bring the same
     configuration; only what comes first in its file can ever be kept, whatever a rerun changes elsewhere."""
     from sphinx_kexport.probe.cases.registry import case
-    from sphinx_kexport.probe.discover.suite import UNKEPT, Candidate, NodeReport, Take, _for_cache, _Ran
-    from sphinx_kexport.probe.discover.suite_run import NodeRun
+    from sphinx_kexport.probe.discover.suite.suite import UNKEPT, Candidate, NodeReport, Take, _for_cache, _Ran
+    from sphinx_kexport.probe.discover.suite.suite_run import NodeRun
 
     def candidate(key: str, rows: int, kept: str = "") -> Candidate:
         spec = case(kept or "neg[x]", torch.neg, [torch.ones(rows)], package="torch", ref="torch.neg")
@@ -110,8 +110,8 @@ def test_the_cache_stores_no_case_that_its_own_file_covers():
 
 
 def test_a_test_stopped_after_a_call_too_large_to_keep_says_both():
-    from sphinx_kexport.probe.discover.suite import Candidate, Take, _Selector
-    from sphinx_kexport.probe.discover.suite_run import NodeRun
+    from sphinx_kexport.probe.discover.suite.suite import Candidate, Take, _Selector
+    from sphinx_kexport.probe.discover.suite.suite_run import NodeRun
 
     too_large = ("copylib.total: too large to keep: its tensors hold 40 MiB, over the 32 MiB the recorder copies of "
                  "one call")
