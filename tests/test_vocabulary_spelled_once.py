@@ -48,8 +48,8 @@ OTHER_MEANINGS = {
     ("sphinx_kexport/probe/run/inventory.py", "'cuda'"): (2, "the inventory's CUDA-available key"),
     ("sphinx_kexport/probe/base/reuse/decide.py", "'onnx'"): (1, "the onnx package's version key"),
     ("sphinx_kexport/snapshot/kornia_format.py", "'onnx'"): (3, "Kornia's onnx version column and key"),
-    ("sphinx_kexport/probe/cases/case_slice.py", "'onnx'"): (1, "the module name a repro snippet imports"),
-    ("sphinx_kexport/probe/discover/suite_run.py", "'cuda'"): (2, "a word of a test's skip reason"),
+    ("sphinx_kexport/probe/cases/slice/case_source.py", "'onnx'"): (1, "the module name a repro snippet imports"),
+    ("sphinx_kexport/probe/discover/suite/suite_run.py", "'cuda'"): (2, "a word of a test's skip reason"),
 }
 
 

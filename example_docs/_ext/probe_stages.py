@@ -40,6 +40,19 @@ def _inline(text: str) -> list[nodes.Node]:
     return [nodes.literal(part, part) if i % 2 else nodes.Text(part) for i, part in enumerate(parts) if part]
 
 
+def stage_modules(folder: Path, stage: str) -> list[Path]:
+    """The modules of a stage, those of its subfolders too (a subfolder's ``__init__.py`` stands for the
+    subfolder), in path order; the stage's own ``__init__.py`` is its heading."""
+    return sorted((p for p in (folder / stage).rglob("*.py") if p != folder / stage / "__init__.py"),
+                  key=lambda p: p.relative_to(folder).parts)
+
+
+def module_label(folder: Path, module: Path) -> str:
+    """``run/pool.py``; a subfolder as ``cases/slice/``."""
+    relative = module.relative_to(folder)
+    return f"{relative.parent.as_posix()}/" if module.name == "__init__.py" else relative.as_posix()
+
+
 def drawing(stages: tuple[str, ...]) -> str:
     """The stages in a row, each arrow pointing at what a stage may import."""
     row = " ◄── ".join(f"{stage}/" for stage in stages)
@@ -73,11 +86,9 @@ class ProbeStages(SphinxDirective):
             self.env.note_dependency(str(package))
             stage_text = [nodes.strong(f"{stage}/", f"{stage}/")]
             body += self._row(stage_text, [nodes.strong("", "", *_inline(first_paragraph(package)))])
-            for module in sorted((folder / stage).glob("*.py")):
-                if module.name == "__init__.py":
-                    continue
+            for module in stage_modules(folder, stage):
                 self.env.note_dependency(str(module))
-                name = f"{stage}/{module.name}"
+                name = module_label(folder, module)
                 body += self._row([nodes.literal(name, name)], _inline(first_paragraph(module)))
         out.append(table)
         return out

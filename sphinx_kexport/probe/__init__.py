@@ -15,12 +15,12 @@ from .base.errors import ProbeError, ToolError
 from .base.network import DownloadBlocked
 from .cases.inventory import LoadError, TorchLacks
 from .cases.registry import CaseError, CaseSpec, case
-from .discover.docstrings import cases_from_docstrings, merge_cases
-from .discover.call_replay import UnsupportedCall
+from .discover.docstrings.docstrings import cases_from_docstrings, merge_cases
+from .discover.recording.call_replay import UnsupportedCall
 from .discover.library import DiscoveryError
 from .discover.sandbox import ExampleTimeout
-from .discover.suite import cases_from_tests
-from .discover.suite_run import SuiteError
+from .discover.suite.suite import cases_from_tests
+from .discover.suite.suite_run import SuiteError
 from .measure.onnx_runtime import NotSaved
 from .survey.api import SurveyCounts, SurveyError, SurveyResult, SurveyStopped, run_survey
 from .survey.config import ConfigError, ProbeConfig, build_config

@@ -2,7 +2,7 @@
 
 ``snapshot/repro.py`` writes the snippet with them; ``probe/cli/repro_verdict.py`` tells from them where a run
 stopped (building the call, the eager run, the path, the comparison); the probe's case sources
-(``probe/cases/call_source.py``, ``probe/discover/suite_cases.py``) stop a snippet whose call they cannot rebuild
+(``probe/cases/call_source.py``, ``probe/discover/suite/suite_cases.py``) stop a snippet whose call they cannot rebuild
 with :func:`cannot_rebuild`, which the verdict reads as "could not run". Both sides read them from this module
 when they run (``repro_landmarks.EAGER_LINE``, not a copy taken at import), so a landmark changed here changes
 what is written and what is matched together (tests/snapshot/test_repro_landmarks.py). Standard library only.

@@ -307,8 +307,12 @@ def test_the_development_page_draws_the_probe_stages_from_the_code(built):
     rows = {tr.select("td")[0].get_text(): tr.select("td")[1].get_text(" ")
             for tr in soup.select("table.kx-probe-modules tbody tr")}
     folder = Path(sphinx_kexport.probe.__file__).parent
-    modules = [p for stage in STAGES for p in sorted((folder / stage).glob("*.py")) if p.name != "__init__.py"]
-    assert len(modules) > 60 and not [p for p in modules if f"{p.parent.name}/{p.name}" not in rows]
+    modules = [p for stage in STAGES for p in sorted((folder / stage).rglob("*.py"))
+               if p != folder / stage / "__init__.py"]
+    labels = [p.relative_to(folder).parent.as_posix() + "/" + ("" if p.name == "__init__.py" else p.name)
+              for p in modules]
+    assert len(modules) > 60 and not [label for label in labels if label not in rows]
+    assert "cases/slice/" in rows and "cases/slice/equality.py" in rows  # a subfolder's modules are listed too
     job = ast.get_docstring(ast.parse((folder / "run" / "worker_slot.py").read_text())).split()[:4]
     assert " ".join(rows["run/worker_slot.py"].split()).startswith(" ".join(job))
 

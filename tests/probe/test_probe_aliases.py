@@ -35,7 +35,7 @@ def importable():
 
 def test_discovery_keeps_one_case_set_and_records_the_other_name():
     from sphinx_kexport.probe.cases.describe import describe
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     found = discover(LIB, time_limit=5)
     # the example is found once (under the package's shorter name), not again under the defining module's
@@ -63,7 +63,7 @@ def test_merge_cases_drops_the_repeat_by_either_name_and_reads_the_names_once(mo
     from probe_cases.aliaslib.filters import smooth
     from sphinx_kexport.probe import case, merge_cases
     from sphinx_kexport.probe.cases import public_names
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     found = discover(LIB, time_limit=5)
     hand = [case("smooth", smooth, [torch.ones(2, 5)], package=LIB, ref=LONG)]

@@ -1,4 +1,4 @@
-"""What the copy budget answers for each call of a test (discover/suite_copies.py) are values of small types,
+"""What the copy budget answers for each call of a test (discover/suite/suite_copies.py) are values of small types,
 checked by type and identity, never by their words: copy it (None), a repeat or a repeat of a call that is no
 case (Skip), or record it without copies and say why (NotCopied, with its kind). Real calls with real tensors."""
 
@@ -11,14 +11,14 @@ torch = pytest.importorskip("torch")
 
 
 def _call(tensor):
-    from sphinx_kexport.probe.discover.recording import Call
+    from sphinx_kexport.probe.discover.recording.recording import Call
 
     return Call("lib.total", torch.sum, (tensor,), {}, 0, None)
 
 
 def test_each_verdict_is_a_type_not_a_string():
-    from sphinx_kexport.probe.discover.recording import NotCopied, Uncopied
-    from sphinx_kexport.probe.discover.suite_copies import AGAIN, REPEAT, CopyBudget, Skip
+    from sphinx_kexport.probe.discover.recording.recording import NotCopied, Uncopied
+    from sphinx_kexport.probe.discover.suite.suite_copies import AGAIN, REPEAT, CopyBudget, Skip
 
     budget = CopyBudget(per_operator=4)
     budget.call_limit = 2**10  # 1 KiB: a 4 KiB tensor is too large to keep
@@ -38,8 +38,8 @@ def test_each_verdict_is_a_type_not_a_string():
 
 def test_a_reason_is_words_only_its_kind_decides():
     """A call that cannot be a case, whose reason happens to begin with another kind's words, keeps its kind."""
-    from sphinx_kexport.probe.discover.recording import NotCopied, Uncopied
-    from sphinx_kexport.probe.discover.suite_copies import AGAIN, CopyBudget
+    from sphinx_kexport.probe.discover.recording.recording import NotCopied, Uncopied
+    from sphinx_kexport.probe.discover.suite.suite_copies import AGAIN, CopyBudget
 
     budget = CopyBudget(per_operator=4)
     why = NotCopied(Uncopied.UNSUPPORTED, "too large to keep: a keyword argument named so")

@@ -28,7 +28,7 @@ TESTS = REPO / "tests" / "probe"
 
 DUMP = '''
 import hashlib, json, re, sys
-import sphinx_kexport.probe.discover.docstrings as D
+import sphinx_kexport.probe.discover.docstrings.docstrings as D
 from sphinx_kexport.probe.cases.fingerprint import case_definition
 from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
@@ -267,8 +267,8 @@ def test_the_key_covers_the_discovery_code_and_the_versions(monkeypatch, tmp_pat
             "output_leaves.py", "batch_dim.py"} <= names
     assert "call_source.py" not in names  # the repro snippet is written when the snapshot is, not cached
     assert "compare_outputs.py" not in names  # how captured outputs are compared with eager is not discovery's
-    tests_names = {p.name for p in discovery_cache.discovery_code_files("suite.py")}
-    assert {"suite_cases.py", "literals.py", "case_slice.py"} <= tests_names and "call_source.py" not in tests_names
+    tests_names = {p.name for p in discovery_cache.discovery_code_files("suite/suite.py")}
+    assert {"suite_cases.py", "literals.py", "slicer.py", "sandbox.py"} <= tests_names and "call_source.py" not in tests_names
     key = discovery_cache.cache_key("probe_cases.doclib", [], ["x"], 2.0)
     assert key["exclude"] == ["x"] and key["time_limit"] == 2.0 and key["versions"]["torch"] == torch.__version__
     assert key["versions"]["python"] == sys.version and key["library_source"]  # in the file, for docstrings
@@ -388,7 +388,7 @@ class Small(Traced):
 
 LOAD_ONE = '''
 import sys
-from sphinx_kexport.probe.discover.docstrings import discover, discovered_case
+from sphinx_kexport.probe.discover.docstrings.docstrings import discover, discovered_case
 found = discover("twomodels_kx")
 case = next(c for c in found.cases if c.name == sys.argv[1])
 open(__import__("os").environ["KX_UNPICKLED"], "w").close()  # discovery's own round-trip check unpickled both
@@ -423,7 +423,7 @@ def test_storing_and_loading_hold_no_copy_of_the_tensors_bytes(tmp_path):
 
     from sphinx_kexport.probe import case
     from sphinx_kexport.probe.discover.cache import DiscoveryCache, cache_key
-    from sphinx_kexport.probe.discover.docstrings import ObjectReport
+    from sphinx_kexport.probe.discover.docstrings.docstrings import ObjectReport
 
     size = 32 << 20  # bytes of each case's input
     reports = [ObjectReport(f"lib.op{i}", cases=[case(f"op{i}[doc]", torch.neg, [torch.full((size // 4,), float(i))],
@@ -459,7 +459,7 @@ def test_a_tensor_two_cases_of_one_example_share_is_stored_once_and_loaded_once(
     kornia.models' weights twice (5.05 GB from the cache, 2.7 GB when the examples ran)."""
     from sphinx_kexport.probe import case
     from sphinx_kexport.probe.discover.cache import DiscoveryCache, cache_key
-    from sphinx_kexport.probe.discover.docstrings import ObjectReport
+    from sphinx_kexport.probe.discover.docstrings.docstrings import ObjectReport
 
     size = 16 << 20
     weights = torch.arange(size // 4, dtype=torch.float32)

@@ -30,7 +30,7 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS)]))
 def found():
     if str(TESTS) not in sys.path:
         sys.path.insert(0, str(TESTS))
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     return discover(LIB, time_limit=2)
 
@@ -256,7 +256,7 @@ twice = double
 
 
 def test_a_case_is_named_and_linked_by_the_alias_its_example_uses(tmp_path):
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     (tmp_path / "aliaslib_kx").mkdir()
     (tmp_path / "aliaslib_kx" / "__init__.py").write_text(ALIASED)

@@ -57,7 +57,7 @@ def test_an_example_s_objects_are_freed_before_the_next_example_runs(tmp_path):
             """
             return 3 * x
         '''})
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     found = discover("memlib_kx", time_limit=5)
     reports = {r.ref: r for r in found.objects}
@@ -115,7 +115,7 @@ def test_a_call_naming_a_file_is_no_case(tmp_path):
             with open(path) as f:
                 return torch.tensor([float(v) for v in f.read().split()])
         '''})
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     found = discover("filelib_kx", time_limit=5)
     loader = next(r for r in found.objects if r.ref.endswith("load_values"))
@@ -145,7 +145,7 @@ def test_an_object_whose_getattr_recurses_is_asked_safely(tmp_path):
             def total(self):
                 return self.values.sum()
         '''})
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     found = discover("oddlib_kx", time_limit=5)
     assert [(c.name, c.inputs) for c in found.cases] == [("Odd.total[doc]", [])]
@@ -197,7 +197,7 @@ def test_methods_of_plain_classes_and_star_args_modules_become_cases(tmp_path):
             def forward(self, *inputs):
                 return sum(inputs)
         '''})
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     found = discover("methlib_kx", time_limit=5)
     cases = {c.name: c for c in found.cases}
@@ -325,7 +325,7 @@ def coin(x):
 
 
 def test_a_coin_flip_that_two_seeds_agree_on_is_still_found_random():
-    from sphinx_kexport.probe.discover.randomness import is_random
+    from sphinx_kexport.probe.discover.recording.randomness import is_random
 
     assert is_random(coin, [torch.ones(2)], {})
     assert not is_random(torch.neg, [torch.ones(2)], {})
@@ -339,7 +339,7 @@ def shuffle_one_channel(x):
 def test_a_call_that_draws_is_random_even_when_its_output_never_changes():
     # kornia's RandomChannelShuffle[doc] (two channels, p=0.5) kept its output under all eight seeds, was
     # registered checked, and its ONNX graph's own random draw then read as a mismatch
-    from sphinx_kexport.probe.discover.randomness import is_random
+    from sphinx_kexport.probe.discover.recording.randomness import is_random
 
     assert is_random(shuffle_one_channel, [torch.rand(1, 1, 2, 2)], {})
     assert not is_random(torch.mul, [torch.rand(1, 1, 2, 2), torch.rand(1)], {})
@@ -349,7 +349,7 @@ def test_a_call_that_reads_no_random_state_runs_once_and_one_that_reads_python_r
     # piq's PR example (a 10000 x 1024 feature comparison) spent 54 s of discovery running nine times
     import random
 
-    from sphinx_kexport.probe.discover.randomness import RANDOM_SEEDS, is_random
+    from sphinx_kexport.probe.discover.recording.randomness import RANDOM_SEEDS, is_random
 
     runs = []
 
@@ -375,7 +375,7 @@ def test_a_call_that_returns_no_tensor_is_not_a_case(tmp_path):
             """
             return x.dim() == len(dims)
         '''})
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     report = discover("checklib_kx", time_limit=5).objects[0]
     assert report.cases == [] and report.skip == "no tensor call"
@@ -441,7 +441,7 @@ def test_a_value_held_in_a_module_is_a_result_and_an_argument_and_a_repeated_cal
     value; a call returning one is measured on the tensors it holds (by attribute name, which reads the same
     whether the module was built eagerly or inside a capture); a call taking one and no tensor is a case too."""
     write_library(tmp_path, "grouplib_kx", {"__init__.py": GROUP_LIBRARY})
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
     from sphinx_kexport.probe.measure.output_leaves import flatten_outputs
     from sphinx_kexport.probe.measure.locate import library_root
     from sphinx_kexport.probe.measure.measurement import Measurement

@@ -257,7 +257,7 @@ def test_docstring_discovered_cases_get_the_default_batch_dimension():
     if tests not in sys.path:
         sys.path.insert(0, tests)
     from sphinx_kexport.probe.cases.batch_dim import AUTO, resolve
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
     from sphinx_kexport.probe.cases.registry import CaseError
 
     found = {c.name: c for c in discover("probe_cases.doclib", time_limit=2).cases}

@@ -22,7 +22,7 @@ torch = pytest.importorskip("torch")
 
 from probe_cases.hiddenlib import Label, Scale  # noqa: E402
 from sphinx_kexport.probe import case  # noqa: E402
-from sphinx_kexport.probe.cases.case_slice import same_value  # noqa: E402
+from sphinx_kexport.probe.cases.slice.equality import same_value  # noqa: E402
 from sphinx_kexport.probe.cases.containers import rebuild  # noqa: E402
 from sphinx_kexport.probe.cases.fingerprint import case_definition, stable_repr  # noqa: E402
 from sphinx_kexport.probe.cases.literals import literal_source  # noqa: E402

@@ -105,7 +105,7 @@ def test_a_large_models_copy_shares_its_parameters_but_not_its_buffers_and_relea
 def test_a_recorded_method_of_a_large_module_shares_its_parameters():
     """Discovery binds a recorded ``model.method(...)`` to a copy of the model as it was (kornia's
     ``SigLip2Model.get_image_features``): the copy shares a large model's parameters, as a recorded call does."""
-    from sphinx_kexport.probe.discover.recording import _copy_bound
+    from sphinx_kexport.probe.discover.recording.recording import _copy_bound
 
     model = Counting().eval()
     bound = _copy_bound(model.forward)

@@ -61,7 +61,7 @@ SPIN = '''
 @pytest.fixture(scope="module")
 def spin_cases(tmp_path_factory):
     write_library(tmp_path_factory.mktemp("live"), "livelib_kx", {"__init__.py": SPIN})
-    from sphinx_kexport.probe.discover.docstrings import discover
+    from sphinx_kexport.probe.discover.docstrings.docstrings import discover
 
     found = discover("livelib_kx", time_limit=10)
     return {(c.ref.rsplit(".", 1)[-1], tuple(tuple(t.shape) for t in c.inputs)): c for c in found.cases}
@@ -127,7 +127,7 @@ def test_a_test_s_object_is_rebuilt_from_the_tensors_the_test_built_it_from(tmp_
         "import torch\nfrom livesuite_kx import Spin\n\n\n"
         "def test_log():\n    s = Spin(torch.complex(torch.tensor([0.6]), torch.tensor([0.8])))\n"
         "    assert s.log().shape == (1,)\n    assert Spin.identity(3).log().shape == (3,)\n")
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     found = discover_suite("livesuite_kx", tmp_path / "tests", time_limit=10, jobs=1)
     cases = {c.name: c for c in found.cases}

@@ -271,7 +271,7 @@ def test_a_case_discovery_cannot_describe_is_left_out_named_and_the_others_stay(
     an object left with no case says so, and discovery goes on (before: the first such case raised)."""
     from sphinx_kexport.probe import case
     from sphinx_kexport.probe.cases import fingerprint
-    from sphinx_kexport.probe.discover.docstrings import Discovery, _without_repeats
+    from sphinx_kexport.probe.discover.docstrings.docstrings import Discovery, _without_repeats
     from sphinx_kexport.probe.discover.library import ObjectReport
 
     known = fingerprint.case_definition

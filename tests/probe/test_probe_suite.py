@@ -80,7 +80,7 @@ def _on_path() -> None:
 @pytest.fixture(scope="module")
 def found():
     _on_path()
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     hub, environment = torch.hub.get_dir(), dict(os.environ)
     found = discover_suite("suitelib", TESTS, time_limit=LIMIT)
@@ -143,7 +143,7 @@ def test_only_the_tests_own_calls_outside_pytest_raises_are_cases(found):
 
 
 def test_per_operator_keeps_configurations_that_differ(found):
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     # the project's folder holds the library too: its own calls (smooth's call of scale) are still not the tests'
     one = discover_suite("suitelib", PROJECT, include=["suitelib.scale"], per_operator=1, time_limit=LIMIT)
@@ -269,7 +269,7 @@ def test_names_and_fingerprints_are_identical_in_two_processes(found):
 def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, monkeypatch):
     _on_path()
     from sphinx_kexport.probe.cases.fingerprint import case_definition, definition_digest
-    from sphinx_kexport.probe.discover.suite import discover_suite, suite_case
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite, suite_case
 
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("__pycache__"))
@@ -308,7 +308,7 @@ def test_the_cache_reuses_the_run_and_an_edited_test_runs_them_again(tmp_path, m
 
     # the key covers the tests discovery's own code, read from what suite.py imports
     assert {"suite.py", "suite_run.py", "suite_cases.py", "library.py", "recording.py", "call_replay.py",
-            "repro_source.py", "case_slice.py"} <= {p.name for p in discovery_code_files("suite.py")}
+            "repro_source.py", "slicer.py"} <= {p.name for p in discovery_code_files("suite/suite.py")}
 
 
 def test_discover_tests_lists_each_file_and_why(tmp_path):

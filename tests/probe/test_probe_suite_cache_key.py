@@ -47,7 +47,7 @@ def test_every_spelling_of_the_tests_path_shares_one_cache_entry_and_the_suite_r
     cache = tmp_path / "cache"
     monkeypatch.setenv("KEXPORT_DISCOVERY_CACHE", str(cache))
     monkeypatch.syspath_prepend(str(project))
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     spellings = [("tests", project), ("./tests/", project), (str(project / "tests"), tmp_path / "elsewhere"),
                  ("../project/tests", tmp_path / "elsewhere"), (str(tmp_path / "link" / "tests"), tmp_path),
@@ -100,7 +100,7 @@ REPORT = '''
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from sphinx_kexport.probe.cases.fingerprint import case_definition
-from sphinx_kexport.probe.discover.suite import discover_suite, suite_case
+from sphinx_kexport.probe.discover.suite.suite import discover_suite, suite_case
 
 found = discover_suite("drawlib_kx", sys.argv[2], per_operator=2)
 alone = {spec.name: suite_case(spec.discovery, spec.name) for spec in found.cases}

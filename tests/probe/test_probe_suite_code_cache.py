@@ -101,10 +101,10 @@ import json, sys
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/tests"]
 from sphinx_kexport.probe.cases.fingerprint import case_definition
 from sphinx_kexport.probe.base.reuse.decide import fingerprint
-from sphinx_kexport.probe.discover.suite import discover_suite
+from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
 if __name__ == "__main__":  # shards run in spawned children, which import this file
-    from sphinx_kexport.probe.discover import suite_shards
+    from sphinx_kexport.probe.discover.suite import suite_shards
 
     suite_shards.MIN_TESTS_PER_SHARD = 1  # four tests: one shard each with two jobs, as a larger suite deals them
     found = discover_suite("twohelp_kx", sys.argv[2], jobs=int(sys.argv[3]))

@@ -1,4 +1,4 @@
-"""What test discovery copies of a test's calls, and what its cache stores (discover/suite_copies.py; issue 43:
+"""What test discovery copies of a test's calls, and what its cache stores (discover/suite/suite_copies.py; issue 43:
 e3nn's o3 tests took a shard past 3 GB, and the cache to 311 MB, with copies of calls that could never be cases).
 
 tests/probe/probe_cases/copyproject: copylib and its tests, which pass a tensor too large to keep, call the same
@@ -29,8 +29,8 @@ NODE = "tests/test_copies.py::"
 def found(tmp_path_factory):
     if str(PROJECT) not in sys.path:
         sys.path.insert(0, str(PROJECT))  # copylib is not installed; its tests import it from here
-    from sphinx_kexport.probe.discover import suite_copies
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite import suite_copies
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     folder = tmp_path_factory.mktemp("copylib")
     said = folder / "said.txt"
@@ -91,8 +91,8 @@ def _for_cache_of_four_tests():
     """(what the cache stores of four tests of two files, how many calls not kept it stores, the takes): in
     shards each test's calls reach the parent apart, so two tests of one file can bring the same configuration."""
     from sphinx_kexport.probe.cases.registry import case
-    from sphinx_kexport.probe.discover.suite import Candidate, NodeReport, Take, _for_cache, _Ran
-    from sphinx_kexport.probe.discover.suite_run import NodeRun
+    from sphinx_kexport.probe.discover.suite.suite import Candidate, NodeReport, Take, _for_cache, _Ran
+    from sphinx_kexport.probe.discover.suite.suite_run import NodeRun
 
     def candidate(key: str, rows: int, kept: str = "") -> Candidate:
         spec = case(kept or "neg[x]", torch.neg, [torch.ones(rows)], package="torch", ref="torch.neg")
@@ -110,7 +110,7 @@ def _for_cache_of_four_tests():
 def test_the_cache_stores_no_case_that_its_own_file_covers():
     """Only what comes first in its file can ever be kept, whatever a rerun changes elsewhere: b.py's first call
     is stored apart, counted as not kept (a place of its own, no name that a case could have)."""
-    from sphinx_kexport.probe.discover.suite import Unkept
+    from sphinx_kexport.probe.discover.suite.suite import Unkept
 
     stored, unkept, takes = _for_cache_of_four_tests()
     assert unkept == 1
@@ -124,7 +124,7 @@ def test_a_call_not_kept_is_stored_without_a_name_and_found_again_by_its_place(t
     """The cache file names a kept case only: a worker asking for a case by name, and a discovery loaded
     whole, never get a call the selection did not keep; a rerun's take finds it again by its place."""
     from sphinx_kexport.probe.discover.cache import DiscoveryCache
-    from sphinx_kexport.probe.discover.suite import Unkept, _cached_takes, _kept_entry
+    from sphinx_kexport.probe.discover.suite.suite import Unkept, _cached_takes, _kept_entry
 
     stored, _, _ = _for_cache_of_four_tests()
     store = DiscoveryCache(tmp_path, {"package": "torch"})
@@ -145,8 +145,8 @@ def test_a_call_not_kept_is_stored_without_a_name_and_found_again_by_its_place(t
 
 
 def test_a_test_stopped_after_a_call_too_large_to_keep_says_both():
-    from sphinx_kexport.probe.discover.suite import Candidate, Take, _Selector
-    from sphinx_kexport.probe.discover.suite_run import NodeRun
+    from sphinx_kexport.probe.discover.suite.suite import Candidate, Take, _Selector
+    from sphinx_kexport.probe.discover.suite.suite_run import NodeRun
 
     too_large = ("copylib.total: too large to keep: its tensors hold 40 MiB, over the 32 MiB the recorder copies of "
                  "one call")

@@ -32,7 +32,7 @@ FAILS = "tests/test_memory.py::test_fails_holding_a_large_tensor"
 def found(tmp_path_factory):
     if str(PROJECT) not in sys.path:
         sys.path.insert(0, str(PROJECT))  # memlib is not installed; its tests import it from here
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     ran = tmp_path_factory.mktemp("memlib") / "ran.txt"
     os.environ["MEMLIB_RAN"] = str(ran)

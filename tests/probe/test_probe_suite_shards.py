@@ -36,8 +36,8 @@ def _described(found) -> list:
 def both():
     if str(PROJECT) not in sys.path:
         sys.path.insert(0, str(PROJECT))
-    from sphinx_kexport.probe.discover import suite_shards
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite import suite_shards
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     lines: list[tuple[int, int, str]] = []
     in_a_row = discover_suite("suitelib", TESTS, time_limit=LIMIT, jobs=1)
@@ -53,7 +53,7 @@ def both():
 
 
 def test_a_small_suite_runs_in_fewer_shards_each_worth_its_start_up():
-    from sphinx_kexport.probe.discover.suite_shards import MIN_TESTS_PER_SHARD, SHARDS_PER_JOB, deal, shard_count
+    from sphinx_kexport.probe.discover.suite.suite_shards import MIN_TESTS_PER_SHARD, SHARDS_PER_JOB, deal, shard_count
 
     assert shard_count(34, 2) == 1  # the fixture suite: one child, not four
     assert shard_count(2 * MIN_TESTS_PER_SHARD + 1, 2) == 3
@@ -87,7 +87,7 @@ def test_each_test_of_each_shard_gets_a_progress_line_numbered_across_the_suite(
 
 
 def test_the_suites_jobs_setting_shards_a_discovery(monkeypatch):
-    from sphinx_kexport.probe.discover import suite, suite_shards
+    from sphinx_kexport.probe.discover.suite import suite, suite_shards
 
     seen = []
 
@@ -113,7 +113,7 @@ def test_a_test_stopped_at_its_time_limit_keeps_the_calls_it_made_before():
     budget per test, and a test past it still yields what it called before (else it is listed with why)."""
     if str(BUDGET) not in sys.path:
         sys.path.insert(0, str(BUDGET))
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     found = discover_suite("budgetlib", BUDGET / "tests", time_limit=0.5, jobs=1)
     reports = {r.ref.split("::")[1]: r for r in found.reports}

@@ -49,7 +49,7 @@ EXPECTED = {
 def found():
     if str(PROJECT) not in sys.path:
         sys.path.insert(0, str(PROJECT))  # modelib is not installed; its tests import it from here
-    from sphinx_kexport.probe.discover.suite import discover_suite
+    from sphinx_kexport.probe.discover.suite.suite import discover_suite
 
     return discover_suite("modelib", TESTS, time_limit=LIMIT)
 

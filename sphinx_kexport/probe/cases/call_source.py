@@ -16,7 +16,7 @@ import inspect
 import sys
 from typing import Any
 
-from .case_slice import case_source, function_source
+from .slice.case_source import case_source, function_source
 from .containers import walk
 from .literals import literal_source, tensor_source
 from .opaque import address_free_repr

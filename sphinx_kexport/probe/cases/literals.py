@@ -1,6 +1,6 @@
 """Python literals for values a case holds: kwargs, small tensors bit for bit.
 
-The repro snippet (``call_source``) and the notes of cases from tests (``discover/suite_cases``) write
+The repro snippet (``call_source``) and the notes of cases from tests (``discover/suite/suite_cases``) write
 values with these. Kept apart from ``call_source`` so that the discovery cache's key, which hashes the
 code discovery imports, does not change when only the repro snippet's code does.
 """

@@ -75,7 +75,7 @@ def _hand_written(args: Any, docstring_cases: bool = False) -> tuple[list[Any], 
     they came from ("" when none are configured)."""
     from ..survey.config import ConfigError, find_pyproject, read_table
     from ..cases.loader import load_cases, resolve_sources
-    from ..discover.suite import suite_cases_left_out
+    from ..discover.suite.suite import suite_cases_left_out
 
     cwd = Path.cwd()
     if args.no_cases:
@@ -114,7 +114,7 @@ def run_discover(args: argparse.Namespace) -> int:
     from ..survey.config import ConfigError
 
     limit_threads(thread_share(1))  # before torch: the examples' CPU-time limit counts work, as in a survey
-    from ..discover.docstrings import DEFAULT_TIME_LIMIT, discover, duplicate_of
+    from ..discover.docstrings.docstrings import DEFAULT_TIME_LIMIT, discover, duplicate_of
     from ..discover.library import MODULE_WIDE, DiscoveryError
     from ..cases.loader import LoadError
 
@@ -180,9 +180,9 @@ def run_discover(args: argparse.Namespace) -> int:
 
 def _discover_tests(args: Any, winners: list[Any], where: str) -> int:
     """``discover PACKAGE --tests PATH``: per test file, each test's cases or why none, then the totals."""
-    from ..discover.docstrings import duplicate_of
+    from ..discover.docstrings.docstrings import duplicate_of
     from ..discover.library import DiscoveryError
-    from ..discover.suite import DEFAULT_PER_OPERATOR, DEFAULT_TEST_TIME_LIMIT, discover_suite
+    from ..discover.suite.suite import DEFAULT_PER_OPERATOR, DEFAULT_TEST_TIME_LIMIT, discover_suite
     from ..survey.config import default_jobs
 
     try:

@@ -117,8 +117,8 @@ def library_source_digest(top: str) -> str:
     return ""
 
 
-def discovery_code_files(entry: str = "docstrings.py") -> list[Path]:
-    """The discovery module (``discover/<entry>``: docstrings.py, or suite.py for the tests) and every module of
+def discovery_code_files(entry: str = "docstrings/docstrings.py") -> list[Path]:
+    """The discovery module (``discover/<entry>``: docstrings/docstrings.py, or suite/suite.py for the tests) and every module of
     the package it imports, at any depth (:func:`~..base.reuse.own_code.code_files`)."""
     return code_files([_PROBE_DIR / "discover" / entry])
 
@@ -159,7 +159,7 @@ def _version(module_name: str) -> str:
 
 
 def cache_key(package: str, include: list[str], exclude: list[str], time_limit: float,
-              entry: str = "docstrings.py") -> dict[str, Any] | None:
+              entry: str = "docstrings/docstrings.py") -> dict[str, Any] | None:
     """Everything the result of discovering ``package`` depends on; None when the library's source is not found.
     ``entry``: the discovery module whose code (with what it imports) is in the key."""
     top = package.split(".")[0]
@@ -263,7 +263,7 @@ class DiscoveryCache:
 
     @classmethod
     def open(cls, package: str, include: list[str], exclude: list[str], time_limit: float,
-             entry: str = "docstrings.py", extra: dict[str, Any] | None = None,
+             entry: str = "docstrings/docstrings.py", extra: dict[str, Any] | None = None,
              per_example: bool = False) -> DiscoveryCache | None:
         """The cache for these arguments; None when caching is off or the library's source cannot be found.
         ``extra``: more of the key (the tests' path and sources, for the cases recorded from the tests).

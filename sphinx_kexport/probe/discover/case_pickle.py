@@ -48,7 +48,7 @@ class CasePickler(pickle.Pickler):
         self.storages = index.storages  # position in blobs -> the untyped storage written there
 
     def reducer_override(self, obj: Any) -> Any:
-        """The recorder's stand-in for a library function (discover/recording.py) is pickled as the function.
+        """The recorder's stand-in for a library function (discover/recording/recording.py) is pickled as the function.
 
         A module built while its example ran may keep the stand-in (piq's losses bind their metric function
         in ``__init__``), and pickle finds a function by its name, which names the original: without this,

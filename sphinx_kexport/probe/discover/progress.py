@@ -18,7 +18,7 @@ SLOW_EXAMPLE = 10.0  # seconds past which a progress line calls an example slow
 TESTING_HELPERS = "testing helpers"
 WORDS = dict(NO_CASE_WORDS, duplicate="repeats hand-written cases",
              **{TESTING_HELPERS: "left out: the library's testing helpers, not operators"})
-# why a test of the library's own suite yields no case (``discover --tests``, discover/suite.py)
+# why a test of the library's own suite yields no case (``discover --tests``, discover/suite/suite.py)
 TEST_WORDS = {
     "no tensor call": "no public tensor call",
     "covered": "its calls repeat configurations already kept",

@@ -8,7 +8,7 @@ change to a constructor or to a helper that makes the inputs measures the case a
 ``forward`` does. Whatever ran before the first case (the module's imports' functions, the whole module's
 setup) goes to the first case: more than it needs, never less. The code run by ``cases_from_docstrings()`` and
 ``cases_from_tests()`` is no one case's: the discovery caches follow it (discover/cache.py,
-discover/suite_records.py), and the cases they give get nothing here; the watch rests while they run. The
+discover/suite/suite_records.py), and the cases they give get nothing here; the watch rests while they run. The
 library is imported before the watch starts: importing it is no dependency (measure/code_watch.py), and
 tracing it was most of the watch's cost.
 """

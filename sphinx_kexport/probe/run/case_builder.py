@@ -17,9 +17,9 @@ from ..cases.fingerprint import case_definition, definition_digest
 from ..cases.inventory import DiscoveryRef, LoadError, Source, SuiteRef
 from ..cases.loader import imported_cases
 from ..cases.registry import CaseSpec
-from ..discover.docstrings import discovered_case, docstring_cases_left_out
+from ..discover.docstrings.docstrings import discovered_case, docstring_cases_left_out
 from ..discover.focus import focused_on
-from ..discover.suite import suite_case, suite_cases_left_out
+from ..discover.suite.suite import suite_case, suite_cases_left_out
 
 
 class CaseModules:

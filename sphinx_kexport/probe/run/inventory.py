@@ -89,8 +89,8 @@ def describe_in_child(source: Source, sys_path: list[str], parent: ParentState, 
     limit_threads(thread_share(jobs))
     from ..discover.cache import refresh
     from ..discover.progress import report_examples, to_stderr
-    from ..discover.suite_shards import set_suite_jobs
-    from ..discover.without_cases import taken
+    from ..discover.suite.suite_shards import set_suite_jobs
+    from ..discover.docstrings.without_cases import taken
 
     refresh(rediscover)
     set_suite_jobs(suite_jobs)

@@ -16,42 +16,36 @@ This process (the parent) never imports torch or a case module: it holds the inv
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, TextIO
 
-from ...snapshot import SnapshotError, dump_snapshot, read_snapshot, write_atomic
 from ...snapshot.code_table import unpack
-from ...snapshot.timestamps import utc_now
-from ...snapshot.vocabulary import CUDA, EAGER_DIGEST, PATHS
-from ..base.code_digest import CodeCheck, CodePlaces, SourceDigests, code_set_id
+from ...snapshot.vocabulary import CUDA
+from ..base.code_digest import CodeCheck, CodePlaces, SourceDigests
 from ..base.errors import ProbeError, ToolError, did_you_mean
-from ..base.reuse.decide import PROBE_STAMP, reusable_keys, unusable_environment
-from ..base.reuse.keys import Reason
-from ..base.reuse.own_code import measuring_code
+from ..base.reuse.decide import reusable_keys
 from ..cases.inventory import InventoryCase, LoadError
 from ..cases.loader import resolve_sources
-from ..discover.cache import cache_dir, cache_usage
 from ..measure.environment import library_info, tool_versions
 from ..measure.locate import NO_LIBRARY, library_root
 from ..discover.progress import whole_line
 from ..run.inventory import Inventory, build_inventory
-from ..base.memory import peak_rss_kb
 from ..run.outcomes import Outcomes
 from ..run.parent_state import ParentState
-from ..run.pool import Runner, Task
+from ..run.pool import Runner
 from ..run.progress import Progress, eager_failed_cells, eager_summary
 from ..run.settings import WorkerSettings, thread_share
 from ..run.workdir import WorkDir, work_dir_for
-from .assemble import build_snapshot, header_to_write
+from .baseline import Baseline, digest_store, read_baseline
+from .cells import Cells
 from .config import ProbeConfig
 from .plan import Plan, estimate, plan_survey, planned_lines
-from .reuse import reusable_results
 from .select import matches, pick_library
 from .streaming_inventory import StreamingInventory
+from .writing import survey_stats, write_snapshot, write_stats
 
 
 class SurveyError(ProbeError):
@@ -183,10 +177,12 @@ def _survey(config: ProbeConfig, sources: list[Any], out: TextIO, began: float) 
 
 
 class _Survey:
-    """One survey's state while it runs. With ``library`` set (and no shard, no cuda), measuring starts while
-    the inventory is still being built: a hand-written case is final the moment its module is described
-    (its name is never changed and it is never dropped), so its tasks go to the workers at once; discovered
-    cases follow when every module is in (their names and repeats depend on all of them)."""
+    """One survey while it runs: it plans as cases become known (:class:`~.cells.Cells`), measures, and writes
+    (:mod:`.writing`) from what it starts from (:class:`~.baseline.Baseline`). With ``library`` set (and no
+    shard, no cuda), measuring starts while the inventory is still being built: a hand-written case is final
+    the moment its module is described (its name is never changed and it is never dropped), so its tasks go to
+    the workers at once; discovered cases follow when every module is in (their names and repeats depend on all
+    of them)."""
 
     def __init__(self, config: ProbeConfig, sources: list[Any], out: TextIO, began: float):
         self.config, self.sources, self.out, self.began = config, sources, out, began
@@ -202,35 +198,15 @@ class _Survey:
         self.stream = StreamingInventory(self._build_streaming) if streaming else None
         self.notes: list[str] = []
         self.work = WorkDir(work_dir_for(config.out))
-        self.plan = Plan()
-        self.speed = config.speed  # the speed pass on: --speed, or a snapshot that holds figures (_prepare)
-        self.planned: set[str] = set()
         self.progress = Progress(0, stream=out)
         self.progress.final = False
-        self.seconds: dict[str, float] = {}
-        self.case_memory: dict[str, int] = {}
-        self.case_began: dict[str, int] = {}  # what the case's worker held when it began
-        self.measured_cells: dict[tuple[str, str], dict[str, Any]] = {}
-        self.fresh_cells: set[tuple[str, str]] = set()  # of those, the ones this run's workers measured
-        self.stamps: dict[tuple[str, str], dict[str, str]] = {}
+        self.cells = Cells(self.progress, self._plan, config.out.name if not config.shard else "the snapshot")
         self.inventory: Inventory | None = None
         self.selected: list[InventoryCase] = []
         self.tools = tool_versions()
-        # (case, device) -> why its worker could not build it: a probe error, so no status is recorded and
-        # no earlier result is carried over for it (the snapshot says it is missing)
-        self.unbuilt: dict[tuple[str, str], str] = {}
-        self.stopped: set[tuple[str, str]] = set()  # cells --stop-after left unmeasured (written as missing)
-        # set once the library is known (_prepare)
-        self.info: dict[str, str] = {}  # the surveyed library: name, version
-        self.previous: dict[str, Any] | None = None  # the snapshot there is (a shard's: None)
-        self.carried: dict[str, Any] | None = None  # what the written snapshot keeps for cases not measured now
-        self.reusable: dict[str, Any] = {}  # device -> the results that may be reused instead of measuring
+        self.base = Baseline(speed=config.speed)  # read once the library is known (_prepare)
         self.places = CodePlaces(root=str(config.root))  # where the refs of the code the cases ran point
         self.code: CodeCheck | None = None  # whether that code is still the code there is
-        self.code_sets: dict[str, dict[str, str]] = {}  # set id -> {ref: digest}: the snapshot's code table
-        self.build_code: dict[str, dict[str, str]] = {}  # case name -> what building it ran (measure/build_watch.py)
-        self.why_not: dict[str, Reason | None] = {}  # device -> why none of the snapshot's results apply (None: they may)
-        self.snapshot_cases: dict[str, set[str]] = {}  # device -> the cases the reusable snapshot has results for
 
     @property
     def streaming(self) -> bool:
@@ -249,34 +225,15 @@ class _Survey:
         return library, library_info(library, directory)
 
     def _prepare(self, info: dict[str, str]) -> None:
-        config = self.config
-        if config.fresh and not config.dry_run:
+        if self.config.fresh and not self.config.dry_run:
             self.work.remove()
-        self.previous = None if config.shard else _previous_snapshot(config.out, self.notes)
-        # what a shard's part keeps for its cases this run does not measure (--only): its own earlier part
-        self.carried = _earlier_part(config, self.notes) if config.shard else self.previous
-        cache = None if config.fresh else self.carried  # --fresh: measure every selected case again
-        self.info = info
-        self.reusable = {device: reusable_results(cache, device, self.tools, config.opset, info["version"],
-                                                   config.timeout)
-                         for device in config.devices}
-        self.why_not = {device: Reason("fresh") if config.fresh and self.carried else
-                        unusable_environment(cache, device, self.tools, config.opset, info["version"])
-                        for device in config.devices}
-        # a snapshot measured with the speed pass keeps it: the cases measured again are timed too, so that a
-        # rerun without --speed (a pull request's gate) drops no figure the snapshot holds
-        self.speed = config.speed or (not config.shard and _measured_with_speed(self.previous))
-        if self.speed and not config.speed:
-            self.notes.append(f"{config.out.name} holds speed figures: the cases measured again are timed against "
-                              "eager too, as --speed does, so that none loses its figures")
-        self.snapshot_cases = {device: {c["name"] for c in (cache or {}).get("cases", [])
-                                        if device in c.get("results", {})} for device in config.devices}
-        self.code = CodeCheck(self.places, SourceDigests(_digest_store()))
-        if self.carried:  # the code sets of the results the written snapshot keeps
-            self.code_sets.update(unpack(self.carried.get("code")))
+        self.base = read_baseline(self.config, info, self.tools, self.notes)
+        self.code = CodeCheck(self.places, SourceDigests(digest_store()))
+        if self.base.carried:  # the code sets of the results the written snapshot keeps
+            self.cells.code_sets.update(unpack(self.base.carried.get("code")))
 
     def _keys(self, case: InventoryCase, device: str) -> tuple[str, ...]:
-        return reusable_keys(case.definition, device, self.config.opset, self.info["version"], self.tools,
+        return reusable_keys(case.definition, device, self.config.opset, self.base.info["version"], self.tools,
                              self.config.dynamic)
 
     def _code_folders(self) -> list[str]:
@@ -287,13 +244,14 @@ class _Survey:
     def _runner(self, library: str, jobs: int) -> Runner:
         settings = WorkerSettings(sys_path=list(sys.path), sources=list(self.sources), library=library,
                                   opset=self.config.opset, dynamic=self.config.dynamic,
-                                  speed=self.speed,
+                                  speed=self.base.speed,
                                   threads=thread_share(jobs), parent=self.parent,
                                   code_places=self.places if self.config.watch_code else None,
                                   code_folders=self._code_folders())
         outcomes = Outcomes(self.work, library_root(library),
-                            on_start=lambda t: self.progress.started(t.name, t.device), on_finish=self._finished,
-                            on_note=self.progress.note, on_unbuilt=self._unbuilt, dynamic=self.config.dynamic)
+                            on_start=lambda t: self.progress.started(t.name, t.device),
+                            on_finish=self.cells.finished, on_note=self.progress.note,
+                            on_unbuilt=self.cells.not_built, dynamic=self.config.dynamic)
         return Runner(settings=settings, jobs=jobs, timeout=self.config.timeout,
                       build_timeout=self.config.build_timeout, outcomes=outcomes,
                       cuda=CUDA in self.config.devices, stop_at=self._stop_at())
@@ -302,73 +260,16 @@ class _Survey:
         """When measuring stops (``time.monotonic()``): --stop-after counts from when the survey began."""
         return float("inf") if self.config.stop_after is None else self.began + self.config.stop_after
 
-    # -- as cases become known (in the runner's thread)
-
-    def _take(self, cases: list[InventoryCase], final: bool = False) -> list[Task]:
-        """Plan ``cases`` (those not planned yet) and give the tasks to measure; the rest is counted now.
-        ``final``: no case comes after these."""
-        fresh = [case for case in cases if case.name not in self.planned]
-        self.planned.update(case.name for case in fresh)
-        part = self._plan(fresh)
-        self.plan.extend(part)
-        self.measured_cells.update(part.measured)
-        self.stamps.update(part.stamps)
-        for case in fresh:
-            self.build_code[case.name] = case.build_code
-        for (name, _), stamp in part.stamps.items():  # a record resumed from the work directory carries its code
-            if isinstance(stamp.get("code"), dict):
-                stamp["code"] = self._code_set(self._with_build(name, stamp["code"]))
-        self.progress.total += part.total
-        self.progress.resumed(len(part.resumed), part.resumed)
-        self.progress.reused(len(part.cached), part.cached,
-                             self.config.out.name if not self.config.shard else "the snapshot")
-        self.progress.final = final
-        for case, device in part.skips:
-            self.progress.finished(case.name, device, part.measured[(case.name, device)], 0.0, measured=False)
-        return part.tasks
-
-    def _finished(self, task: Task) -> None:
-        results = {path: task.results[path] for path in PATHS}
-        self.measured_cells[(task.name, task.device)] = results
-        self.fresh_cells.add((task.name, task.device))
-        stamp: dict[str, Any] = {"fingerprint": task.fingerprint, "measured_at": utc_now(),
-                                 "seconds": round(task.seconds, 1), PROBE_STAMP: measuring_code()}
-        if task.code is not None:
-            stamp["code"] = self._code_set(self._with_build(task.name, task.code))
-        if task.eager is not None:
-            stamp[EAGER_DIGEST] = dict(task.eager)
-        self.stamps[(task.name, task.device)] = stamp
-        key = f"{task.name} [{task.device}]"  # how --stats names a case on a device
-        self.seconds[key] = round(task.seconds, 3)
-        self.case_memory[key] = task.peak_rss_kb
-        self.case_began[key] = task.began_rss_kb
-        self.progress.finished(task.name, task.device, results, task.seconds)
-
-    def _with_build(self, name: str, code: dict[str, str]) -> dict[str, str]:
-        """What the case's cell ran, and what building the case ran (measure/build_watch.py): a result is reused
-        only while both are unchanged. A record from before build watching gets its build code here, as it is
-        now."""
-        return {**self.build_code.get(name, {}), **code}
-
-    def _code_set(self, code: dict[str, str]) -> str:
-        """The id of ``code`` in the snapshot's code table (added when new)."""
-        key = code_set_id(code)
-        self.code_sets.setdefault(key, dict(sorted(code.items())))
-        return key
-
     def _keep_digests(self) -> None:
         if self.code is not None:
             self.code.digests.save()
 
     def _plan(self, cases: list[InventoryCase]) -> Plan:
         """What to do with each of ``cases`` on each device, and why each measured one is measured."""
-        return plan_survey(cases, self.config.devices, self._keys, self.work, self.reusable, self.config.timeout,
-                           code=self.code, why_not=self.why_not, snapshot_cases=self.snapshot_cases,
+        base = self.base
+        return plan_survey(cases, self.config.devices, self._keys, self.work, base.reusable, self.config.timeout,
+                           code=self.code, why_not=base.why_not, snapshot_cases=base.snapshot_cases,
                            speed=self.config.speed)
-
-    def _unbuilt(self, task: Task, why: str) -> None:
-        self.unbuilt[(task.name, task.device)] = why
-        self.progress.not_built(task.name, task.device, why)
 
     # -- the run
 
@@ -411,8 +312,8 @@ class _Survey:
         counts = SurveyCounts(reused_snapshot=len(plan.cached), reused_work=len(plan.resumed), skipped=len(plan.skips))
         self._keep_digests()
         stats = {"dry_run": True, **estimate(plan)}
-        self._write_stats(stats)
-        return SurveyResult(snapshot=self.previous or {}, written=False, out=self.config.out, counts=counts,
+        write_stats(self.config, stats)
+        return SurveyResult(snapshot=self.base.previous or {}, written=False, out=self.config.out, counts=counts,
                             notes=self.notes, stats=stats, plan=planned_lines(plan, self.config.out.name))
 
     def run(self) -> SurveyResult:
@@ -429,10 +330,10 @@ class _Survey:
             self._prepare(info)
             runner = self._runner(library, config.jobs)
             feed = self.stream.start()
-            measure = lambda: runner.run([], feed, lambda item: self._take(*item))  # noqa: E731
+            measure = lambda: runner.run([], feed, lambda item: self.cells.take(*item))  # noqa: E731
         else:
             library = self._inventory_first()
-            tasks = self._take(self.selected, final=True)
+            tasks = self.cells.take(self.selected, final=True)
             runner = self._runner(library, min(config.jobs, max(1, len(tasks))))
             measure = lambda: runner.run(tasks)  # noqa: E731
             self._probing_line(runner.jobs)
@@ -451,7 +352,7 @@ class _Survey:
                 self.progress.close()
                 if self.stream is not None:
                     self.stream.stop()
-            self.stopped = self._left_at_stop(runner)
+            self.cells.stopped = self._left_at_stop(runner)
             snapshot, written = self._write()
             self._keep_digests()
             if not config.keep_work:
@@ -460,7 +361,7 @@ class _Survey:
         finally:
             runner.close()  # the workers were told to stop; they exited while the snapshot was assembled
             if not ended:  # interrupted or failed: what was measured until then is still worth reading
-                self._write_stats(self._stats(runner, measuring, ended=False))
+                write_stats(config, self._stats(runner, measuring, ended=False))
         return self._result(snapshot, written, runner, measuring)
 
     def _left_at_stop(self, runner: Runner) -> set[tuple[str, str]]:
@@ -470,19 +371,14 @@ class _Survey:
         if not runner.stopped:
             return set()
         if self.inventory is None:
-            kept = (f"The {len(self.measured_cells)} case(s) measured until then are kept in {self.work.path}, and "
-                    if self.measured_cells else "")
+            kept = (f"The {len(self.cells.measured)} case(s) measured until then are kept in {self.work.path}, and "
+                    if self.cells.measured else "")
             raise SurveyStopped(
                 f"--stop-after {self.config.stop_after:g} s came before the case modules were all described "
                 f"(their docstring examples and tests were still running), so no snapshot can be written. "
                 f"{kept}{'the' if kept else 'The'} discovery cache keeps the examples that finished: run the same "
                 "command again to go on, or give it more time.")
-        done = set(self.measured_cells) | set(self.unbuilt)
-        # every task the runner had, queued or running, was planned (a requeued one too)
-        left = {(task.name, task.device) for task in self.plan.tasks} - done
-        # selected cases the streaming inventory handed over after the runner stopped were never planned
-        left |= {(case.name, device) for case in self.selected if case.name not in self.planned
-                 for device in self.config.devices}
+        left = self.cells.left(self.selected, self.config.devices)
         if left:
             devices = ", ".join(d for d in self.config.devices if any(device == d for _, device in left))
             self.notes.append(f"--stop-after {self.config.stop_after:g} s: measuring stopped with {len(left)} "
@@ -509,114 +405,35 @@ class _Survey:
         self._probing_line(self.config.jobs)
 
     def _write(self) -> tuple[dict[str, Any], bool]:
-        config, inventory = self.config, self.inventory
-        assert inventory is not None
-        self.progress.total, self.progress.final = self.plan.total, True
-        environments = {}
-        # the devices whose written results include one a worker measured (this run's, or the interrupted run's)
-        measured_on = {device for _, device in self.fresh_cells | self.plan.resumed_cells}
-        for device in config.devices:
-            # written by a worker of this run, or of the interrupted run whose records were reused
-            env = self.work.environment(device)
-            if env is None or env.get("opset") != config.opset or env.get("torch") != inventory.torch_version:
-                env = inventory.environments[device]  # no worker ran: every case was reused or skipped
-            environments[device] = header_to_write(env, self._kept_header(device), device in measured_on)
-        # a hand-written case measured before the join is kept only if the joined inventory still lists it
-        listed = {case.name for case in inventory.cases}
-        measured = {cell: results for cell, results in self.measured_cells.items() if cell[0] in listed}
-        try:
-            snapshot, more = build_snapshot(cases=inventory.cases, measured=measured, environments=environments,
-                                            library=self._library_to_write(), previous=self._kept(inventory.cases),
-                                            stamps=self.stamps,
-                                            objects_without_cases=inventory.objects_without_cases,
-                                            not_carried=set(self.unbuilt) | self.stopped,
-                                            # a shard's part leaves the other shards' cases out, --only or not
-                                            only=[] if config.shard else config.only,
-                                            selected={case.name for case in self.selected},
-                                            code_sets=self.code_sets)
-        except SnapshotError as exc:  # a bug in the probe, not in the user's cases
-            raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
-        self.notes += more
-        previous = self.previous
-        written = bool(self.plan.tasks) or bool(self.plan.resumed) or previous is None or \
-            _timeless(snapshot) != _timeless(previous)
-        if not written:  # a rerun that measured nothing leaves the committed file as it was, not a diff of times
-            return previous, False
-        try:
-            dump_snapshot(snapshot, config.out)
-        except SnapshotError as exc:
-            raise ToolError(f"the snapshot does not validate, not writing it: {exc}") from None
-        return snapshot, True
-
-    def _library_to_write(self) -> dict[str, Any]:
-        """The library's name, version and revision: this checkout's when the run measured something, else the
-        snapshot's own (its revision names the commit that measured its results: a pull request's new commit that
-        measured nothing would otherwise rewrite a committed snapshot that still holds)."""
-        previous = (self.previous or {}).get("library") or {}
-        nothing_measured = not (self.plan.tasks or self.plan.resumed)
-        same = all(previous.get(key) == self.info.get(key) for key in ("name", "version"))
-        return dict(previous) if nothing_measured and previous and same else self.info
-
-    def _kept_header(self, device: str) -> dict[str, Any] | None:
-        """The header of ``device`` in the snapshot whose results the written one keeps (None: there is none, or
-        its results are not kept: other tools or another library version)."""
-        if unusable_environment(self.carried, device, self.tools, self.config.opset, self.info["version"]):
-            return None
-        assert self.carried is not None
-        return self.carried["environments"][device]
-
-    def _kept(self, cases: list[InventoryCase]) -> dict[str, Any] | None:
-        """The snapshot whose results the written one keeps for the cases not measured now; for a shard, only
-        its own slice of the cases (a part holds no other shard's cases, or `merge` would see them twice)."""
-        if not self.config.shard or self.carried is None:
-            return self.carried
-        mine = {case.name for i, case in enumerate(cases) if self.config.shard.selects(i)}
-        return dict(self.carried, cases=[c for c in self.carried["cases"] if c["name"] in mine])
+        assert self.inventory is not None
+        self.progress.total, self.progress.final = self.cells.plan.total, True
+        return write_snapshot(self.config, self.base, self.tools, self.inventory, self.cells, self.selected,
+                              self.work, self.notes)
 
     def _result(self, snapshot: dict[str, Any], written: bool, runner: Runner, measuring: float) -> SurveyResult:
-        config, plan = self.config, self.plan
+        config, cells, plan = self.config, self.cells, self.cells.plan
         probed = {case.name for case in self.selected}
         eager = eager_summary([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
         # an eager failure the snapshot there was already held is no news: listed, not the run's exit status
-        known = eager_failed_cells((self.previous or {}).get("cases", []), config.devices)
+        known = eager_failed_cells((self.base.previous or {}).get("cases", []), config.devices)
         news = [f"{name} [{device}]" for name, device in
                 eager_failed_cells([c for c in snapshot["cases"] if c["name"] in probed], config.devices)
                 if (name, device) not in known]
-        left = {(task.name, task.device) for task in plan.tasks} & self.stopped  # planned, then --stop-after
+        left = {(task.name, task.device) for task in plan.tasks} & cells.stopped  # planned, then --stop-after
         counts = SurveyCounts(measured=len(plan.tasks) - len(left), reused_snapshot=len(plan.cached),
                               reused_work=len(plan.resumed), skipped=len(plan.skips),
                               failed_eagerly=max(0, len(eager) - 1))
         stats = {**self._stats(runner, measuring, ended=True),
                  "measured": counts.measured, "reused": counts.reused_work, "reused_snapshot": counts.reused_snapshot,
                  "skipped": counts.skipped}
-        self._write_stats(stats)
+        write_stats(config, stats)
         return SurveyResult(snapshot=snapshot, written=written, out=config.out, counts=counts, notes=self.notes,
-                            eager_failures=eager, new_eager_failures=news, stats=stats, stopped=len(self.stopped),
-                            not_built=[f"{name} [{device}]: {why}" for (name, device), why in self.unbuilt.items()])
+                            eager_failures=eager, new_eager_failures=news, stats=stats, stopped=len(cells.stopped),
+                            not_built=[f"{name} [{device}]: {why}" for (name, device), why in cells.unbuilt.items()])
 
     def _stats(self, runner: Runner, measuring: float, *, ended: bool) -> dict[str, Any]:
-        """Timings and peak memory so far; ``ended`` is False for a run that stopped before its snapshot."""
-        return {
-            "ended": ended,
-            "wall_seconds": round(time.monotonic() - self.began, 3),
-            "measure_seconds": round(time.monotonic() - measuring, 3),
-            "cases_finished": len(self.seconds), "jobs": runner.jobs, "streamed": self.streaming,
-            "parent_peak_rss_kb": peak_rss_kb(),
-            "inventory": {"modules": [vars(m) for m in self.inventory.modules]} if self.inventory else {},
-            "workers": list(runner.stats.peaks), "workers_recycled": runner.stats.recycled,
-            "workers_fresh_for_weights": runner.stats.fresh_for_weights,
-            "cases_not_built_in_time": runner.stats.not_built_in_time,
-            "discovery_cache": cache_usage(),
-            "case_seconds": dict(self.seconds), "case_peak_rss_kb": dict(self.case_memory),
-            "case_began_rss_kb": dict(self.case_began),
-            "step_seconds": {step: round(seconds, 3) for step, seconds in runner.stats.step_seconds.most_common()},
-            "stopped_at_limit": len(self.stopped),
-        }
-
-    def _write_stats(self, stats: dict[str, Any]) -> None:
-        if self.config.stats:
-            self.config.stats.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.config.stats, json.dumps(stats, indent=2) + "\n")
+        return survey_stats(self.began, measuring, runner, self.cells, self.inventory, streamed=self.streaming,
+                            ended=ended)
 
 
 def _wanted(config: ProbeConfig, case: InventoryCase) -> bool:
@@ -640,52 +457,6 @@ def _select(config: ProbeConfig, cases: list[InventoryCase], say: Any) -> list[I
                 f"of the {len(cases)} cases"
             say(f"shard {config.shard} holds none {which}; writing an empty part for `merge`")
     return selected
-
-
-def _digest_store() -> str | None:
-    """Where the digests of the code the records name are kept between runs (beside the discovery cache; none
-    when it is off)."""
-    directory = cache_dir()
-    return str(directory / "code-digests.json") if directory is not None else None
-
-
-def _measured_with_speed(snapshot: dict[str, Any] | None) -> bool:
-    """Whether any result of ``snapshot`` has speed figures (it was measured with --speed)."""
-    return any("speed" in record for case in (snapshot or {}).get("cases", ())
-               for paths in case.get("results", {}).values() for record in paths.values())
-
-
-def _previous_snapshot(path: Path, notes: list[str]) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    try:
-        return read_snapshot(path)[0]
-    except SnapshotError as exc:
-        notes.append(f"the existing {path.name} cannot be read, so none of its results are kept ({exc})")
-        return None
-
-
-def _earlier_part(config: ProbeConfig, notes: list[str]) -> dict[str, Any] | None:
-    """A shard's own earlier part, else the project's snapshot."""
-    for path in (config.out, config.base_out):
-        if path is not None and path.exists():
-            return _previous_snapshot(path, notes)
-    return None
-
-
-def _timeless(snapshot: dict[str, Any]) -> str:
-    """The snapshot without the times a run stamps even when it measures nothing (when it was written,
-    when each environment was probed, when each skip entry was recorded)."""
-    copy = json.loads(json.dumps(snapshot))
-    copy.pop("generated_at", None)
-    for env in copy.get("environments", {}).values():
-        if isinstance(env, dict):
-            env.pop("probed_at", None)
-    for case in copy.get("cases", []):
-        for stamp in (case.get("measured") or {}).values():
-            if isinstance(stamp, dict):
-                stamp.pop("measured_at", None)
-    return json.dumps(copy, sort_keys=True)
 
 
 __all__ = ["SurveyCounts", "SurveyError", "SurveyResult", "SurveyStopped", "run_survey"]

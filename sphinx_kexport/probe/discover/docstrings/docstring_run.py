@@ -10,9 +10,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.network import is_download_blocked, network_blocked
-from .recording import EXAMPLE_FILE_PREFIX, RECORDER, Call, first_line, seed_everything
-from .sandbox import ExampleTimeout, scratch_directory, time_limit
+from ...base.network import is_download_blocked, network_blocked
+from ..recording.recording import EXAMPLE_FILE_PREFIX, RECORDER, Call, first_line, seed_everything
+from ..sandbox import ExampleTimeout, scratch_directory, time_limit
 
 EXAMPLE_SEED = 0
 

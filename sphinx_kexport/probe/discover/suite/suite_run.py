@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .recording import RECORDER, Call, Wanted, first_line, originals_restored, seed_everything
-from ...snapshot.vocabulary import CPU
-from ..base.errors import ProbeError
-from ..base.memory import reset_peak
-from ..base.network import is_download_blocked, network_blocked
-from .sandbox import scratch_directory, time_limit, timeout_in
+from ..recording.recording import RECORDER, Call, Wanted, first_line, originals_restored, seed_everything
+from ....snapshot.vocabulary import CPU
+from ...base.errors import ProbeError
+from ...base.memory import reset_peak
+from ...base.network import is_download_blocked, network_blocked
+from ..sandbox import scratch_directory, time_limit, timeout_in
 
 TEST_SEED = 0
 # pytest exits 0 (passed), 1 (some failed) or 5 (none collected) after running what it could
@@ -339,7 +339,7 @@ def outcome(report: Any, excinfo: Any) -> tuple[str, str]:
 def fixture_values(item: Any) -> dict[str, str]:
     """The exact source of each fixture value the test of ``item`` is given (read as its call begins, before the
     test can change them; pytest drops them after teardown)."""
-    from ..cases.literals import literal_source
+    from ...cases.literals import literal_source
 
     found = {}
     for name, value in (getattr(item, "funcargs", None) or {}).items():

@@ -11,13 +11,13 @@ import doctest
 import inspect
 from typing import Any
 
-from ...snapshot.vocabulary import ORIGIN_DOCSTRING
-from ..cases.registry import CaseSpec, case
-from .call_replay import live_and_baked, replay
-from .provenance import LiveCall
+from ....snapshot.vocabulary import ORIGIN_DOCSTRING
+from ...cases.registry import CaseSpec, case
+from ..recording.call_replay import live_and_baked, replay
+from ..recording.provenance import LiveCall
 from .docstring_run import EXAMPLE_SEED
-from .recording import Call
-from .repro_source import argument_sources, call_node, free_names, live_code, seed_lines, target_lines
+from ..recording.recording import Call
+from ..recording.repro_source import argument_sources, call_node, free_names, live_code, seed_lines, target_lines
 
 DOC_NOTE_PREFIX = "from the docstring example of"
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import enum
 from typing import Callable
 
-from .recording import Call, NotCopied, Uncopied, copy_bytes
+from ..recording.recording import Call, NotCopied, Uncopied, copy_bytes
 
 CALL_COPY_LIMIT = 32 * 2**20  # bytes of tensors the recorder copies for one call
 TEST_COPY_LIMIT = 128 * 2**20  # bytes of tensors it copies for all the calls of one test together
@@ -71,7 +71,7 @@ class CopyBudget:
         """Whether the call ``call`` (as made, nothing copied) of configuration ``key`` is copied: None (yes),
         :data:`REPEAT`, :data:`AGAIN`, or why it is too large to keep. ``recorded``: the test's calls recorded so
         far (the recorder's list: a call given None or a NotCopied is recorded next, at its end)."""
-        from .call_replay import probed_call
+        from ..recording.call_replay import probed_call
 
         configurations = self.met.setdefault(ref, {})
         first = configurations.get(key)

@@ -1,17 +1,17 @@
 """Cases from a library's own test suite: ``cases_from_tests("kornia", "tests")``.
 
-The library's pytest tests under a path run in this process (discover/suite_run.py)
+The library's pytest tests under a path run in this process (discover/suite/suite_run.py)
 while the recorder stands in for the package's public callables; each call a
 test's own code makes with a tensor argument (or on an object holding tensors, or with plain Python values
 only: call_replay.probed_call) is a candidate, and up to
 ``per_operator`` configurations of each operator become cases
-(discover/suite_cases.py). :func:`discover_suite` also says, per test, why it
+(discover/suite/suite_cases.py). :func:`discover_suite` also says, per test, why it
 yields nothing: no public tensor call, its calls repeat configurations already
 kept, its calls ran the test's unittest.mock stand-ins, its calls do not run
 outside it, the test failed, it fails only under the recorder, it needs the
 network, it needs CUDA, it ran past its time limit, pytest skipped it, it is
 parametrised with (or its calls ran in) another dtype, its file does not import,
-its calls' tensors are too large to keep (discover/suite_copies.py bounds what the
+its calls' tensors are too large to keep (discover/suite/suite_copies.py bounds what the
 recorder copies of each test).
 
 Determinism: pytest runs the tests in its fixed order, each from the same seed,
@@ -32,30 +32,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterable
 
-from ..base.memory import status_kb
-from .cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
-from .call_replay import UnsupportedCall, probed_call
-from .recording import RECORDER, Call, NotCopied, Uncopied, recording
-from .docstrings import discovered_cases_left_out
-from .focus import focused_cases
-from .library import (DiscoveryError, ObjectReport, as_written, callable_patterns, chosen_tests, find_aliases,
+from ...base.memory import status_kb
+from ..cache import DiscoveryCache, digest_files, Stored, cache_dir, last_stored, refreshing
+from ..recording.call_replay import UnsupportedCall, probed_call
+from ..recording.recording import RECORDER, Call, NotCopied, Uncopied, recording
+from ..docstrings.docstrings import discovered_cases_left_out
+from ..focus import focused_cases
+from ..library import (DiscoveryError, ObjectReport, as_written, callable_patterns, chosen_tests, find_aliases,
                       library_objects, place, random_state_kept, recorded_callables, selected, Switch)
-from .progress import OnExample, reporter, whole_line
-from ...snapshot.vocabulary import NOT_DESCRIBED
-from . import without_cases
+from ..progress import OnExample, reporter, whole_line
+from ....snapshot.vocabulary import NOT_DESCRIBED
+from ..docstrings import without_cases
 from .suite_cases import Selection, build_suite_case, configuration, other_dtype, outside_its_test
 from .suite_copies import AGAIN, CopyBudget, Skip, covered
-from ..base.code_digest import CodePlaces
+from ...base.code_digest import CodePlaces
 from .suite_records import DIGEST_STORE, ROOT_MARKERS, Digests, SuiteRecords, build_records, changes, config_root, places_for
 from .suite_run import SHARED, NodeRun, NodeSource, SuiteError, SuiteRun, library_roots, run_suite, suite_roots
 from .suite_shards import deal, run_in_children, shard_count, suite_jobs, tell_parent
-from ..measure.code_watch import CodeWatch
-from ..measure.locate import NO_LIBRARY, library_root
-from ..cases.fingerprint import definition_or_why
-from ..cases.inventory import SuiteRef
-from ..cases.registry import CaseSpec
-from ..cases.build_marks import case_built, discovery_began
-from ...snapshot.vocabulary import NO_CASE_KINDS
+from ...measure.code_watch import CodeWatch
+from ...measure.locate import NO_LIBRARY, library_root
+from ...cases.fingerprint import definition_or_why
+from ...cases.inventory import SuiteRef
+from ...cases.registry import CaseSpec
+from ...cases.build_marks import case_built, discovery_began
+from ....snapshot.vocabulary import NO_CASE_KINDS
 
 DEFAULT_PER_OPERATOR = 3
 # seconds of CPU time per phase of a test, counted from its last call of a new configuration. Lower than a
@@ -131,7 +131,7 @@ def suite_path(tests: str | os.PathLike[str]) -> Path:
 def suite_config_digest(path: Path) -> str:
     """sha256 of the pytest configuration files of the folders at and above the tests, up to the first that
     holds one (pytest's rootdir, as a rule). The .py files are not in it: each test file's record says what
-    it depends on (discover/suite_records.py)."""
+    it depends on (discover/suite/suite_records.py)."""
     folder, top = (path if path.is_dir() else path.parent), config_root(path)
     files = [parent / name for parent in [folder, *folder.parents] if parent == top or top in parent.parents
              for name in ROOT_MARKERS if (parent / name).is_file()]
@@ -141,7 +141,7 @@ def suite_config_digest(path: Path) -> str:
 def _open_cache(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,
                 per_operator: int) -> DiscoveryCache | None:
     extra = {"tests": str(path), "per_operator": per_operator, "tests_config": suite_config_digest(path)}
-    return DiscoveryCache.open(package, include, exclude, time_limit, entry="suite.py", extra=extra,
+    return DiscoveryCache.open(package, include, exclude, time_limit, entry="suite/suite.py", extra=extra,
                                per_example=True)
 
 
@@ -190,7 +190,7 @@ class Candidate:
 @dataclass
 class Take:
     """One test's run as its shard saw it, before the selection across the suite decides which calls are
-    cases: a run in shards (discover/suite_shards.py) takes in child processes and selects here, in the order
+    cases: a run in shards (discover/suite/suite_shards.py) takes in child processes and selects here, in the order
     pytest reported the tests, so that it keeps exactly the cases one run in a row keeps."""
 
     run: NodeRun  # its calls dropped
@@ -775,7 +775,7 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
 
     The result comes from the discovery cache when nothing it depends on changed; when the code some test
     files ran changed (or the files themselves, or their conftests), only those run again
-    (discover/suite_records.py), and the cases are the ones a run with an empty cache gives. Either way the
+    (discover/suite/suite_records.py), and the cases are the ones a run with an empty cache gives. Either way the
     global random state is left as it was.
     ``on_test(done, total, report, seconds)`` is called after each test that runs. ``jobs``: shards of the
     suite run at once in child processes (default: :func:`~.suite_shards.set_suite_jobs`'s, 1 unless the probe

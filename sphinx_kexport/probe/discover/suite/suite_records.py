@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..base.code_digest import GONE, CodeCheck, CodePlaces, FileDigests, SourceDigests
+from ...base.code_digest import GONE, CodeCheck, CodePlaces, FileDigests, SourceDigests
 from .suite_run import SHARED
 
 ROOT_MARKERS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")

@@ -31,23 +31,23 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ContextManager, Iterable
 
-from .call_replay import UnsupportedCall, probed_call
+from ..recording.call_replay import UnsupportedCall, probed_call
 from .docstring_cases import build_case
 from .docstring_run import run_example
-from .focus import focused_cases
-from .recording import recording
-from .cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
-from ..base.code_digest import CodeCheck, CodePlaces
-from ..measure.code_watch import CodeWatch
-from ..measure.locate import NO_LIBRARY, library_root
-from ..cases.inventory import DiscoveryRef, repeat_key
-from ..cases.registry import CaseSpec
-from ..cases.build_marks import case_built, discovery_began
-from .library import (TESTING_HELPERS, ObjectReport, as_written, case_base_name, find_aliases, library_objects, place,
+from ..focus import focused_cases
+from ..recording.recording import recording
+from ..cache import DiscoveryCache, Stored, cache_dir, last_stored, refreshing
+from ...base.code_digest import CodeCheck, CodePlaces
+from ...measure.code_watch import CodeWatch
+from ...measure.locate import NO_LIBRARY, library_root
+from ...cases.inventory import DiscoveryRef, repeat_key
+from ...cases.registry import CaseSpec
+from ...cases.build_marks import case_built, discovery_began
+from ..library import (TESTING_HELPERS, ObjectReport, as_written, case_base_name, find_aliases, library_objects, place,
                       selected, random_state_kept, recorded_callables, Switch)
 from . import without_cases
-from .progress import OnExample, reporter
-from ...snapshot.vocabulary import NO_CASE_KINDS, NOT_DESCRIBED
+from ..progress import OnExample, reporter
+from ....snapshot.vocabulary import NO_CASE_KINDS, NOT_DESCRIBED
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds per example
 # why an object yields no case; "duplicate" (its cases repeat hand-written ones) and the testing helpers left out
@@ -148,8 +148,8 @@ def _without_repeats(found: Discovery) -> Discovery:
     repeat when their definitions agree but for the name and the repro code (the same callee, bound object, baked
     arguments and input values); the first one the examples recorded stays, with its name. Not renumbered: a
     worker finds a case in the cache by the name discovery gave it."""
-    from ..cases.fingerprint import definition_digest, definition_or_why
-    from ..cases.registry import split_name
+    from ...cases.fingerprint import definition_digest, definition_or_why
+    from ...cases.registry import split_name
 
     def order(spec: CaseSpec) -> int:
         words = split_name(spec.name)[1].split()  # "doc" or "doc 5"
@@ -238,7 +238,7 @@ def _pick(reports: list[ObjectReport], name: str, wanted: str) -> CaseSpec | Non
 def _with_definition(reports: list[ObjectReport], wanted: str) -> CaseSpec | None:
     if not wanted:
         return None
-    from ..cases.fingerprint import case_definition, definition_digest
+    from ...cases.fingerprint import case_definition, definition_digest
 
     return next((spec for report in reports for spec in report.cases
                  if definition_digest(case_definition(spec)) == wanted), None)

@@ -46,10 +46,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from ..cases import containers
-from ..cases.module_copy import SHARE_ABOVE, copy_object, parameter_bytes
+from ...cases import containers
+from ...cases.module_copy import SHARE_ABOVE, copy_object, parameter_bytes
 from .provenance import Built, BuiltObjects
-from .sandbox import new_call_made
+from ..sandbox import new_call_made
 
 EXAMPLE_FILE_PREFIX = "<doctest "
 

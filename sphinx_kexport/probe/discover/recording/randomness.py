@@ -12,7 +12,7 @@ import random
 from typing import Any, Iterator
 
 from .recording import seed_everything
-from ..cases.module_copy import copy_module
+from ...cases.module_copy import copy_module
 
 RANDOM_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8)  # deterministic callables run under each of them
 
@@ -64,7 +64,7 @@ def is_random(target: Any, tensors: list[Any], baked: dict[str, Any]) -> bool:
 def _seeded_runs(target: Any, tensors: list[Any], baked: dict[str, Any]) -> Iterator[tuple[bool | None, list]]:
     """(draws, flat outputs) of the call under each of RANDOM_SEEDS in turn, each on a fresh copy of a
     module; runs only as far as it is read. Raises what the call raises."""
-    from ..measure.output_leaves import flatten_outputs
+    from ...measure.output_leaves import flatten_outputs
 
     import torch
 

@@ -27,8 +27,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..base.lifetime import die_with_parent
-from .library import DiscoveryError
+from ...base.lifetime import die_with_parent
+from ..library import DiscoveryError
 
 SHARDS_PER_JOB = 2  # more shards balance slow tests better; each pays one start-up and one collection
 # the fewest tests a shard is given: a shard's start-up (torch, pytest, the library, the tests' imports) costs

@@ -21,8 +21,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cases import containers
-from ..cases.case_slice import same_value
+from ...cases import containers
+from ...cases.slice.equality import same_value
 
 
 def holds_tensor(owner: Any) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 from .provenance import Built, LiveCall, holds_tensor, rebuilt_as_called, tensor_names, tensors_of
 from .randomness import tensors_and_randomness
 from .recording import Call
-from ..base.errors import ProbeError
+from ...base.errors import ProbeError
 
 MAX_VALUE_TEXT = 40
 

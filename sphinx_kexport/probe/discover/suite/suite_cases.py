@@ -37,21 +37,22 @@ import textwrap
 from collections import Counter
 from typing import Any
 
-from .call_replay import Replay, bound_instance, live_and_baked, replay, split_arguments
-from .provenance import LiveCall
-from .recording import Call, first_line
-from .repro_source import argument_sources, call_node, free_names, live_code, seed_lines, target_lines
-from .library import case_base_name
-from .sandbox import ExampleTimeout, time_limit
+from ..recording.call_replay import Replay, bound_instance, live_and_baked, replay, split_arguments
+from ..recording.provenance import LiveCall
+from ..recording.recording import Call, first_line
+from ..recording.repro_source import argument_sources, call_node, free_names, live_code, seed_lines, target_lines
+from ..library import case_base_name
+from ..sandbox import ExampleTimeout, time_limit
 from .suite_run import TEST_SEED, NodeSource
-from ..cases import containers
-from ..cases.literals import literal_source
-from ..cases.opaque import address_free_repr
-from ..cases.case_slice import run_fresh, top_level_slice
-from ..cases.inventory import SuiteRef
-from ..cases.registry import CaseSpec, case
-from ...snapshot.repro_landmarks import cannot_rebuild
-from ...snapshot.vocabulary import CPU, ORIGIN_TEST
+from ...cases import containers
+from ...cases.literals import literal_source
+from ...cases.opaque import address_free_repr
+from ...cases.slice.sandbox import run_fresh
+from ...cases.slice.slicer import top_level_slice
+from ...cases.inventory import SuiteRef
+from ...cases.registry import CaseSpec, case
+from ....snapshot.repro_landmarks import cannot_rebuild
+from ....snapshot.vocabulary import CPU, ORIGIN_TEST
 
 TEST_NOTE_PREFIX = "from the test"
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -89,7 +90,7 @@ def other_dtype(args: tuple, kwargs: dict[str, Any]) -> str:
 def outside_its_test(spec: CaseSpec, limit: float) -> str:
     """"" when the case runs once now, after its test ended, as the probe's eager step runs it (a copy of the
     target, fresh inputs); else why not (a call that works only in a mode the test set and reset)."""
-    from ..measure.case_run import CaseRun
+    from ...measure.case_run import CaseRun
 
     case_run = CaseRun(spec, CPU)
     try:

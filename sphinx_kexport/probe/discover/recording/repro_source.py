@@ -118,8 +118,8 @@ def live_code(target: Any) -> str:
     """Statements that define ``target`` as a :class:`~.provenance.LiveCall` probes it: a function of the live
     tensors (``t0, t1, ...``, in the case's order) that builds the objects from them through the library's public
     names, then calls the method; "" when a value has no source form or a name cannot be imported."""
-    from ..cases.containers import walk
-    from ..cases.literals import literal_source
+    from ...cases.containers import walk
+    from ...cases.literals import literal_source
     from .provenance import Built
 
     modules: set[str] = set()

@@ -1,0 +1,3 @@
+"""Cases from a library's own test suite: running it (in shards), what each test's calls copy, what each test file
+depends on, and turning the calls into cases.
+"""
