@@ -62,7 +62,7 @@ from ...snapshot.vocabulary import (
 from ..cases.batch_dim import map_leaves
 from ..cases.containers import input_leaves
 from ..cases.registry import CaseSpec
-from . import compare_outputs, number_outputs, random_draws
+from . import capture, compare_outputs, number_outputs, random_draws
 from .case_run import CaseRun, seeded
 from .explain import (
     BATCH_SPECIALISED,
@@ -76,7 +76,7 @@ from .explain import (
 )
 from .locate import LibraryRoot, deepest_frame, where_exception
 from .recompile import failed_guard, wording
-from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_session, NotSaved, saved_model
+from .onnx_runtime import map_onnx_inputs, onnx_session, NotSaved, saved_model
 
 
 MIN_TRACED = 2  # a batch of 1 is specialised by every tracer (0/1 specialisation), so trace at 2 or more
@@ -317,9 +317,8 @@ class DynamicBatch:
         log = SpecialisationLog()
         with log.watching():
             try:
-                program = [seeded(lambda: torch.onnx.export(
-                    wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False,
-                    dynamic_shapes=self._shapes(torch.export.Dim.DYNAMIC)))]
+                program = [seeded(lambda: capture.onnx_program(wrapper, inputs, self.opset,
+                                                                self._shapes(torch.export.Dim.DYNAMIC)))]
             except Exception as exc:
                 return self._capture_failed(exc, log)
         try:
@@ -353,8 +352,8 @@ class DynamicBatch:
         log = SpecialisationLog()
         with log.watching():
             try:
-                program = seeded(lambda: torch.export.export(
-                    wrapper, inputs, dynamic_shapes=self._shapes(torch.export.Dim.DYNAMIC)))
+                program = seeded(lambda: capture.exported_program(wrapper, inputs,
+                                                                  self._shapes(torch.export.Dim.DYNAMIC)))
             except Exception as exc:
                 return self._capture_failed(exc, log)
         try:
@@ -374,7 +373,7 @@ class DynamicBatch:
             for (_, tensor), dim in zip(input_leaves(inputs), self.dims):
                 if dim is not None:
                     dynamo.mark_dynamic(tensor, dim)
-            compiled = torch.compile(self.run.wrapper(), fullgraph=self.fullgraph)
+            compiled = capture.compiled(self.run.wrapper(), fullgraph=self.fullgraph)
             with log.watching():
                 try:
                     seeded(lambda: compiled(*inputs))

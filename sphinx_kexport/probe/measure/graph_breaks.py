@@ -16,7 +16,11 @@ default compile's breaks are still recorded, as a fact: measured on torch 2.13, 
 (:func:`setting_removing_breaks` finds the setting, traced only). When fullgraph=True fails, a pass under
 ``torch._dynamo.error_on_graph_break`` (the default compile's rules, stopping at the first break) locates the
 break where fullgraph=True found none. The tracing passes use the ``eager`` backend: they cost a trace each,
-not an inductor compile.
+not an inductor compile. The status's own compile (``fullgraph=True`` with inductor) is also the first-break
+pass: where dynamo stops before handing inductor a graph, its error is the first break; only where inductor
+or the compiled call fails does a trace-only ``fullgraph=True`` pass say whether dynamo captured the call
+whole (:func:`first_break`). Where it compiles one graph without data-dependent values, that graph tells the
+default compile's record (:func:`default_record_of`) and the trace-only default compile is not run.
 
 A call that dynamo does not trace but hands to Python (a function wrapped in ``torch.compiler.disable``, one
 dynamo skips on purpose such as ``GraphModule.__new__``, a builtin it does not know) is a *skipped function*:
@@ -40,6 +44,7 @@ import re
 
 import torch
 
+from .capture import Handed, compiled
 from .explain import Explained, exception_chain, explain, explain_message
 from .locate import FILE_LINE
 
@@ -97,7 +102,7 @@ def first_break(model: torch.nn.Module, inputs: tuple, run: Callable[[Callable[[
     """(the first break's exception or None, whether ``fullgraph=True`` captured the whole call)."""
     torch._dynamo.reset()
     try:
-        run(lambda: torch.compile(model, fullgraph=True, backend=TRACE_ONLY_BACKEND)(*inputs))
+        run(lambda: compiled(model, fullgraph=True, backend=TRACE_ONLY_BACKEND)(*inputs))
     except Exception as exc:
         return exc, False
     finally:
@@ -112,12 +117,27 @@ def default_compile_traced(model: torch.nn.Module, inputs: tuple,
     ``fullgraph=True`` captures whole, whose status that compile decides."""
     start_recording()
     try:
-        run(lambda: torch.compile(model, backend=TRACE_ONLY_BACKEND)(*inputs))
+        run(lambda: compiled(model, fullgraph=False, backend=TRACE_ONLY_BACKEND)(*inputs))
     except Exception:  # a trace-only compile that raises: what the counters hold up to there
         return recorded(raised_compiling=True)
     finally:
         torch._dynamo.reset()
     return recorded()
+
+
+def default_record_of(handed: Handed) -> CompileRecord | None:
+    """The default compile's record, told by what ``fullgraph=True`` handed inductor, without tracing again;
+    None where only a trace tells it.
+
+    One graph with operators in it and no data-dependent value: dynamo traced the whole call without one
+    point at which it would break, so the default compile (the same tracer, which breaks only where
+    ``fullgraph=True`` raises, or where fullgraph=True turns a tensor's data into a symbol: ``.item()``, an
+    operator whose output size depends on the data) compiles that same one graph, breaks nothing and
+    skips nothing (torch 2.13's ``one_graph`` checks in dynamo, read for this; the probe's fixtures and a
+    sample of kornia compared side by side, benchmarks/bench_compile_count.py)."""
+    if handed.graphs == 1 and handed.calls and not handed.data_dependent:
+        return CompileRecord(graphs=1)
+    return None
 
 
 # dynamo settings that make the default compile capture what fullgraph=True captures (torch 2.13: a tensor's
@@ -166,7 +186,7 @@ def locate_ordinary_break(model: torch.nn.Module, inputs: tuple,
     torch._dynamo.reset()
     try:
         with torch._dynamo.error_on_graph_break(True):
-            run(lambda: torch.compile(model, backend=TRACE_ONLY_BACKEND)(*inputs))
+            run(lambda: compiled(model, fullgraph=False, backend=TRACE_ONLY_BACKEND)(*inputs))
     except Exception as exc:
         return exc
     finally:

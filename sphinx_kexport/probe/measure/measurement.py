@@ -43,7 +43,7 @@ from ...snapshot.vocabulary import (
 )
 from ..cases.step import EAGER_STEP, Step
 from ..cases.registry import CaseSpec
-from . import compare_outputs, graph_breaks, number_outputs, random_draws
+from . import capture, compare_outputs, graph_breaks, number_outputs, random_draws
 from .case_run import CaseRun, one_thread, seeded
 from .dynamic_batch import DynamicBatch
 from .explain import (RESULT_DIFFERS, UNCLASSIFIED, UNTRACEABLE_PYTHON, clean_line, exception_chain, explain,
@@ -52,7 +52,7 @@ from .global_hooks import global_hooks_kept
 from .statement_at import add_statements
 from .locate import LibraryRoot, deepest_frame, where_call, where_exception
 from .speed import SpeedPass
-from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_provider, onnx_session, NotSaved, saved_model
+from .onnx_runtime import map_onnx_inputs, onnx_provider, onnx_session, NotSaved, saved_model
 
 MAX_BREAK_REASONS = 5
 
@@ -145,8 +145,7 @@ class Measurement:
         wrapper, inputs = self.run.wrapper(), self.run.inputs()
         try:
             with LibraryWarnings(self.root) as caught:
-                program = [seeded(lambda: torch.onnx.export(
-                    wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset, report=False, verbose=False))]
+                program = [seeded(lambda: capture.onnx_program(wrapper, inputs, self.opset))]
         except Exception as exc:
             # the exporter wraps torch.export failures in TorchExportError, translation ones in ConversionError
             stage = STAGE_CAPTURE if type(exc).__name__ == "TorchExportError" else STAGE_TRANSLATE
@@ -212,7 +211,7 @@ class Measurement:
     def export(self) -> dict[str, Any]:
         wrapper, inputs = self.run.wrapper(), self.run.inputs()
         try:
-            program = seeded(lambda: torch.export.export(wrapper, inputs))
+            program = seeded(lambda: capture.exported_program(wrapper, inputs))
         except Exception as exc:
             return self._failure(FAIL, STAGE_CAPTURE, exc)
         try:
@@ -232,38 +231,36 @@ class Measurement:
         """The compile-first criterion: ``torch.compile(fn, fullgraph=True)`` decides the status (``ok`` when it
         compiles one graph with the default backend and matches eager); the default compile's breaks stay on the
         record as a fact. Only where fullgraph=True fails does the default compile's run decide (``ok-breaks``
-        when it runs and matches)."""
+        when it runs and matches).
+
+        The status's compile comes first and is also the first-break pass: dynamo's error before inductor
+        is handed a graph is the first break (graph_breaks.py); its compiled function is the one the speed
+        pass times, kept from dynamo's reset where the default compile's record needs no trace."""
         try:
-            first, whole = graph_breaks.first_break(self.run.wrapper(), self.run.inputs(), seeded)
-            rejected: BaseException | None = None
-            if whole:
-                # the default compile's breaks first, traced only: dynamo's reset afterwards would drop the
-                # compiled function the speed pass times
+            torch._dynamo.reset()
+            compiled, handed = capture.fullgraph_watched(self.run.wrapper())
+            inputs = self.run.inputs()
+            try:
+                outputs = seeded(lambda: compiled(*inputs))
+            except Exception as exc:
+                torch._dynamo.reset()
+                if not handed.graphs:  # dynamo stopped at its first break: fullgraph=True fails there
+                    return self._default_compile(exc, None)
+                # inductor rejected the graph, or the compiled call failed: whether dynamo captures the call
+                # whole, the trace-only pass says (a rejection), else its error is the first break
+                first, whole = graph_breaks.first_break(self.run.wrapper(), self.run.inputs(), seeded)
+                return self._default_compile(None, exc) if whole else self._default_compile(first, None)
+            judged = self._judge(COMPILE, list(outputs), fullgraph=True)
+            default = graph_breaks.default_record_of(handed)
+            if self.speed:  # timed before dynamo is reset (measure() resets it after the speed pass)
+                timed = self.run.inputs()
+                self.captured[COMPILE] = lambda: compiled(*timed)
+            if default is None:  # a trace says (dynamo's reset: the speed pass compiles again on its first call)
                 default = graph_breaks.default_compile_traced(self.run.wrapper(), self.run.inputs(), seeded)
-                judged, rejected = self._fullgraph_compile()
-                if judged is not None:
-                    return self._with_default_breaks(judged, default)
-            return self._default_compile(first, rejected)
+            return self._with_default_breaks(judged, default)
         finally:
             if COMPILE not in self.captured:
                 torch._dynamo.reset()
-
-    def _fullgraph_compile(self) -> tuple[dict[str, Any] | None, BaseException | None]:
-        """``torch.compile(fn, fullgraph=True)`` with the default backend, judged against eager; (None, its
-        exception) when inductor rejects the graph dynamo captured whole, or the compiled call fails."""
-        torch._dynamo.reset()
-        compiled = torch.compile(self.run.wrapper(), fullgraph=True)
-        inputs = self.run.inputs()
-        try:
-            outputs = seeded(lambda: compiled(*inputs))
-        except Exception as exc:
-            torch._dynamo.reset()
-            return None, exc
-        judged = self._judge(COMPILE, list(outputs), fullgraph=True)
-        if self.speed:  # timed before dynamo is reset (measure() resets it after the speed pass)
-            timed = self.run.inputs()
-            self.captured[COMPILE] = lambda: compiled(*timed)
-        return judged, None
 
     def _with_default_breaks(self, judged: dict[str, Any], default: graph_breaks.CompileRecord) -> dict[str, Any]:
         """A fullgraph=True result with what the default compile does: its breaks (count, reasons, skipped
@@ -285,7 +282,7 @@ class Measurement:
         """fullgraph=True failed (``first``: dynamo's first break; ``rejected``: inductor rejected the whole
         graph): the default compile's run, breaks and outputs decide."""
         graph_breaks.start_recording()
-        compiled = torch.compile(self.run.wrapper())
+        compiled = capture.compiled(self.run.wrapper(), fullgraph=False)
         inputs = self.run.inputs()
         try:
             outputs = seeded(lambda: compiled(*inputs))

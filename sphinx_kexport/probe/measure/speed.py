@@ -37,7 +37,8 @@ from ..cases.containers import input_leaves
 from .case_run import CaseRun, trim_heap
 from .dynamic_batch import at_batch
 from .explain import explain_exception
-from .onnx_runtime import map_onnx_inputs, onnx_args, onnx_session, saved_model
+from . import capture
+from .onnx_runtime import map_onnx_inputs, onnx_session, saved_model
 
 ROUNDS = 5  # alternating rounds of (eager, path) blocks
 BLOCK_SECONDS = 0.05  # blocked_autorange's min_run_time per round and callable
@@ -158,18 +159,17 @@ class SpeedPass:
         """``path`` captured afresh at ``inputs`` (the larger size), as a call without arguments."""
         wrapper = self.run.wrapper()
         if path == COMPILE:
-            compiled = torch.compile(wrapper, fullgraph=fullgraph, dynamic=False)
+            compiled = capture.compiled(wrapper, fullgraph=fullgraph, dynamic=False)
             return lambda: compiled(*inputs)
         if path == EXPORT:
             with torch.no_grad():
-                module = torch.export.export(wrapper, inputs).module()
+                module = capture.exported_program(wrapper, inputs).module()
             return lambda: module(*inputs)
         assert path == ONNX
         import onnxruntime
 
         with torch.no_grad():
-            program = torch.onnx.export(wrapper, onnx_args(inputs), dynamo=True, opset_version=self.opset,
-                                        report=False, verbose=False)
+            program = capture.onnx_program(wrapper, inputs, self.opset)
         with saved_model(program) as model:
             session, _ = onnx_session(model, self.device, onnxruntime)
         feed, _, problem = map_onnx_inputs([i.name for i in session.get_inputs()], inputs)
