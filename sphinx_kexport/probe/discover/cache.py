@@ -56,8 +56,9 @@ from .case_pickle import BlobIndex, CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
-CACHE_FORMAT = 5  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
-# and text of each docstring example, the library's source in the file; 5: a test suite's code per test file)
+CACHE_FORMAT = 6  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
+# and text of each docstring example, the library's source in the file; 5: a test suite's code per test file;
+# 6: each storage's content once in the file, a module's untouched random weights as how to build them again)
 _REFRESH = {"on": False}
 _PROBE_DIR = Path(__file__).resolve().parent.parent
 _PACKAGE_DIR = _PROBE_DIR.parent  # sphinx_kexport/
@@ -253,7 +254,7 @@ def cache_usage() -> dict[str, Any]:
 
 # the arguments of a discovery: one file per package and arguments (the rest of the key says whether it is current)
 ARGUMENTS = ("package", "include", "exclude", "time_limit", "tests", "per_operator")
-MAGIC = b"KXDISC04"  # then the header's length (8 bytes, little-endian), the header, the pickles, the tensors
+MAGIC = b"KXDISC05"  # then the header's length (8 bytes, little-endian), the header, the pickles, the tensors
 
 
 @dataclass
@@ -365,7 +366,7 @@ class DiscoveryCache:
             handle.seek(stored.data_start + entry.offset)
             report = pickle.load(handle)
             report.cases = []
-            loaded: dict[int, Any] = {}  # the storages the example's cases share are read once
+            loaded: dict[Any, Any] = {}  # the storages the example's cases share are read (or built) once
             for offset, _ in cases:
                 handle.seek(stored.data_start + offset)
                 report.cases.append(CaseUnpickler(handle, blobs, stored.data_start + stored.blobs_start,
@@ -385,7 +386,8 @@ class DiscoveryCache:
             # (kornia.models' are 2 GB); the cache file is then the header followed by that body
             with tempfile.TemporaryFile(dir=self.directory) as body, \
                     tempfile.TemporaryFile(dir=self.directory) as blobs:
-                entries = [_write_report(body, blobs, report, base_name) for report in reports]
+                shared = BlobIndex()  # a storage's content is written once in the file
+                entries = [_write_report(body, blobs, report, base_name, shared) for report in reports]
                 stored = Stored(self.key, time.time(), seconds, entries,
                                 pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL),
                                 blobs_start=body.seek(0, os.SEEK_END), library_source=self.library_source,
@@ -434,7 +436,7 @@ def _definition(spec: Any) -> str:
                       sort_keys=True, default=str)
 
 
-def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any], str]) -> Entry:
+def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any], str], shared: BlobIndex) -> Entry:
     """Append ``report`` to ``body`` (the report without its cases, then each case, their large tensors to
     ``blobs``) and say where it lies; each case is unpickled once from the file to check it gives the same
     fingerprint, name and code. One that does not pickle (a closure, a lambda baked into a call) or does not
@@ -444,7 +446,7 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
     # a docstring example's report says what its example ran; a test's (suite.py) does not
     example, code = getattr(report, "example", ""), getattr(report, "code", None)
     entry = Entry(report.ref, [base_name(spec) for spec in report.cases], start, example=example, code=code)
-    shared = BlobIndex()  # a storage two cases of the example share is written once
+    shared.next_example()
     try:
         pickle.dump(dataclasses.replace(report, cases=[]), body, protocol=pickle.HIGHEST_PROTOCOL)
         entry.length = body.tell() - start
@@ -467,5 +469,6 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
         body.truncate()
         blobs.seek(blobs_start)
         blobs.truncate()
+        shared.forget_from(blobs_start)
         return Entry(report.ref, entry.bases, example=example, code=code)
     return entry
