@@ -290,6 +290,8 @@ class Stored:
     data_start: int = 0  # where the reports' bytes begin in the file (set when read)
     library_source: str = ""  # the library's source digest when it is not in the key (docstring examples)
     suite: Any = None  # a test suite's: what each of its test files depends on (suite_records.SuiteRecords)
+    # how many storages the blobs hold as bytes and as module recipes, and their bytes (BlobIndex.summary)
+    storages: dict[str, int] = field(default_factory=dict)
 
 
 def _safe(text: str) -> str:
@@ -304,11 +306,14 @@ class DiscoveryCache:
     """The cache file of one package and argument set."""
 
     def size(self) -> str:
-        """The file's size in words ("227.3 MB"), or that it is not there (a cache that could not be written)."""
+        """The file's size in words ("227.3 MB"; "3.2 MB, and 1504.5 MB of weights built again when loaded"),
+        or that it is not there (a cache that could not be written)."""
         try:
-            return megabytes(self.path.stat().st_size)
+            size = megabytes(self.path.stat().st_size)
         except OSError:
             return "not written"
+        rebuilt = self.storages.get("rebuilt_bytes", 0)
+        return f"{size}, and {megabytes(rebuilt)} of weights built again when loaded" if rebuilt else size
 
     def __init__(self, directory: Path, key: dict[str, Any], library_source: str = ""):
         self.directory = directory
@@ -317,6 +322,8 @@ class DiscoveryCache:
         arguments = {k: key[k] for k in ARGUMENTS if k in key}
         self.stem = f"{_safe(key['package'])}-{_digest(arguments)[:12]}"
         self.path = directory / f"{self.stem}-{_digest(key)[:20]}.pickle"
+        self.unused = ""  # why the file stored for these arguments was not used (load sets it)
+        self.storages: dict[str, int] = {}  # what the file's blobs hold (Stored.storages), once saved or loaded
 
     @classmethod
     def open(cls, package: str, include: list[str], exclude: list[str], time_limit: float,
@@ -337,21 +344,27 @@ class DiscoveryCache:
         return cls(directory, dict(key, **(extra or {})))
 
     def load(self) -> Stored | None:
-        """The stored discovery's header, or None when there is none for this key (or it cannot be read)."""
+        """The stored discovery's header, or None when there is none for this key (or it cannot be read);
+        then :attr:`unused` says why a file stored for these arguments is not used ("" when there is none)."""
+        self.unused = ""
         try:
-            with open(self.path, "rb") as handle:
-                if handle.read(len(MAGIC)) != MAGIC:
-                    return None  # a file of an older format is rebuilt
-                size = int.from_bytes(handle.read(8), "little")
-                stored = pickle.loads(handle.read(size))
+            stored, size = _read_header(self.path)
         except FileNotFoundError:
+            self.unused = _replaced(self)
             return None
-        except Exception:  # a damaged or foreign file is rebuilt, not trusted
+        except Exception as exc:  # a damaged or foreign file is rebuilt, not trusted
+            self.unused = f"{self.path.name} could not be read ({type(exc).__name__}: {exc}), so it is made again"
             return None
         if not isinstance(stored, Stored) or stored.key != self.key:
+            self.unused = f"{self.path.name} holds another discovery, so it is made again"
             return None
         stored.data_start = len(MAGIC) + 8 + size
+        self.storages = stored.storages
         return stored
+
+    def said_unused(self) -> str:
+        """"; " and why the file stored for these arguments was not used, for a note ("" when none was)."""
+        return f"; {self.unused}" if self.unused else ""
 
     def load_report(self, stored: Stored, entry: Entry, only: str | None = None) -> Any:
         """The report of ``entry`` with all its cases, or with the case named ``only`` alone (OSError when the
@@ -391,7 +404,8 @@ class DiscoveryCache:
                 stored = Stored(self.key, time.time(), seconds, entries,
                                 pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL),
                                 blobs_start=body.seek(0, os.SEEK_END), library_source=self.library_source,
-                                suite=suite)
+                                suite=suite, storages=shared.summary())
+                self.storages = stored.storages
                 header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
                 handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
                 try:
@@ -410,6 +424,40 @@ class DiscoveryCache:
         except OSError:
             return 0
         return sum(1 for entry in entries if not entry.stored)
+
+
+def _read_header(path: Path) -> tuple[Any, int]:
+    """A cache file's header and its length; ValueError when the file is of another format."""
+    with open(path, "rb") as handle:
+        magic = handle.read(len(MAGIC))
+        if magic != MAGIC:
+            raise ValueError(f"another format of the cache ({magic[-2:].decode(errors='replace')}, this probe writes "
+                             f"{MAGIC[-2:].decode()})")
+        size = int.from_bytes(handle.read(8), "little")
+        return pickle.loads(handle.read(size)), size
+
+
+# what differs between two keys, said to people
+_KEY_PARTS = {"format": "the cache's format", "discovery_code": "the probe's discovery code",
+              "library_source": "the library's source"}
+
+
+def _replaced(store: DiscoveryCache) -> str:
+    """Why the file of these arguments under an older key is not used (the next save replaces it); "" if none."""
+    older = sorted(path for path in store.directory.glob(f"{store.stem}-*.pickle") if path != store.path)
+    if not older:
+        return ""
+    try:
+        stored, _ = _read_header(older[-1])
+        key = stored.key
+    except Exception as exc:  # an older format, or damaged: said as such
+        return f"{older[-1].name} is not used: {exc}; it is made again"
+    parts = [_KEY_PARTS.get(name, name) + (f" ({key.get(name)} -> {store.key.get(name)})" if name == "format" else "")
+             for name in sorted(set(key) | set(store.key)) if name != "versions" and key.get(name) != store.key.get(name)]
+    versions, now = key.get("versions", {}), store.key.get("versions", {})
+    parts += [f"{name} {versions.get(name)} -> {now.get(name)}" for name in sorted(set(versions) | set(now))
+              if versions.get(name) != now.get(name)]
+    return f"{older[-1].name} is not used: its key differs in {', '.join(parts) or 'nothing said'}; it is made again"
 
 
 _LAST_STORED: dict[Path, Stored] = {}

@@ -40,6 +40,7 @@ class BlobIndex:
     def __init__(self) -> None:
         self.written: dict[str, tuple] = {}  # digest -> (BYTES, position) or (REBUILT, position, length, index)
         self.recipes: dict[int, tuple[int, int]] = {}  # id(recipe) -> (position, length) of its pickle
+        self.sizes: dict[str, int] = {}  # digest -> bytes of the storage
         # (digest, copy) -> the untyped storage pickled, for this example (the check's originals): two storages
         # of an example with the same bytes are copies 0 and 1, and come back two storages, as they were
         self.storages: dict[tuple[str, int], Any] = {}
@@ -54,6 +55,14 @@ class BlobIndex:
         """Forget what was written at or after ``position`` (an example whose cases did not pickle, cut off)."""
         self.written = {d: w for d, w in self.written.items() if w[1] < position}
         self.recipes = {r: w for r, w in self.recipes.items() if w[0] < position}
+
+    def summary(self) -> dict[str, int]:
+        """How many storages the blobs hold as bytes and as recipes, with their bytes; how many recipes."""
+        counts = {f"{how}{part}": 0 for how in (BYTES, REBUILT) for part in ("", "_bytes")}
+        for digest, where in self.written.items():
+            counts[where[0]] += 1
+            counts[f"{where[0]}_bytes"] += self.sizes[digest]
+        return dict(counts, recipes=len(self.recipes))
 
 
 class CasePickler(pickle.Pickler):
@@ -95,6 +104,7 @@ class CasePickler(pickle.Pickler):
         digest = key[0]
         if digest not in self.index.written:
             self.index.written[digest] = self._recipe(digest) or (BYTES, self._append(untyped))
+            self.index.sizes[digest] = size
         return (STORAGE, key, size, str(obj.dtype).removeprefix("torch."), self.index.written[digest])
 
     def _append(self, untyped: Any) -> int:
