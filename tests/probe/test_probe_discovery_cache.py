@@ -579,7 +579,7 @@ cases = {c.name: {"inputs": [raw(t) for t in c.inputs],
                   "weights": {k: raw(v) for k, v in c.target.state_dict().items()} if hasattr(c.target, "state_dict") else {},
                   "storages": len({t.untyped_storage().data_ptr() for t in c.inputs})} for c in found.cases}
 store = DiscoveryCache.open(sys.argv[1], [], [], D.DEFAULT_TIME_LIMIT, per_example=True)
-print(json.dumps({"cases": cases, "ran": ran, "cache": found.cache, "storages": store.load().storages}))
+print(json.dumps({"cases": cases, "ran": ran, "cache": found.cache, "storages": getattr(store.load(), "storages", None)}))
 '''
 
 
