@@ -26,17 +26,20 @@ torch = pytest.importorskip("torch")
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests" / "probe"
 
-DUMP = '''
+COUNT_RUNS = '''
 import hashlib, json, re, sys
 import sphinx_kexport.probe.discover.docstrings as D
-from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
-ran = []
+ran = []  # the examples that ran
 original = D.run_example
 def counting(test, *args, **kwargs):
     ran.append(test.name)
     return original(test, *args, **kwargs)
 D.run_example = counting
+'''
+
+DUMP = COUNT_RUNS + '''
+from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
 package, limit = sys.argv[1], float(sys.argv[2])
 torch = __import__("torch")
@@ -558,17 +561,8 @@ def add(a, b):
     return a + b
 '''
 
-WEIGHTS_DUMP = '''
-import hashlib, json, sys
-import sphinx_kexport.probe.discover.docstrings as D
+WEIGHTS_DUMP = COUNT_RUNS + '''
 from sphinx_kexport.probe.discover.cache import DiscoveryCache
-
-ran = []
-original = D.run_example
-def counting(test, *args, **kwargs):
-    ran.append(test.name)
-    return original(test, *args, **kwargs)
-D.run_example = counting
 
 found = D.discover(sys.argv[1])
 

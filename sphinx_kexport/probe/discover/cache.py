@@ -21,9 +21,11 @@ Each object's report (why it has no case, and the rest of what it says) is pickl
 on its own, and each of its cases apart from it, then unpickled once to check that it
 gives the same fingerprints. The file is a small header (the key, and where each
 report's and each case's bytes lie) followed by them, so a worker that needs one
-case reads the header and that one case, not the whole file (kornia.models' holds
-2 GB of models) nor the other cases of its example (SigLip2Model's example makes a
-preprocessor case beside the 1.5 GB model's). A report that does
+case reads the header and that one case, not the whole file nor the other cases of its example
+(SigLip2Model's example makes a preprocessor case beside the 1.5 GB model's). Large tensors lie after
+the pickles, each content once, and the untouched random weights of a module the example built are kept as
+how to build it again (case_pickle.py, rebuilt_weights.py): kornia.models' file held 2.4 GB of them, a
+pull-request job's restore before it measured anything. A report that does
 not pickle (a baked argument that is a lambda, say) or does not come back equal
 is stored as "run again", with the base names its cases used so that later names stay
 the same; loading then runs only those examples (:mod:`docstrings` does).
@@ -279,7 +281,7 @@ class Entry:
 @dataclass
 class Stored:
     """A cache file's header: a worker reads it and then only the bytes of the one report it needs (a
-    package's file can hold gigabytes of pickled models and inputs; kornia.models' does)."""
+    package's file can hold large inputs, and models whose weights were changed after they were built)."""
 
     key: dict[str, Any]
     created: float
