@@ -26,18 +26,22 @@ torch = pytest.importorskip("torch")
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests" / "probe"
 
-DUMP = '''
+COUNT_RUNS = '''
 import hashlib, json, re, sys
 import sphinx_kexport.probe.discover.docstrings.docstrings as D
 from sphinx_kexport.probe.cases.fingerprint import case_definition
 from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
-ran = []
+ran = []  # the examples that ran
 original = D.run_example
 def counting(test, *args, **kwargs):
     ran.append(test.name)
     return original(test, *args, **kwargs)
 D.run_example = counting
+'''
+
+DUMP = COUNT_RUNS + '''
+from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
 
 package, limit = sys.argv[1], float(sys.argv[2])
 torch = __import__("torch")
@@ -505,3 +509,117 @@ def test_a_tuple_subclass_built_from_other_arguments_is_stored_and_a_rerun_loads
     assert loaded["cache"].startswith("loaded from the discovery cache") and "ran again" not in loaded["cache"]
     assert loaded["ran"] == []  # the example did not run again
     same_result(stored, loaded)  # the same input bytes and fingerprints
+
+
+WEIGHTS = '''
+import torch
+
+
+class Net(torch.nn.Module):
+    """A model built with random weights (2 MiB).
+
+    >>> net = Net(256)
+    >>> y = net(torch.ones(2, 256))
+    """
+
+    def __init__(self, width):
+        super().__init__()
+        self.fc = torch.nn.Linear(width, 2048)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Tuned(Net):
+    """A model whose weights change after it is built.
+
+    >>> tuned = Tuned(256)
+    >>> _ = tuned.fc.weight.data.mul_(2)
+    >>> y = tuned(torch.ones(2, 256))
+    """
+
+
+def scale(x):
+    """A 2 MiB input.
+
+    >>> y = scale(torch.full((512, 1024), 0.5))
+    """
+    return x * 2
+
+
+def shift(x):
+    """The same input, built by another example.
+
+    >>> y = shift(torch.full((512, 1024), 0.5))
+    """
+    return x + 1
+
+
+def add(a, b):
+    """Two inputs with the same bytes, two tensors all the same.
+
+    >>> y = add(torch.zeros(512, 1024), torch.zeros(512, 1024))
+    """
+    return a + b
+'''
+
+WEIGHTS_DUMP = COUNT_RUNS + '''
+from sphinx_kexport.probe.discover.cache import DiscoveryCache
+
+found = D.discover(sys.argv[1])
+
+def raw(t):
+    return hashlib.sha256(t.detach().contiguous().view(-1).view(__import__("torch").uint8).numpy().tobytes()).hexdigest()
+
+cases = {c.name: {"inputs": [raw(t) for t in c.inputs],
+                  "weights": {k: raw(v) for k, v in c.target.state_dict().items()} if hasattr(c.target, "state_dict") else {},
+                  "storages": len({t.untyped_storage().data_ptr() for t in c.inputs})} for c in found.cases}
+store = DiscoveryCache.open(sys.argv[1], [], [], D.DEFAULT_TIME_LIMIT, per_example=True)
+print(json.dumps({"cases": cases, "ran": ran, "cache": found.cache, "storages": getattr(store.load(), "storages", None)}))
+'''
+
+
+def weights_discovery(cache: Path, lib: Path) -> dict:
+    env = dict(os.environ, KEXPORT_DISCOVERY_CACHE=str(cache), PYTHONPATH=os.pathsep.join([str(REPO), str(lib)]))
+    done = subprocess.run([sys.executable, "-c", WEIGHTS_DUMP, "weightlib_kx"], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_random_weights_are_built_again_and_a_shared_tensor_is_stored_once(tmp_path):
+    """kornia.models' file was 2.4 GB, all but 20 MB of it the random weights of models its examples built
+    (SigLip2Model's 1.5 GB); a rerun needs only how they were built. Equal bytes are stored once whatever
+    example made them, and still come back as the tensors they were (two inputs stay two storages)."""
+    lib = write_library(tmp_path / "lib", "weightlib_kx", WEIGHTS)
+    cache = tmp_path / "cache"
+    stored = weights_discovery(cache, lib)
+    loaded = weights_discovery(cache, lib)
+    assert len(stored["ran"]) == 5 and loaded["ran"] == []
+    assert loaded["cases"] == stored["cases"]  # the same inputs and weights, bit for bit
+    assert set(stored["cases"]) == {"Net[doc]", "Tuned[doc]", "scale[doc]", "shift[doc]", "add[doc]"}
+    assert loaded["cases"]["add[doc]"]["storages"] == 2
+    # Net's weight: built again from its class, its width and the random state; Tuned's changed after it was
+    # built: its bytes; the 0.5s of scale and shift once; add's two zeros once
+    assert stored["storages"] == loaded["storages"] == {
+        "rebuilt": 1, "rebuilt_bytes": 2 << 20, "recipes": 1, "bytes": 3, "bytes_bytes": 3 * (2 << 20)}
+    assert "and 2.1 MB of weights built again when loaded" in loaded["cache"]
+
+
+def test_a_cache_file_of_an_older_format_or_damaged_is_made_again_saying_why(tmp_path):
+    lib = write_library(tmp_path / "lib", "weightlib_kx", WEIGHTS)
+    cache = tmp_path / "cache"
+    first = weights_discovery(cache, lib)
+    [current] = cache.glob("weightlib_kx-*.pickle")
+    older = current.with_name(current.name.rsplit("-", 1)[0] + "-0123456789abcdef0123.pickle")
+    older.write_bytes(b"KXDISC04" + current.read_bytes()[8:])  # what the probe before this format wrote
+    current.unlink()
+    again = weights_discovery(cache, lib)
+    assert len(again["ran"]) == 5 and again["cases"] == first["cases"]
+    assert again["cache"].endswith(f"; {older.name} is not used: another format of the cache (04, this probe "
+                                   "writes 05); it is made again")
+    assert [p.name for p in cache.glob("*.pickle")] == [current.name]  # the older one replaced
+    current.write_bytes(current.read_bytes()[:40])  # damaged: its header cut short
+    damaged = weights_discovery(cache, lib)
+    assert len(damaged["ran"]) == 5 and damaged["cases"] == first["cases"]
+    assert f"; {current.name} could not be read (" in damaged["cache"]

@@ -21,9 +21,11 @@ Each object's report (why it has no case, and the rest of what it says) is pickl
 on its own, and each of its cases apart from it, then unpickled once to check that it
 gives the same fingerprints. The file is a small header (the key, and where each
 report's and each case's bytes lie) followed by them, so a worker that needs one
-case reads the header and that one case, not the whole file (kornia.models' holds
-2 GB of models) nor the other cases of its example (SigLip2Model's example makes a
-preprocessor case beside the 1.5 GB model's). A report that does
+case reads the header and that one case, not the whole file nor the other cases of its example
+(SigLip2Model's example makes a preprocessor case beside the 1.5 GB model's). Large tensors lie after
+the pickles, each content once, and the untouched random weights of a module the example built are kept as
+how to build it again (case_pickle.py, rebuilt_weights.py): kornia.models' file held 2.4 GB of them, a
+pull-request job's restore before it measured anything. A report that does
 not pickle (a baked argument that is a lambda, say) or does not come back equal
 is stored as "run again", with the base names its cases used so that later names stay
 the same; loading then runs only those examples (:mod:`docstrings` does).
@@ -56,9 +58,10 @@ from .case_pickle import BlobIndex, CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
 OFF_VALUES = ("off", "0", "no", "false", "none")
-CACHE_FORMAT = 6  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
+CACHE_FORMAT = 7  # bump when what a cache file holds changes (2: each report read alone; 3: each case; 4: the code
 # and text of each docstring example, the library's source in the file; 5: a test suite's code per test file; 6: a
-# test's calls its selection did not keep stored by place, without a name: an older file is not read)
+# test's calls its selection did not keep stored by place, without a name; 7: each storage's content once in
+# the file, a module's untouched random weights as how to build them again: an older file is not read)
 _REFRESH = {"on": False}
 _PROBE_DIR = Path(__file__).resolve().parent.parent
 _PACKAGE_DIR = _PROBE_DIR.parent  # sphinx_kexport/
@@ -196,7 +199,7 @@ def cache_usage() -> dict[str, Any]:
 
 # the arguments of a discovery: one file per package and arguments (the rest of the key says whether it is current)
 ARGUMENTS = ("package", "include", "exclude", "time_limit", "tests", "per_operator")
-MAGIC = b"KXDISC04"  # then the header's length (8 bytes, little-endian), the header, the pickles, the tensors
+MAGIC = b"KXDISC05"  # then the header's length (8 bytes, little-endian), the header, the pickles, the tensors
 
 
 @dataclass
@@ -222,7 +225,7 @@ class Entry:
 @dataclass
 class Stored:
     """A cache file's header: a worker reads it and then only the bytes of the one report it needs (a
-    package's file can hold gigabytes of pickled models and inputs; kornia.models' does)."""
+    package's file can hold large inputs, and models whose weights were changed after they were built)."""
 
     key: dict[str, Any]
     created: float
@@ -233,6 +236,8 @@ class Stored:
     data_start: int = 0  # where the reports' bytes begin in the file (set when read)
     library_source: str = ""  # the library's source digest when it is not in the key (docstring examples)
     suite: Any = None  # a test suite's: what each of its test files depends on (suite_records.SuiteRecords)
+    # how many storages the blobs hold as bytes and as module recipes, and their bytes (BlobIndex.summary)
+    storages: dict[str, int] = field(default_factory=dict)
 
 
 def _safe(text: str) -> str:
@@ -247,11 +252,14 @@ class DiscoveryCache:
     """The cache file of one package and argument set."""
 
     def size(self) -> str:
-        """The file's size in words ("227.3 MB"), or that it is not there (a cache that could not be written)."""
+        """The file's size in words ("227.3 MB"; "3.2 MB, and 1504.5 MB of weights built again when loaded"),
+        or that it is not there (a cache that could not be written)."""
         try:
-            return megabytes(self.path.stat().st_size)
+            size = megabytes(self.path.stat().st_size)
         except OSError:
             return "not written"
+        rebuilt = self.storages.get("rebuilt_bytes", 0)
+        return f"{size}, and {megabytes(rebuilt)} of weights built again when loaded" if rebuilt else size
 
     def __init__(self, directory: Path, key: dict[str, Any], library_source: str = ""):
         self.directory = directory
@@ -260,6 +268,8 @@ class DiscoveryCache:
         arguments = {k: key[k] for k in ARGUMENTS if k in key}
         self.stem = f"{_safe(key['package'])}-{_digest(arguments)[:12]}"
         self.path = directory / f"{self.stem}-{_digest(key)[:20]}.pickle"
+        self.unused = ""  # why the file stored for these arguments was not used (load sets it)
+        self.storages: dict[str, int] = {}  # what the file's blobs hold (Stored.storages), once saved or loaded
 
     @classmethod
     def open(cls, package: str, include: list[str], exclude: list[str], time_limit: float,
@@ -280,21 +290,27 @@ class DiscoveryCache:
         return cls(directory, dict(key, **(extra or {})))
 
     def load(self) -> Stored | None:
-        """The stored discovery's header, or None when there is none for this key (or it cannot be read)."""
+        """The stored discovery's header, or None when there is none for this key (or it cannot be read);
+        then :attr:`unused` says why a file stored for these arguments is not used ("" when there is none)."""
+        self.unused = ""
         try:
-            with open(self.path, "rb") as handle:
-                if handle.read(len(MAGIC)) != MAGIC:
-                    return None  # a file of an older format is rebuilt
-                size = int.from_bytes(handle.read(8), "little")
-                stored = pickle.loads(handle.read(size))
+            stored, size = _read_header(self.path)
         except FileNotFoundError:
+            self.unused = _replaced(self)
             return None
-        except Exception:  # a damaged or foreign file is rebuilt, not trusted
+        except Exception as exc:  # a damaged or foreign file is rebuilt, not trusted
+            self.unused = f"{self.path.name} could not be read ({type(exc).__name__}: {exc}), so it is made again"
             return None
         if not isinstance(stored, Stored) or stored.key != self.key:
+            self.unused = f"{self.path.name} holds another discovery, so it is made again"
             return None
         stored.data_start = len(MAGIC) + 8 + size
+        self.storages = stored.storages
         return stored
+
+    def said_unused(self) -> str:
+        """"; " and why the file stored for these arguments was not used, for a note ("" when none was)."""
+        return f"; {self.unused}" if self.unused else ""
 
     def load_report(self, stored: Stored, entry: Entry, only: str | None = None) -> Any:
         """The report of ``entry`` with all its cases, or with the case named ``only`` alone (OSError when the
@@ -309,7 +325,7 @@ class DiscoveryCache:
             handle.seek(stored.data_start + entry.offset)
             report = pickle.load(handle)
             report.cases = []
-            loaded: dict[int, Any] = {}  # the storages the example's cases share are read once
+            loaded: dict[Any, Any] = {}  # the storages the example's cases share are read (or built) once
             for offset, _ in cases:
                 handle.seek(stored.data_start + offset)
                 report.cases.append(CaseUnpickler(handle, blobs, stored.data_start + stored.blobs_start,
@@ -329,11 +345,13 @@ class DiscoveryCache:
             # (kornia.models' are 2 GB); the cache file is then the header followed by that body
             with tempfile.TemporaryFile(dir=self.directory) as body, \
                     tempfile.TemporaryFile(dir=self.directory) as blobs:
-                entries = [_write_report(body, blobs, report, base_name) for report in reports]
+                shared = BlobIndex()  # a storage's content is written once in the file
+                entries = [_write_report(body, blobs, report, base_name, shared) for report in reports]
                 stored = Stored(self.key, time.time(), seconds, entries,
                                 pickle.dumps(failures, protocol=pickle.HIGHEST_PROTOCOL),
                                 blobs_start=body.seek(0, os.SEEK_END), library_source=self.library_source,
-                                suite=suite)
+                                suite=suite, storages=shared.summary())
+                self.storages = stored.storages
                 header = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
                 handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=self.stem + ".", suffix=".tmp")
                 try:
@@ -352,6 +370,40 @@ class DiscoveryCache:
         except OSError:
             return 0
         return sum(1 for entry in entries if not entry.stored)
+
+
+def _read_header(path: Path) -> tuple[Any, int]:
+    """A cache file's header and its length; ValueError when the file is of another format."""
+    with open(path, "rb") as handle:
+        magic = handle.read(len(MAGIC))
+        if magic != MAGIC:
+            raise ValueError(f"another format of the cache ({magic[-2:].decode(errors='replace')}, this probe writes "
+                             f"{MAGIC[-2:].decode()})")
+        size = int.from_bytes(handle.read(8), "little")
+        return pickle.loads(handle.read(size)), size
+
+
+# what differs between two keys, said to people
+_KEY_PARTS = {"format": "the cache's format", "discovery_code": "the probe's discovery code",
+              "library_source": "the library's source"}
+
+
+def _replaced(store: DiscoveryCache) -> str:
+    """Why the file of these arguments under an older key is not used (the next save replaces it); "" if none."""
+    older = sorted(path for path in store.directory.glob(f"{store.stem}-*.pickle") if path != store.path)
+    if not older:
+        return ""
+    try:
+        stored, _ = _read_header(older[-1])
+        key = stored.key
+    except Exception as exc:  # an older format, or damaged: said as such
+        return f"{older[-1].name} is not used: {exc}; it is made again"
+    parts = [_KEY_PARTS.get(name, name) + (f" ({key.get(name)} -> {store.key.get(name)})" if name == "format" else "")
+             for name in sorted(set(key) | set(store.key)) if name != "versions" and key.get(name) != store.key.get(name)]
+    versions, now = key.get("versions", {}), store.key.get("versions", {})
+    parts += [f"{name} {versions.get(name)} -> {now.get(name)}" for name in sorted(set(versions) | set(now))
+              if versions.get(name) != now.get(name)]
+    return f"{older[-1].name} is not used: its key differs in {', '.join(parts) or 'nothing said'}; it is made again"
 
 
 _LAST_STORED: dict[Path, Stored] = {}
@@ -378,7 +430,7 @@ def _definition(spec: Any) -> str:
                       sort_keys=True, default=str)
 
 
-def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any], str]) -> Entry:
+def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any], str], shared: BlobIndex) -> Entry:
     """Append ``report`` to ``body`` (the report without its cases, then each case, their large tensors to
     ``blobs``) and say where it lies; each case is unpickled once from the file to check it gives the same
     fingerprint, name and code. One that does not pickle (a closure, a lambda baked into a call) or does not
@@ -390,7 +442,7 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
     # a test's report may end with calls its selection did not keep (suite.py): no case of the run, no name
     kept = len(report.cases) - getattr(report, "unkept", 0)
     entry = Entry(report.ref, [base_name(spec) for spec in report.cases[:kept]], start, example=example, code=code)
-    shared = BlobIndex()  # a storage two cases of the example share is written once
+    shared.next_example()
     try:
         pickle.dump(dataclasses.replace(report, cases=[]), body, protocol=pickle.HIGHEST_PROTOCOL)
         entry.length = body.tell() - start
@@ -413,5 +465,6 @@ def _write_report(body: Any, blobs: Any, report: Any, base_name: Callable[[Any],
         body.truncate()
         blobs.seek(blobs_start)
         blobs.truncate()
+        shared.forget_from(blobs_start)
         return Entry(report.ref, entry.bases, example=example, code=code)
     return entry

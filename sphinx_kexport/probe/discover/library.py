@@ -280,24 +280,38 @@ def place(ref: str, package: str) -> tuple[str, str]:
     return group, (rest[0] if rest else "")
 
 
-@contextlib.contextmanager
-def random_state_kept() -> Iterator[None]:
-    """Restore Python's, torch's and numpy's global random state (the examples seed them) afterwards."""
+def random_states() -> tuple[Any, Any, Any]:
+    """Python's, torch's and numpy's global random states now (numpy's None when it is not installed)."""
     import torch
 
-    python_state, torch_state = random.getstate(), torch.get_rng_state()
     try:
         import numpy
     except ImportError:
-        numpy = None
-    numpy_state = numpy.random.get_state() if numpy is not None else None
+        return random.getstate(), torch.get_rng_state(), None
+    return random.getstate(), torch.get_rng_state(), numpy.random.get_state()
+
+
+def set_random_states(states: tuple[Any, Any, Any]) -> None:
+    """Set the global random states :func:`random_states` returned."""
+    import torch
+
+    python_state, torch_state, numpy_state = states
+    random.setstate(python_state)
+    torch.set_rng_state(torch_state)
+    if numpy_state is not None:
+        import numpy
+
+        numpy.random.set_state(numpy_state)
+
+
+@contextlib.contextmanager
+def random_state_kept() -> Iterator[None]:
+    """Restore Python's, torch's and numpy's global random state (the examples seed them) afterwards."""
+    states = random_states()
     try:
         yield
     finally:
-        random.setstate(python_state)
-        torch.set_rng_state(torch_state)
-        if numpy is not None:
-            numpy.random.set_state(numpy_state)
+        set_random_states(states)
 
 
 def case_base_name(ref: str) -> str:

@@ -137,7 +137,7 @@ def discover(package: str, *, include: Iterable[str] = (), exclude: Iterable[str
                    f"what changed (or are new), loaded {len(loaded)} from" if loaded else "ran the examples and stored "
                    "them in")
             note = f"{ran} the discovery cache {store.path} ({store.size()})" + (
-                f" ({again} example(s) will run again: their cases do not pickle)" if again else "")
+                f" ({again} example(s) will run again: their cases do not pickle)" if again else "") + store.said_unused()
     return _without_repeats(Discovery(package, sorted(failures + reports, key=lambda r: r.ref), seconds, note,
                                       len(reports)))
 

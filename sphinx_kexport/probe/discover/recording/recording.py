@@ -48,6 +48,7 @@ from typing import Any, Callable, Iterator
 
 from ...cases import containers
 from ...cases.module_copy import SHARE_ABOVE, copy_object, parameter_bytes
+from .. import rebuilt_weights
 from .provenance import Built, BuiltObjects
 from ..sandbox import new_call_made
 
@@ -309,11 +310,17 @@ def _init_proxy(raw: Any, ref: str) -> Any:
     def proxy(self: Any, *args: Any, **kwargs: Any) -> None:
         if _compiling() or RECORDER.calls is None:
             return raw(self, *args, **kwargs)
+        cls, frame = type(self), sys._getframe(1)
+        # the class's own construction (not a subclass's super().__init__(...)) by the user's code: how its
+        # weights can be built again, for the discovery cache (rebuilt_weights.py)
+        own = cls.__init__ is proxy and RECORDER.own_code(frame)
+        before = rebuilt_weights.before_build(cls, args, kwargs) if own else None
         raw(self, *args, **kwargs)
-        cls = type(self)
-        if cls.__init__ is proxy:  # the class's own construction, not a subclass's super().__init__(...)
+        if own:
+            rebuilt_weights.note(self, before)
+        if cls.__init__ is proxy:
             built_ref = ref if vars(cls).get("__init__") is proxy else f"{cls.__module__}.{cls.__qualname__}"
-            RECORDER.note_built(self, cls, args, kwargs, built_ref, sys._getframe(1))
+            RECORDER.note_built(self, cls, args, kwargs, built_ref, frame)
         return None
 
     proxy.__kexport_original__ = raw

@@ -832,7 +832,7 @@ def discover_suite(package: str, tests: str | os.PathLike[str], *, include: Iter
             cases = sum(len(report.cases) for report in ran.reports)
             note = (f"{said} the discovery cache {store.path} ({store.size()}: {cases} case{'s' if cases != 1 else ''}"
                     f", and {unkept} more that a rerun may keep)") + (
-                f" ({kept} test(s) will run again: their cases do not pickle)" if kept else "")
+                f" ({kept} test(s) will run again: their cases do not pickle)" if kept else "") + store.said_unused()
     tests_run = ran.tests_run if again is not None else sum(
         1 for r in ran.reports if r.skip not in ("other dtype", "file failed"))
     return SuiteDiscovery(package, str(path), ran.reports, seconds, note, tests_run, ran.failures)
