@@ -36,7 +36,8 @@ def test_the_tests_run_on_each_python_the_classifiers_claim():
     import tomllib
 
     classifiers = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["classifiers"]
-    claimed = [c.rsplit(" :: ", 1)[1] for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    claimed = [c.rsplit(" :: ", 1)[1] for c in classifiers
+               if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
     job = yaml.safe_load((REPO / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["test"]
     entries = {entry["python"]: entry["tests"] for entry in job["strategy"]["matrix"]["include"]}
     assert sorted(entries) == sorted(claimed) and len(claimed) >= 2, (entries, claimed)
