@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Create (or reuse) .venv with everything the docs build and the tests need.
-# Usage: source scripts/setup-env.sh [docs|test]
+# Usage: bash scripts/setup-env.sh [docs|test] [PYTHON]
+# PYTHON (python3 unless named, e.g. python3.13) makes .venv, or .venv-X.Y for another interpreter (the test
+# command's second Python: scripts/test.sh).
 # Needs only python3, pip and apt on a fresh Debian/Ubuntu machine.
 set -euo pipefail
 KIND="${1:-test}"
+PYTHON="${2:-python3}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+VENV=.venv
+if [ "$PYTHON" != python3 ]; then
+  VENV=".venv-$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -20,7 +27,7 @@ apt_install() {
   fi
 }
 
-if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
+if ! "$PYTHON" -c "import venv, ensurepip" >/dev/null 2>&1; then
   apt_install python3-venv
 fi
 if [ "$KIND" = test ]; then
@@ -28,17 +35,19 @@ if [ "$KIND" = test ]; then
   command -v npm >/dev/null 2>&1 || apt_install nodejs npm
 fi
 
-if [ ! -x .venv/bin/python ]; then
-  echo "==> creating .venv"
-  python3 -m venv .venv
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "==> creating $VENV ($PYTHON)"
+  "$PYTHON" -m venv "$VENV"
 fi
-PIP=(.venv/bin/python -m pip install -q --disable-pip-version-check -c scripts/constraints.txt)
+PIP=("$VENV/bin/python" -m pip install -q --disable-pip-version-check -c scripts/constraints.txt)
 # torch 2.13.0 explicitly and first (this workplace keeps the CPU wheel on
 # disk, and pip's find-links takes it): an unpinned torch, pulled in by a
-# dependency, drags in a multi-GB CUDA build.
-if ! .venv/bin/python -c "import torch, sys; sys.exit(torch.__version__ != '2.13.0+cpu')" >/dev/null 2>&1; then
-  echo "==> installing torch==2.13.0 (CPU build)"
-  .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
+# dependency, drags in a multi-GB CUDA build. (Where an index has no CPU wheel for an interpreter, as this
+# workplace's for 3.13, pip takes the default build; a 2.13.0 of any build already there is kept.)
+if ! "$VENV/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '2.13.0')" >/dev/null 2>&1
+then
+  echo "==> installing torch==2.13.0 into $VENV"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check torch==2.13.0
 fi
 echo "==> installing sphinx-kexport ($KIND)"
 if [ "$KIND" = docs ]; then

@@ -102,21 +102,24 @@ def driver():
         yield d
 
 
-# Test modules that take longest (probe runs in subprocesses), heaviest first, measured with
-# `pytest --junitxml` (the seconds each module's tests took in a whole run, -n auto on 2 cores): with `--dist
-# loadfile` each module runs on one worker. pytest-xdist 3.6+ then deals the modules with most tests first
-# (its --loadscope-reorder, left on) and keeps this order among the rest. Turning the reorder off, so that
-# this order alone decides, was tried once: the clean-clone suite took 35 min (cold inductor cache; why it
-# was that slow is not known), so it stays on. Only an order: a module not named here runs after them.
+# Test modules that take longest, heaviest first: with `--dist loadfile` each module runs on one worker, and
+# xdist deals the modules in this order (`--no-loadscope-reorder` in pyproject.toml: its default deals the modules
+# with most tests first, which put the probe's long modules of a few tests each, test_gate_action.py's four
+# probe runs among them, at the end of the run, where one worker finished alone while the others idled). The
+# CPU seconds of each module in a whole run (KEXPORT_TEST_CPU below, benchmarks/suite_cpu.py), 8 December 2026;
+# only an order: a module not named here runs after them, in the order pytest collects it.
 LONGEST_FIRST = (
-    "test_probe_discovery_cache", "test_probe_suite", "test_probe_suite_code_cache",  # 320, 260, 245 s
-    "test_probe_repro_pasted", "test_probe_docstrings", "test_example_docs", "test_probe_resume",  # 190-120 s
-    "test_probe_dynamic", "test_run_survey", "test_probe_time_limits", "test_probe_repro_cli",  # 110-80 s
-    "test_probe_case_build", "test_probe_suite_under_recording", "test_browser_axe", "test_probe_containers",
-    "test_browser", "test_workflows", "test_probe_unreadable_modules", "test_probe_suite_memory",  # 80-40 s
-    "test_probe_statuses_at_the_edges", "test_probe_suite_shards", "test_browser_layout",
-    "test_probe_suite_cache_key", "test_probe_dynamic_reruns", "test_probe_speed", "test_browser_features",
-    "test_probe_docstrings_scale", "test_probe_code_gate", "test_probe_terminal", "test_repro_snippets",  # 40-15 s
+    "test_gate_action",  # four probe runs with --speed: minutes on one worker
+    "test_probe_discovery_cache", "test_probe_repro_cli", "test_probe_dynamic", "test_probe_suite",
+    "test_probe_suite_code_cache", "test_example_docs", "test_probe_run", "test_probe_repro_pasted",
+    "test_probe_docstrings", "test_probe_resume", "test_probe_sparse", "test_run_survey",
+    "test_probe_time_limits",  # waits on its limits more than it computes
+    "test_probe_speed", "test_probe_case_build", "test_probe_suite_under_recording",
+    "test_probe_random_sizes_and_numbers", "test_browser_axe", "test_probe_containers", "test_probe_failure_words",
+    "test_probe_docstrings_scale", "test_browser", "test_workflows", "test_probe_unreadable_modules",
+    "test_probe_suite_memory", "test_probe_statuses_at_the_edges", "test_probe_suite_shards", "test_browser_layout",
+    "test_probe_suite_cache_key", "test_probe_dynamic_reruns", "test_browser_features", "test_probe_code_gate",
+    "test_probe_terminal", "test_repro_snippets",
 )
 
 

@@ -19,11 +19,33 @@ WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 PROJECT = REPO / "tests" / "probe" / "probe_cases" / "gateproject"
 
 
-def test_there_are_workflows_and_the_guide_includes_each():
-    assert {w.name for w in WORKFLOWS} == {"export-support.yml", "export-gate.yml"}
-    guide = (REPO / "example_docs" / "how-to" / "ci.rst").read_text()
+# each workflow and the page that includes it: the probe's in the CI guide, the project's tests in the development guide
+GUIDES = {"export-support.yml": "how-to/ci.rst", "export-gate.yml": "how-to/ci.rst", "tests.yml": "develop/testing.rst"}
+
+
+def test_there_are_workflows_and_a_guide_includes_each():
+    assert {w.name for w in WORKFLOWS} == set(GUIDES)
     for workflow in WORKFLOWS:
-        assert f".. literalinclude:: ../../.github/workflows/{workflow.name}" in guide
+        guide = (REPO / "example_docs" / GUIDES[workflow.name]).read_text()
+        assert f".. literalinclude:: ../../.github/workflows/{workflow.name}" in guide, GUIDES[workflow.name]
+
+
+def test_the_tests_run_on_each_python_the_classifiers_claim():
+    """The classifiers name only Pythons the tests workflow runs, and it runs each of them: the whole suite on
+    the first, on the others what the test command runs on its second Python (scripts/test.sh)."""
+    import tomllib
+
+    classifiers = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["classifiers"]
+    claimed = [c.rsplit(" :: ", 1)[1] for c in classifiers
+               if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    job = yaml.safe_load((REPO / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["test"]
+    entries = {entry["python"]: entry["tests"] for entry in job["strategy"]["matrix"]["include"]}
+    assert sorted(entries) == sorted(claimed) and len(claimed) >= 2, (entries, claimed)
+    script = (REPO / "scripts" / "test.sh").read_text()
+    second = re.search(r"^SECOND_VERSION=(\S+)$", script, re.M).group(1)
+    folders = re.search(r"^SECOND_TESTS=\((.*)\)$", script, re.M).group(1)
+    assert entries[claimed[0]] == "" and entries[second] == folders, entries
+    assert job["env"]["KEXPORT_SECOND_PYTHON"] == "off"  # each job runs its one Python
 
 
 def lint(*files: Path) -> subprocess.CompletedProcess:

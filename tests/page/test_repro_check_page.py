@@ -1,5 +1,5 @@
 """``:repro-check:``: the page says which failing cells' snippets reproduce them, from the file ``probe repro
---check --write`` wrote (tests/page/roots/test-repro-check; the probe side is tests/probe/test_probe_repro_cli.py)."""
+--check --write`` wrote (tests/page/roots/test-repro-check; probe: tests/probe/cli/test_probe_repro_cli.py)."""
 
 from __future__ import annotations
 

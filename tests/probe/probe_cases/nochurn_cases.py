@@ -1,5 +1,5 @@
 """Two cheap cases and a ``skip=`` one, for the rerun that must leave the snapshot byte for byte
-(tests/probe/test_probe_no_churn.py); with $KEXPORT_NOCHURN_MORE=1 a third case is registered, so that a run
+(tests/probe/survey/test_probe_no_churn.py); with $KEXPORT_NOCHURN_MORE=1 a third case is registered, so that a run
 measures something."""
 
 import os

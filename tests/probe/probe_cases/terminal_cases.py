@@ -1,5 +1,5 @@
 """One case of each kind a terminal's progress bar must count without a status it lacks, for
-tests/probe/test_probe_terminal.py (its own module so the run is short and needs a short time limit):
+tests/probe/cli/test_probe_terminal.py (its own module so the run is short and needs a short time limit):
 
 * ``hangs`` never returns, even eagerly: with a short --timeout every path is ``timeout``;
 * ``wrong_shapes`` raises eagerly: every path is ``n/a`` at stage ``eager``;

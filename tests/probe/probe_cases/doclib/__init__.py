@@ -1,7 +1,7 @@
 """A tiny library nobody wrote probe cases for: its survey comes from its docstring examples alone.
 
 Each docstring example exercises one thing discovery must handle; see
-tests/probe/test_probe_docstrings.py for what each should yield.
+tests/probe/discover/test_probe_docstrings.py for what each should yield.
 """
 
 from .layers import Scaler

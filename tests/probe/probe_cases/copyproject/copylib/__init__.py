@@ -1,5 +1,5 @@
 """A tiny library whose tests pass tensors too large to keep, call it in a loop and spend the copy budget of
-one test (tests/probe/test_probe_suite_copies.py)."""
+one test (tests/probe/discover/test_probe_suite_copies.py)."""
 
 import torch
 

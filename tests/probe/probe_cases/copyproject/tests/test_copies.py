@@ -5,7 +5,7 @@ import torch
 import copylib
 
 MIB = 2**20
-LARGE_MIB = 40  # over the 16 MiB a call may copy in tests/probe/test_probe_suite_copies.py
+LARGE_MIB = 40  # over the 16 MiB a call may copy in tests/probe/discover/test_probe_suite_copies.py
 
 
 def rss_kib() -> int:

@@ -1,4 +1,4 @@
-"""A two-operator library with a graph break each: tests/probe/test_probe_fix_report.py copies it, surveys it,
+"""A two-operator library with a graph break each: tests/probe/cli/test_probe_fix_report.py copies it, surveys it,
 removes both breaks (the same numbers, computed in one graph) and surveys it again."""
 
 import torch

@@ -1,5 +1,5 @@
 """A tiny library whose tests hold large tensors, fail holding them, and run in float32 and float64 through an
-autouse fixture (tests/probe/test_probe_suite_memory.py)."""
+autouse fixture (tests/probe/discover/test_probe_suite_memory.py)."""
 
 import torch
 

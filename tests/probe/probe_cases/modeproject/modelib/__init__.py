@@ -1,5 +1,5 @@
 """A tiny library whose tests script and compile its functions, set the dtype through an autouse fixture and
-switch a global mode (tests/probe/test_probe_suite_under_recording.py)."""
+switch a global mode (tests/probe/discover/test_probe_suite_under_recording.py)."""
 
 import torch
 

@@ -1,7 +1,7 @@
 """A tiny graph library whose functions take and return sparse COO and CSR tensors (issue 60).
 
 Each docstring example shows one way a graph library hands sparse tensors around; tests/ passes a sparse
-input from a test. tests/probe/test_probe_sparse.py says what each yields.
+input from a test. tests/probe/measure/test_probe_sparse.py says what each yields.
 """
 
 import torch

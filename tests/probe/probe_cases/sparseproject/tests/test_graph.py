@@ -1,4 +1,4 @@
-"""Tests of sparselib; what each yields is in tests/probe/test_probe_sparse.py."""
+"""Tests of sparselib; what each yields is in tests/probe/measure/test_probe_sparse.py."""
 
 import torch
 

@@ -1,6 +1,6 @@
 """A tiny library with a test suite and no docstring examples: its survey comes from its tests alone.
 
-tests/probe/test_probe_suite.py says what each of its tests (in tests/) should yield.
+tests/probe/discover/test_probe_suite.py says what each of its tests (in tests/) should yield.
 """
 
 import torch

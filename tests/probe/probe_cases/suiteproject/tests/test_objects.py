@@ -1,4 +1,4 @@
-"""Tests of the module and the plain class; each test's expected yield is in tests/probe/test_probe_suite.py."""
+"""Tests of the module and the plain class; what each test yields: tests/probe/discover/test_probe_suite.py."""
 
 import torch
 

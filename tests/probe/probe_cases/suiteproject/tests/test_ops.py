@@ -1,4 +1,4 @@
-"""Tests of the functions; each test's expected yield is in tests/probe/test_probe_suite.py."""
+"""Tests of the functions; each test's expected yield is in tests/probe/discover/test_probe_suite.py."""
 
 import urllib.request
 

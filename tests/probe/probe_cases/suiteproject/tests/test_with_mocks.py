@@ -1,5 +1,5 @@
 """Tests that patch with unittest.mock: a call during which the test's stand-in ran shows the mock, so it is no
-case; a call the stand-in stays out of is (each test's expected yield is in tests/probe/test_probe_suite.py)."""
+case; a call the stand-in stays out of is (what each yields: tests/probe/discover/test_probe_suite.py)."""
 
 from unittest import mock
 
