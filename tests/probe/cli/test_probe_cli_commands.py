@@ -13,7 +13,7 @@ from pathlib import Path
 import sphinx_kexport.probe.cli as cli
 from sphinx_kexport.probe.cli.main import main
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 COMMANDS = ("merge", "diff", "fix-report", "worklist", "repro", "discover")
 
 

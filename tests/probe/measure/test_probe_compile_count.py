@@ -21,7 +21,7 @@ from sphinx_kexport.probe import case  # noqa: E402
 from sphinx_kexport.probe.measure.locate import library_root  # noqa: E402
 from sphinx_kexport.probe.measure.measurement import Measurement  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 from compile_count import counting  # noqa: E402
 
 

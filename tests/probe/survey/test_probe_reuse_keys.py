@@ -26,7 +26,7 @@ pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
 pytest.importorskip("coverage")
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PROJECT = REPO / "tests" / "probe" / "probe_cases" / "reuseproject"
 CASES = ("doubled", "halved", "negated", "shifted")
 
