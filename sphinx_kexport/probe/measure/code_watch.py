@@ -36,7 +36,7 @@ import fnmatch
 import os
 import sys
 import threading
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from ..base.code_digest import CodePlaces, SourceDigests
 
@@ -49,14 +49,18 @@ Started = tuple[str, str]  # (a code object's co_filename, its co_qualname)
 class _Monitoring:
     """Python 3.12+: ``sys.monitoring``, each code object reported once per context."""
 
-    def __init__(self, tool: int, on_start: Callable[[Any], None]):
+    def __init__(self, tool: int, owner: _ProcessWatch):
         monitoring = sys.monitoring  # type: ignore[attr-defined]
         self._monitoring, self._tool = monitoring, tool
         self._events = monitoring.events.PY_START | monitoring.events.PY_RESUME
-        disable = monitoring.DISABLE
+        disable, watched, judge = monitoring.DISABLE, owner.watched, owner.judge
 
         def started(code: Any, _offset: int) -> Any:
-            on_start(code)
+            inside = watched.get(code.co_filename)
+            if inside is None:
+                inside = judge(code.co_filename)
+            if inside:
+                owner.now.add((code.co_filename, code.co_qualname))
             return disable  # this code object's event is off until restart_events()
 
         monitoring.use_tool_id(tool, "sphinx-kexport code watch")
@@ -72,11 +76,20 @@ class _Monitoring:
 
 class _Settrace:
     """Python 3.11 (or no free tool id): a global trace function that records the frame's code and returns None,
-    so that no line of it is traced; in this thread and in threads started while it is on."""
+    so that no line of it is traced; in this thread and in threads started while it is on. One Python call a
+    frame: under 3.11 any trace function makes the interpreter run unspecialised while it is set, which costs
+    the most, so what it does itself is kept short (benchmarks/bench_watch_hook.py)."""
 
-    def __init__(self, on_start: Callable[[Any], None]):
-        def started(frame: Any, _event: str, _arg: Any) -> None:
-            on_start(frame.f_code)  # the global function is called with "call" only
+    def __init__(self, owner: _ProcessWatch):
+        watched, judge = owner.watched, owner.judge
+
+        def started(frame: Any, _event: str, _arg: Any) -> None:  # called with "call" only: it is global
+            code = frame.f_code
+            inside = watched.get(code.co_filename)
+            if inside is None:
+                inside = judge(code.co_filename)
+            if inside:
+                owner.now.add((code.co_filename, code.co_qualname))
 
         self._started = started
 
@@ -88,14 +101,14 @@ class _Settrace:
         pass  # called at every start anyway
 
 
-def _hook(on_start: Callable[[Any], None]) -> _Monitoring | _Settrace:
+def _hook(owner: _ProcessWatch) -> _Monitoring | _Settrace:
     """The cheapest hook this Python offers that is called as a function starts."""
     monitoring = getattr(sys, "monitoring", None)
     if monitoring is not None:
         for tool in _FREE_TOOLS:
             if monitoring.get_tool(tool) is None:
-                return _Monitoring(tool, on_start)
-    return _Settrace(on_start)
+                return _Monitoring(tool, owner)
+    return _Settrace(owner)
 
 
 class _ProcessWatch:
@@ -108,10 +121,10 @@ class _ProcessWatch:
         self.active: CodeWatch | None = None  # the watch that is on
         self.context = ""  # the context :meth:`CodeWatch.switch` set last
         self.started: dict[str, set[Started]] = {}  # context -> the watched code objects that started in it
-        self._now: set[Started] = self.started.setdefault("", set())
+        self.now: set[Started] = self.started.setdefault("", set())  # the hook adds to it
         # (the context then, the traced_code list) of every TracingContext made while a watch is on
         self.traced_code: list[tuple[str, list[Any]]] = []
-        self._watched: dict[str, bool] = {}  # co_filename -> whether the active watch watches it
+        self.watched: dict[str, bool] = {}  # co_filename -> whether the active watch watches it (the hooks read it)
         self._watched_by: list[str] | None = None  # the folders those answers are for
         self._hook: _Monitoring | _Settrace | None = None
         self._hooked = False  # whether the hook is on now
@@ -120,12 +133,12 @@ class _ProcessWatch:
     def begin(self, watch: CodeWatch) -> None:
         """``watch`` is on from now, in the context "", with nothing recorded yet."""
         if self._watched_by is not watch.folders:  # another watch, or other folders
-            self._watched.clear()
+            self.watched.clear()
             self._watched_by = watch.folders
         self.active, self.context = watch, ""
         self.started.clear()
         self.traced_code.clear()
-        self._now = self.started.setdefault("", set())
+        self.now = self.started.setdefault("", set())
         self._observe_dynamo()
         self.rest_while_dynamo_compiles()
         if self._hooked:  # a watch started again without a stop
@@ -139,7 +152,7 @@ class _ProcessWatch:
 
     def switch(self, context: str) -> None:
         self.context = context
-        self._now = self.started.setdefault(context, set())
+        self.now = self.started.setdefault(context, set())
         self.rest_while_dynamo_compiles()  # again: a test may have called torch._dynamo.reset()
         if self._hooked:
             self._hook.restart()  # type: ignore[union-attr]  # each code object reports once more, in this context
@@ -150,26 +163,28 @@ class _ProcessWatch:
         if on == self._hooked:
             return
         if self._hook is None:
-            self._hook = _hook(self._started)
+            self._hook = _hook(self)
         self._hooked = on
         if on:
             self._hook.restart()
             self._running()
         self._hook.on(on)
 
-    def _started(self, code: Any) -> None:
-        """The hook's callback, for every code object that starts while it is on: as little as possible."""
-        watched = self._watched.get(code.co_filename)
-        if watched is None:
-            watched = self._watched[code.co_filename] = self.active is not None and \
-                self.active.watches(code.co_filename)
-        if watched:
-            self._now.add((code.co_filename, code.co_qualname))
+    def judge(self, filename: str) -> bool:
+        """Whether the active watch watches a code object's file, kept for the hooks' next call (a thread that
+        still runs the 3.11 hook after a stop is told no, and nothing is kept)."""
+        if self.active is None:
+            return False
+        found = self.watched[filename] = self.active.watches(filename)
+        return found
 
     def _running(self) -> None:
         frame = sys._getframe(1)
         while frame is not None:
-            self._started(frame.f_code)
+            code = frame.f_code
+            inside = self.watched.get(code.co_filename)
+            if inside or (inside is None and self.judge(code.co_filename)):
+                self.now.add((code.co_filename, code.co_qualname))
             frame = frame.f_back  # type: ignore[assignment]
 
     def _observe_dynamo(self) -> None:
