@@ -8,8 +8,7 @@ kornia's ``GaussianBlur2d`` and ``ColorJiggle`` run eagerly, then ``GaussianBlur
 
 - ``off``: no hook;
 - ``settrace``: a ``sys.settrace`` global function that records the frame's code and returns None (no line
-  traced), through a second function; ``settrace inline``: the same in one function, the watch's hook under
-  Python 3.11;
+  traced), the watch's hook under Python 3.11;
 - ``settrace, nothing``: a global trace function that does nothing: what any hook costs at least;
 - ``setprofile``: a ``sys.setprofile`` function that records on ``call`` (it is called at every return and C
   call too);
@@ -62,14 +61,6 @@ def hooks(folder: str) -> dict[str, tuple[Callable[[], None], Callable[[], None]
     def traced(frame: Any, _event: str, _arg: Any) -> None:
         record(frame.f_code)
 
-    def traced_inline(frame: Any, _event: str, _arg: Any) -> None:  # one Python call a frame, not two
-        code = frame.f_code
-        inside = watched.get(code.co_filename)
-        if inside is None:
-            inside = watched[code.co_filename] = os.path.realpath(code.co_filename).startswith(folder)
-        if inside:
-            seen.add((code.co_filename, code.co_qualname))
-
     def nothing(_frame: Any, _event: str, _arg: Any) -> None:
         return None
 
@@ -80,7 +71,6 @@ def hooks(folder: str) -> dict[str, tuple[Callable[[], None], Callable[[], None]
     found: dict[str, tuple[Callable[[], None], Callable[[], None]]] = {
         "off": (lambda: None, lambda: None),
         "settrace": (lambda: sys.settrace(traced), lambda: sys.settrace(None)),
-        "settrace inline": (lambda: sys.settrace(traced_inline), lambda: sys.settrace(None)),
         # the floor of any trace function: it records nothing (under 3.11 the interpreter runs every instruction
         # unspecialised while one is set, whatever it does)
         "settrace, nothing": (lambda: sys.settrace(nothing), lambda: sys.settrace(None)),

@@ -34,17 +34,21 @@ LIBRARY = textwrap.dedent('''
 ''')
 
 
+def _library(tmp_path, monkeypatch, name, source):
+    """(the package ``name`` imported from ``source``, its folder, a watch on it)."""
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    module = __import__(name)
+    return module, package, CodeWatch(CodePlaces(name, str(package), str(tmp_path)), [str(package)])
+
+
 @pytest.fixture
 def watched(tmp_path, monkeypatch):
-    package = tmp_path / "watchedlib"
-    package.mkdir()
-    (package / "__init__.py").write_text(LIBRARY)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "watchedlib", raising=False)
-    import watchedlib
-
-    watch = CodeWatch(CodePlaces("watchedlib", str(package), str(tmp_path)), [str(package)])
-    yield watchedlib, watch
+    library, _, watch = _library(tmp_path, monkeypatch, "watchedlib", LIBRARY)
+    yield library, watch
     watch.stop()
 
 
@@ -200,15 +204,8 @@ def _line_refs(watch, package, library):
 
 @pytest.fixture
 def nested(tmp_path, monkeypatch):
-    package = tmp_path / "nestedlib"
-    package.mkdir()
-    (package / "__init__.py").write_text(NESTED)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "nestedlib", raising=False)
-    import nestedlib
-
-    watch = CodeWatch(CodePlaces("nestedlib", str(package), str(tmp_path)), [str(package)])
-    yield nestedlib, package, watch
+    library, package, watch = _library(tmp_path, monkeypatch, "nestedlib", NESTED)
+    yield library, package, watch
     watch.stop()
 
 
