@@ -55,7 +55,7 @@ Call = Callable[[], Any]
 
 
 def line_tracer_on() -> bool:
-    """Whether a line tracer (the code watch's coverage.py, a debugger) is on in this thread: eager's Python
+    """Whether a line tracer (the code watch's hook under Python 3.11, a debugger) is on in this thread: eager's Python
     would run slower under it than the path it is timed against, so the speed record says whether one was."""
     if sys.gettrace() is not None:
         return True

@@ -12,7 +12,6 @@ import textwrap
 import pytest
 
 pytestmark = pytest.mark.probe
-pytest.importorskip("coverage")
 
 HELPERS = textwrap.dedent("""\
     def make_first():

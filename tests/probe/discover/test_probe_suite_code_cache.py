@@ -21,7 +21,6 @@ import pytest
 
 pytestmark = pytest.mark.probe
 pytest.importorskip("torch")
-pytest.importorskip("coverage")
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -19,7 +19,6 @@ from sphinx_kexport.snapshot.code_table import pack, unpack
 pytestmark = [pytest.mark.probe, pytest.mark.slow]
 pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
-pytest.importorskip("coverage")
 
 REPO = Path(__file__).resolve().parents[3]
 PROJECT = REPO / "tests" / "probe" / "probe_cases" / "gateproject"
