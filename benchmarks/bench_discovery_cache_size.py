@@ -31,7 +31,8 @@ import hashlib, json, sys, time
 began = time.monotonic()
 import torch
 from sphinx_kexport.probe.discover.docstrings.docstrings import discover
-from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+from sphinx_kexport.probe.cases.fingerprint import case_definition
+from sphinx_kexport.probe.base.reuse.decide import fingerprint
 found = discover(sys.argv[1])
 seconds = time.monotonic() - began
 def digest(t):

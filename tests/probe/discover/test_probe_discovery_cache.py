@@ -41,7 +41,8 @@ D.run_example = counting
 '''
 
 DUMP = COUNT_RUNS + '''
-from sphinx_kexport.probe.cases.fingerprint import case_definition, fingerprint
+from sphinx_kexport.probe.cases.fingerprint import case_definition
+from sphinx_kexport.probe.base.reuse.decide import fingerprint
 
 package, limit = sys.argv[1], float(sys.argv[2])
 torch = __import__("torch")
