@@ -3,7 +3,7 @@
 # the package claims is installed, the probe's, the page's and the snapshot's tests again on it. Fails when either
 # run fails. Extra arguments go to pytest in both runs (the second keeps only the paths under its folders).
 #
-# KEXPORT_SECOND_PYTHON: unset: python3.13 from PATH, in .venv-3.13 (made and updated by setup-env.sh), the part
+# KEXPORT_SECOND_PYTHON: unset: python3.13 from PATH (or pyenv's), in .venv-3.13 (made and updated by setup-env.sh), the part
 # skipped with a note when there is none; "off": skip it (a CI job that runs one Python); a path: that interpreter
 # as it is, nothing installed into it (an environment made elsewhere; the checkout comes first on its path).
 set -euo pipefail
@@ -17,11 +17,23 @@ if [ -n "$second" ] && [ "$second" != off ]; then
                                         exit 2; }
   second="$(cd "$(dirname "$second")" && pwd)/$(basename "$second")"  # the script moves to the checkout
 fi
+# The second Python, where one runs: python3.13 on PATH (pyenv puts a shim there for every version it holds, which
+# fails when run unless that version is selected), else pyenv's own install of it.
+second_python() {
+  local candidate root
+  if "python$SECOND_VERSION" -V >/dev/null 2>&1; then command -v "python$SECOND_VERSION"; return 0; fi
+  root="$(pyenv root 2>/dev/null)" || return 1
+  for candidate in "$root"/versions/"$SECOND_VERSION"*/bin/"python$SECOND_VERSION"; do
+    if "$candidate" -V >/dev/null 2>&1; then echo "$candidate"; return 0; fi
+  done
+  return 1
+}
+
 bash "$ROOT/scripts/setup-env.sh" test
 cd "$ROOT"
 if [ -z "$second" ]; then
-  if command -v "python$SECOND_VERSION" >/dev/null 2>&1; then
-    bash scripts/setup-env.sh test "python$SECOND_VERSION"
+  if found="$(second_python)"; then
+    bash scripts/setup-env.sh test "$found"
     second="$ROOT/.venv-$SECOND_VERSION/bin/python"
   else
     second=off

@@ -92,6 +92,19 @@ def test_without_the_second_python_the_command_says_so(checkout, tmp_path):
     assert "python3.13 is not installed" in done.stdout
 
 
+def test_a_python313_on_path_that_does_not_run_is_no_second_python(checkout, tmp_path):
+    """pyenv puts a shim on PATH for every version it holds; one not selected fails when run (exit 127)."""
+    if any(Path(folder, "python3.13").exists() for folder in SYSTEM_PATH.split(os.pathsep)):
+        pytest.skip("this system has a python3.13 of its own")
+    shim = tmp_path / "bin" / "python3.13"
+    shim.unlink()
+    shim.write_text("#!/usr/bin/env bash\necho \"pyenv: python3.13: command not found\" >&2\nexit 127\n")
+    shim.chmod(0o755)
+    done, runs = run(checkout)
+    assert done.returncode == 0 and len(runs) == 1, done.stdout + done.stderr
+    assert "python3.13 is not installed" in done.stdout
+
+
 def test_arguments_reach_both_runs_and_the_second_keeps_only_its_paths(checkout):
     done, runs = run(checkout, "-m", "not browser", "tests/page/test_one.py", "tests/test_lint.py")
     assert done.returncode == 0, done.stdout + done.stderr
