@@ -53,7 +53,7 @@ from pathlib import Path
 from functools import lru_cache
 from typing import Any, Callable
 
-from ..base.reuse.own_code import code_files, digest_files
+from ..base.reuse.own_code import code_files, digest_code, digest_files
 from .case_pickle import BlobIndex, CasePickler, CaseUnpickler
 
 ENV_VAR = "KEXPORT_DISCOVERY_CACHE"
@@ -176,7 +176,7 @@ def cache_key(package: str, include: list[str], exclude: list[str], time_limit: 
         "library_source": source,
         "versions": {"python": sys.version, "torch": _version("torch"), "numpy": _version("numpy"),
                      **dict(_distribution_versions(top))},
-        "discovery_code": digest_files(code, _PACKAGE_DIR),
+        "discovery_code": digest_code(code, _PACKAGE_DIR),
     }
 
 

@@ -166,7 +166,10 @@ def test_one_recompile_cause_is_one_reason_index_entry(recompiled):
     break compiled for the traced batch), one entry."""
     index = build_index(build_model(_snapshot(recompiled)))
     assert [(entry.total, len(entry.examples)) for entry in index] == [(3, 3)], [e.text for e in index]
-    assert index[0].text.startswith("works only at the traced batch size: recompiles at batch ‹n›: the guard on")
+    # grouped by the cause the probe recorded (its class names the entry), each example in its own words
+    assert index[0].by_cause and index[0].classes == {"batch-specialised": 3}, index[0]
+    assert all(example.startswith("works only at the traced batch size: recompiles at batch 3: the guard on")
+               for example in index[0].examples), index[0].examples
 
 
 # -- 4. one data-dependent branch is one break, however many frames dynamo records it in

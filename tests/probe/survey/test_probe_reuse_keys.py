@@ -90,7 +90,7 @@ def keyed(tmp_path_factory):
     copy = where.parent / "probe_copy"
     shutil.copytree(REPO / "sphinx_kexport", copy / "sphinx_kexport", ignore=shutil.ignore_patterns("__pycache__"))
     with (copy / "sphinx_kexport" / "probe" / "measure" / "__init__.py").open("a") as handle:
-        handle.write("# an edit to the probe's measuring code\n")
+        handle.write("EDITED = True  # an edit to the probe's measuring code (a comment alone is no edit)\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(copy), str(where)]))
     other = subprocess.run([sys.executable, "-m", "sphinx_kexport.probe", "--dry-run"], cwd=where, env=env,
                            capture_output=True, text=True, timeout=600)
@@ -125,3 +125,41 @@ def test_an_edit_to_the_probes_measuring_code_measures_every_case_again(keyed):
     before, now = re.fullmatch(r"measured by other probe code \(the probe's measuring modules changed: "
                                r"([0-9a-f]{16}) -> ([0-9a-f]{16})\)", said).groups()
     assert before == measuring_code() != now
+
+
+def test_the_probe_code_digest_reads_code_not_comments_or_layout(tmp_path):
+    """The probe-code key (measured[device].probe) and discovery's code key: a comment or a blank line edited in
+    the probe's code measures nothing again; a changed statement or docstring does."""
+    from sphinx_kexport.probe.base.reuse.own_code import digest_code
+
+    module = tmp_path / "measure" / "step.py"
+    module.parent.mkdir()
+
+    def digest(source: str) -> str:
+        module.write_text(source)
+        return digest_code([module], tmp_path)
+
+    original = digest('def step(x):\n    """Run it."""\n    return x + 1\n')
+    assert digest('def step(x):  # why\n\n        """Run it."""\n        return x + 1  # and why\n') == original
+    assert digest('def step(x):\n    """Run it."""\n    return x + 2\n') != original
+    assert digest('def step(x):\n    """Run it, twice."""\n    return x + 1\n') != original
+    assert digest('def step(x):\n    """Run it."""\nreturn x + 1\n') != original  # another block structure
+    # a file that does not tokenize counts by its bytes
+    assert digest('def step(x):\n    """Run it.\n') != digest('def step(x):\n    """Run it!\n')
+
+
+def test_a_comment_edited_in_the_measuring_code_keeps_the_probe_stamp(tmp_path):
+    """measuring_code() itself follows that rule: a copy of the package whose measuring module gained a comment
+    stamps its records as this one does."""
+    copy = tmp_path / "probe_copy"
+    shutil.copytree(REPO / "sphinx_kexport", copy / "sphinx_kexport", ignore=shutil.ignore_patterns("__pycache__"))
+    with (copy / "sphinx_kexport" / "probe" / "measure" / "__init__.py").open("a") as handle:
+        handle.write("\n# a comment alone, and a blank line above it\n")
+    done = subprocess.run([sys.executable, "-c", "from sphinx_kexport.probe.base.reuse.own_code import "
+                           "measuring_code; print(measuring_code())"], env=dict(os.environ, PYTHONPATH=str(copy)),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)  # not the checkout's package
+    assert str(copy) in subprocess.run([sys.executable, "-c", "import sphinx_kexport; print(sphinx_kexport.__file__)"],
+                                       env=dict(os.environ, PYTHONPATH=str(copy)), cwd=tmp_path,
+                                       capture_output=True, text=True, timeout=60).stdout
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == measuring_code()

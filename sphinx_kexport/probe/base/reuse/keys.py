@@ -31,8 +31,9 @@ class ReuseKey:
 KEYS: tuple[ReuseKey, ...] = (
     ReuseKey("probe-code", RESULT,
              "the probe's measuring code: every module of probe/measure/ and the probe and snapshot modules they "
-             "import, their bytes (a 16-digit digest, stamped as measured[device].probe and in the fingerprint)",
-             "any edit to those modules: a sphinx-kexport upgrade, as a rule",
+             "import, their code without comments or layout (a 16-digit digest, stamped as measured[device].probe "
+             "and in the fingerprint)",
+             "any edit to those modules but to a comment or the layout: a sphinx-kexport upgrade, as a rule",
              "every result is measured again; a record without the stamp (an older probe's) too",
              "probe/base/reuse/own_code.py"),
     ReuseKey("definition", RESULT,
@@ -78,7 +79,7 @@ KEYS: tuple[ReuseKey, ...] = (
     ReuseKey("discovery-cache", EXAMPLE + ", " + TEST_FILE,
              "the package and the discovery's arguments, the versions of Python, torch, numpy, the library and "
              "its direct requirements, the discovery code (discover/docstrings.py or discover/suite.py and what "
-             "it imports, their bytes), the cache file's layout",
+             "it imports, their code without comments or layout), the cache file's layout",
              "any of those",
              "every example (or every test) of the package runs again",
              "probe/discover/cache.py"),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
+import tokenize
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
@@ -29,6 +31,36 @@ def digest_files(files: Iterable[Path], root: Path) -> str:
             digest.update(path.read_bytes())
         except OSError:
             digest.update(b"<unreadable>")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _code_tokens(source: bytes) -> bytes:
+    """``source``'s Python tokens without its comments, blank lines and indentation widths: what the code does,
+    not how it is laid out (an edit to a comment of the probe's code measures nothing again)."""
+    kept = []
+    for token in tokenize.tokenize(io.BytesIO(source).readline):
+        if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
+            continue
+        kept.append(f"{token.type}:{'' if token.type == tokenize.INDENT else token.string}")
+    return "\0".join(kept).encode()
+
+
+def digest_code(files: Iterable[Path], root: Path) -> str:
+    """sha256 of ``files``' paths (relative to ``root``) and code tokens (:func:`_code_tokens`), in path order;
+    a file that does not tokenize counts by its bytes."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        try:
+            source = path.read_bytes()
+        except OSError:
+            digest.update(b"<unreadable>\0")
+            continue
+        try:
+            digest.update(_code_tokens(source))
+        except (SyntaxError, tokenize.TokenError):
+            digest.update(source)
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -91,5 +123,5 @@ def measuring_files() -> list[Path]:
 @lru_cache(maxsize=None)
 def measuring_code() -> str:
     """The digest a measurement record carries (``measured[device].probe``) and its fingerprint covers: 16 hex
-    digits of :func:`digest_files` over :func:`measuring_files` (read once per process)."""
-    return digest_files(measuring_files(), PACKAGE_DIR)[:16]
+    digits of :func:`digest_code` over :func:`measuring_files` (read once per process)."""
+    return digest_code(measuring_files(), PACKAGE_DIR)[:16]
