@@ -15,20 +15,20 @@ import io
 import tokenize
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 PROBE_DIR = Path(__file__).resolve().parents[2]  # sphinx_kexport/probe/
 PACKAGE_DIR = PROBE_DIR.parent  # sphinx_kexport/
 MEASURING = "measure"  # the probe's folder whose modules measure a case (and what they import)
 
 
-def digest_files(files: Iterable[Path], root: Path) -> str:
-    """sha256 of ``files``' paths (relative to ``root``) and bytes, in path order."""
+def digest_files(files: Iterable[Path], root: Path, content: Callable[[Path], bytes] = Path.read_bytes) -> str:
+    """sha256 of ``files``' paths (relative to ``root``) and ``content`` (their bytes), in path order."""
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(str(path.relative_to(root)).encode() + b"\0")
         try:
-            digest.update(path.read_bytes())
+            digest.update(content(path))
         except OSError:
             digest.update(b"<unreadable>")
         digest.update(b"\0")
@@ -46,23 +46,18 @@ def _code_tokens(source: bytes) -> bytes:
     return "\0".join(kept).encode()
 
 
+def _code_of(path: Path) -> bytes:
+    """``path``'s code tokens (:func:`_code_tokens`); its bytes when it does not tokenize."""
+    source = path.read_bytes()
+    try:
+        return _code_tokens(source)
+    except (SyntaxError, tokenize.TokenError):
+        return source
+
+
 def digest_code(files: Iterable[Path], root: Path) -> str:
-    """sha256 of ``files``' paths (relative to ``root``) and code tokens (:func:`_code_tokens`), in path order;
-    a file that does not tokenize counts by its bytes."""
-    digest = hashlib.sha256()
-    for path in sorted(files):
-        digest.update(str(path.relative_to(root)).encode() + b"\0")
-        try:
-            source = path.read_bytes()
-        except OSError:
-            digest.update(b"<unreadable>\0")
-            continue
-        try:
-            digest.update(_code_tokens(source))
-        except (SyntaxError, tokenize.TokenError):
-            digest.update(source)
-        digest.update(b"\0")
-    return digest.hexdigest()
+    """:func:`digest_files` of ``files``' code (:func:`_code_of`), not their bytes."""
+    return digest_files(files, root, _code_of)
 
 
 def _imported_files(path: Path) -> tuple[set[Path], set[Path]]:

@@ -342,14 +342,9 @@ def example_digest(test: doctest.DocTest) -> str:
 
 def example_watch(top: str) -> CodeWatch | None:
     """A watch on the library's code (what each example ran, for the discovery cache); None when the library's
-    folder is not found or coverage.py is not installed (then a change to the library runs every example)."""
+    folder is not found (then a change to the library runs every example)."""
     places = _library_places(top)
-    if places is None:
-        return None
-    try:
-        return CodeWatch(places, [places.library_dir])
-    except ImportError:
-        return None
+    return None if places is None else CodeWatch(places, [places.library_dir])
 
 
 def _library_places(top: str) -> CodePlaces | None:

@@ -508,7 +508,7 @@ def _run_here(package: str, path: Path, include: list[str], exclude: list[str], 
               selector: _Selector | None, only: set[str] | None = None, collect_only: bool = False,
               watched: bool = False) -> tuple[_Taker, SuiteRun, list[ObjectReport], dict[str, dict[str, str]] | None]:
     """The tests run in this process under the recorder (a shard's when ``selector`` is None); with ``watched``,
-    the code each test file ran too (None when not watched, or coverage.py is missing)."""
+    the code each test file ran too (None when not watched)."""
     top = package.split(".")[0]
     modules, objects, failures = library_objects(package, include, exclude)
     functions, module_classes, method_classes = recorded_callables(objects)
@@ -534,14 +534,9 @@ def _places(package: str, path: Path) -> CodePlaces | None:
 
 def _watch(package: str, path: Path) -> CodeWatch | None:
     """A watch on the library's and the project's code (the tests, their helpers); None when the library's folder
-    is not found or coverage.py is missing (then a change to the library runs every test file again)."""
+    is not found (then a change to the library runs every test file again)."""
     places = _places(package, path)
-    if places is None:
-        return None
-    try:
-        return CodeWatch(places, [places.library_dir, places.root])
-    except ImportError:
-        return None
+    return None if places is None else CodeWatch(places, [places.library_dir, places.root])
 
 
 def _collected(package: str, path: Path, include: list[str], exclude: list[str], time_limit: float,

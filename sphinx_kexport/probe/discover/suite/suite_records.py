@@ -1,6 +1,6 @@
 """What each file of a test suite depends on, so that a rerun runs again only the test files a change touched.
 
-While discovery runs a suite, a :class:`~..measure.code_watch.CodeWatch` (coverage.py) records, per test file,
+While discovery runs a suite, a :class:`~...measure.code_watch.CodeWatch` records, per test file,
 the code its tests ran: importing it, its fixtures, its tests, as refs and syntax digests
 (:mod:`..base.code_digest`: ``kornia/augmentation/base.py::_BasicAugmentationBase.forward``). A test file's
 record holds that code, the syntax digest of the file itself and of each ``conftest.py`` above it, and the
